@@ -1,0 +1,4 @@
+from dagmca.cli.app import main
+import sys
+
+sys.exit(main())

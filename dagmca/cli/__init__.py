@@ -1,0 +1,1 @@
+"""The `dagmca` command line."""

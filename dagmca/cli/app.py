@@ -1,0 +1,301 @@
+"""`dagmca` — settings are resolved here, once: flag > DAGMCA_* environment > default."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import click
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+
+from dagmca.config import SessionConfig
+from dagmca.errors import UserError
+from dagmca.store import open_existing, open_store, resolve_store
+from dagmca.store.base import GraphStore
+
+app = typer.Typer(
+    name="dagmca",
+    help="Turn a text passage into a DAG of LLM debates stored in a graph database.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+db_app = typer.Typer(help="Store administration.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+out = Console()
+err = Console(stderr=True)
+
+SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+D = SessionConfig.model_fields
+
+
+def _default(name: str) -> Any:
+    value = D[name].default
+    return ",".join(value) if isinstance(value, tuple) else value
+
+
+def opt(name: str, help_: str, *flags: str) -> Any:
+    """An option whose default lives in SessionConfig, overridable by DAGMCA_<NAME>."""
+    flag = "--" + name.replace("_", "-")
+    return typer.Option(
+        None,
+        *(flags or (flag,)),
+        envvar=f"DAGMCA_{name.upper()}",
+        help=f"{help_} (default: {_default(name)})",
+        show_default=False,
+    )
+
+
+StoreOpt = typer.Option(None, "--store", envvar="DAGMCA_STORE", help="Store file (default: .dagmca/dagmca.db)")
+
+
+def build_config(values: dict[str, Any]) -> SessionConfig:
+    given = {k: v for k, v in values.items() if v is not None}
+    for key in ("perspectives", "observers"):
+        if isinstance(given.get(key), str):
+            given[key] = tuple(given[key].split(","))
+    try:
+        return SessionConfig(**given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = str(first["loc"][0]) if first["loc"] else "option"
+        raise UserError(f"--{field.replace('_', '-')}: {first['msg']}", "see `dagmca run --help`") from exc
+
+
+def _session_or_fail(store: GraphStore, session: str) -> None:
+    if not store.has_session(session):
+        known = [s.id for s in store.sessions()][-3:]
+        hint = f"known: {', '.join(known)}" if known else "the store holds no session yet"
+        raise UserError(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
+
+
+# -- run ------------------------------------------------------------------------------
+@app.command()
+def run(
+    passage: Path = typer.Argument(..., help="UTF-8 text file with the passage to debate."),
+    llm: str = opt("llm", "LLM backend: local (embedded SmolLM2), openai (any OpenAI-compatible endpoint) or fake (scripted, offline)"),
+    model: str = opt("model", "Model name (openai backend; local uses SmolLM2-135M-Instruct)"),
+    base_url: str = opt("base_url", "OpenAI-compatible endpoint URL (also OPENAI_BASE_URL)"),
+    store: str = StoreOpt,
+    session: str = typer.Option(None, "--session", help="Session id (default: generated from time and passage)"),
+    out_dir: Path = typer.Option(None, "--out", help="Folder for the session's reports (default: sessions/<id>/ beside the store)"),
+    cpp: int = opt("cpp", "Children per parent in the agent tree"),
+    depth: int = opt("depth", "Levels in the agent tree (1 = a single agent)"),
+    rounds: int = opt("rounds", "Maximum rounds per debate"),
+    signals: bool = typer.Option(None, "--signals/--no-signals", envvar="DAGMCA_SIGNALS", help="Parents send a nudge down each round (default: on)"),
+    strange_loops: int = opt("strange_loops", "Self-reflection passes at the root after the last round"),
+    convergence: str = opt("convergence", "Convergence measure: jaccard or embedding"),
+    convergence_threshold: float = opt("convergence_threshold", "Stop when root outputs are this similar"),
+    perspectives: str = opt("perspectives", "Comma-separated leaf perspectives"),
+    observers: str = opt("observers", "Comma-separated observer lenses"),
+    urgency_threshold: float = opt("urgency_threshold", "Drop flags below this urgency"),
+    strategy: str = opt("strategy", "Selection strategy: diverse, urgent, deep or meta"),
+    max_branches: int = opt("max_branches", "Branches per node"),
+    max_depth: int = opt("max_depth", "Maximum branch depth (0 = main debate only)"),
+    merge_threshold: float = opt("merge_threshold", "Cosine above which finished branches merge"),
+    max_revisits: int = opt("max_revisits", "Stubs that may be explored when they become relevant"),
+    max_llm_calls: int = opt("max_llm_calls", "Budget: LLM calls"),
+    max_tokens: int = opt("max_tokens", "Budget: tokens"),
+    max_turn_tokens: int = opt("max_turn_tokens", "Output cap of one turn, in tokens"),
+    concurrency: int = opt("concurrency", "LLM calls in flight at once, for the whole session"),
+    temperature: float = opt("temperature", "Sampling temperature"),
+    seed: int = opt("seed", "Seed for sampling"),
+    max_passage_bytes: int = opt("max_passage_bytes", "Largest passage accepted"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress; summary only."),
+) -> None:
+    """Debate a passage: main debate, tensions, branches, merges, stubs, final integration."""
+    values = dict(locals())
+    for key in ("passage", "store", "session", "out_dir", "quiet"):
+        values.pop(key)
+    cfg = build_config(values)
+
+    from dagmca.passage import read_passage, title_of
+
+    text = read_passage(passage, cfg.max_passage_bytes)
+    if session is not None and not SESSION_ID.match(session):
+        raise UserError(f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-' (max 64)")
+    location = resolve_store(store)
+    import hashlib
+
+    session_id = session or datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+
+    # Everything that can be checked without spending is checked above; now the store.
+    graph_store = open_store(location, create=True)
+    try:
+        graph_store.init_schema()
+        if graph_store.has_session(session_id):
+            raise UserError(f"session {session_id!r} already exists in {location}", "choose another --session")
+        target = out_dir or Path(location).parent / "sessions" / session_id
+        _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
+    finally:
+        graph_store.close()
+
+
+def _run(cfg: SessionConfig, store: GraphStore, text: str, title: str, session_id: str, target: Path, quiet: bool) -> None:
+    from dagmca.cli.progress import LiveProgress
+    from dagmca.cli.render import summary_table
+    from dagmca.debate.session import run_session
+    from dagmca.debate.state import NoEvents, SessionState
+    from dagmca.llm.factory import open_backend
+    from dagmca.llm.metered import Budget, MeteredLLM, Prices
+    from dagmca.similarity import SentenceTransformerEmbedder
+
+    started = time.monotonic()
+    backend = open_backend(cfg)
+    progress = None if quiet else LiveProgress(err)
+
+    async def main() -> Any:
+        llm = MeteredLLM(
+            backend.client,
+            concurrency=cfg.concurrency,
+            budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
+            prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
+        )
+        try:
+            await llm.ping()  # pre-flight: a down endpoint fails here, before any cost
+            state = SessionState(
+                config=cfg,
+                session_id=session_id,
+                store=store,
+                llm=llm,
+                embedder=SentenceTransformerEmbedder(),
+                passage=text,
+                events=progress or NoEvents(),
+            )
+            if progress is not None:
+                progress.meter = llm.meter
+                with progress:
+                    return await run_session(state, title=title, model=backend.model, out_dir=target), llm
+            return await run_session(state, title=title, model=backend.model, out_dir=target), llm
+        finally:
+            await llm.aclose()
+
+    try:
+        result, llm = asyncio.run(main())
+    except KeyboardInterrupt:
+        err.print(f"dagmca: interrupted; session {session_id} keeps every finished turn in {store.location}")
+        raise typer.Exit(130) from None
+    finally:
+        backend.stop()
+    m = llm.meter
+    s = result.session
+    out.print(
+        summary_table(
+            store,
+            session_id,
+            {
+                "status": s.status,
+                "store": store.location,
+                "reports": str(result.out_dir),
+                "model": backend.model,
+                "LLM calls": f"{m.calls} ({m.failures} failed, {m.repairs} repaired)",
+                "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, {m.usage.completion_tokens:,} completion)",
+                "cost": f"${m.cost_usd:.4f}",
+                "wall time": f"{time.monotonic() - started:.1f}s",
+            },
+        )
+    )
+    if result.final is not None:
+        out.print(f"[bold green]Final:[/] {result.final.text}")
+
+
+# -- reading commands -------------------------------------------------------------------
+@app.command()
+def sessions(store: str = StoreOpt) -> None:
+    """List the sessions in the store."""
+    from rich.table import Table
+
+    with open_existing(resolve_store(store)) as st:
+        table = Table("session", "title", "status", "started", "LLM calls", "tokens")
+        for s in st.sessions():
+            p = s.props
+            table.add_row(s.id, str(p.get("title", "")), str(p.get("status", "")), str(p.get("started_at", ""))[:19], str(p.get("llm_calls", 0)), str(p.get("tokens", 0)))
+        out.print(table)
+
+
+@app.command()
+def show(session: str = typer.Argument(..., help="Session id."), store: str = StoreOpt) -> None:
+    """Print a session as a tree: debates, tensions, branches, syntheses, final."""
+    from dagmca.cli.render import session_tree
+
+    with open_existing(resolve_store(store)) as st:
+        _session_or_fail(st, session)
+        out.print(session_tree(st, session))
+
+
+@app.command()
+def export(
+    session: str = typer.Argument(..., help="Session id."),
+    format_: str = typer.Option("json", "--format", "-f", help="Export format: json (node-link)."),
+    output: Path = typer.Option(None, "--output", "-o", help="Output file (default: <session>.<format>)"),
+    store: str = StoreOpt,
+) -> None:
+    """Export a session for visualization."""
+    from dagmca.export.json_export import to_json
+
+    if format_ != "json":
+        raise UserError(f"unknown export format {format_!r}", "use --format json")
+    with open_existing(resolve_store(store)) as st:
+        _session_or_fail(st, session)
+        data = to_json(st, session)
+    target = output or Path(f"{session}.{format_}")
+    target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    out.print(f"wrote {target} ({len(data['nodes'])} nodes, {len(data['edges'])} edges)")
+
+
+@app.command()
+def check(session: str = typer.Argument(..., help="Session id."), store: str = StoreOpt) -> None:
+    """Check the invariants of DESIGN §6. Exit 0 when they hold, 1 with the broken ones."""
+    from dagmca.store.check import check_store
+
+    with open_existing(resolve_store(store)) as st:
+        _session_or_fail(st, session)
+        problems = check_store(st, session)
+        counts = (len(st.nodes(session)), len(st.edges(session)))
+    if problems:
+        for p in problems:
+            out.print(f"[red]broken:[/] {p}")
+        raise typer.Exit(1)
+    out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
+
+
+@db_app.command("init")
+def db_init(store: str = StoreOpt) -> None:
+    """Create the store's schema. Safe to run twice."""
+    location = resolve_store(store)
+    with open_store(location, create=True) as st:
+        st.init_schema()
+    out.print(f"initialised {location}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: user errors are one line and an exit code, never a traceback."""
+    command = typer.main.get_command(app)
+    try:
+        command.main(args=argv, prog_name="dagmca", standalone_mode=False)
+    except UserError as exc:
+        err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
+        return exc.exit_code
+    except click.UsageError as exc:
+        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        err.print(f"dagmca: error: {exc.format_message()}{hint}", markup=False, highlight=False, soft_wrap=True)
+        return 2
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.Abort:
+        err.print("dagmca: aborted")
+        return 130
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

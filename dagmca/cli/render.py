@@ -1,0 +1,78 @@
+"""Terminal renderings: the run summary and the session tree."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+from rich.tree import Tree
+
+from dagmca.models import EdgeType, NodeKind, NodeRecord
+from dagmca.prompts.text import clip
+from dagmca.store.base import GraphStore
+
+
+def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Table:
+    nodes = Counter(n.kind.value for n in store.nodes(session))
+    edges = Counter(e.type.value for e in store.edges(session))
+    table = Table(title=f"session {session}", show_header=False, title_justify="left")
+    table.add_column(style="bold cyan")
+    table.add_column()
+    for key, value in extra.items():
+        table.add_row(key, value)
+    table.add_row("nodes", ", ".join(f"{k} {v}" for k, v in sorted(nodes.items())) or "none")
+    table.add_row("edges", ", ".join(f"{k} {v}" for k, v in sorted(edges.items())) or "none")
+    return table
+
+
+def _label(n: NodeRecord) -> str:
+    p: dict[str, Any] = n.props
+    if n.kind is NodeKind.DEBATE:
+        return (
+            f"[bold]Debate[/] ({p.get('origin')}, depth {p.get('depth')}, {p.get('rounds')} rounds"
+            f"{', converged' if p.get('converged') else ''}) {clip(str(p.get('question', '')), 90)}"
+        )
+    if n.kind is NodeKind.TENSION:
+        text = f"[{p.get('status')}] u={p.get('urgency')} {clip(str(p.get('question', '')), 80)}"
+        return f"[yellow]Tension[/] {escape(text)}"
+    if n.kind is NodeKind.SYNTHESIS:
+        return f"[magenta]Synthesis[/] sim={p.get('similarity')} {escape(clip(str(p.get('resolution', '')), 80))}"
+    if n.kind is NodeKind.FINAL:
+        return f"[green]Final[/] {escape(clip(str(p.get('text', '')), 100))}"
+    return f"{n.kind.value} {n.id}"
+
+
+def session_tree(store: GraphStore, session: str) -> Tree:
+    nodes = {n.id: n for n in store.nodes(session)}
+    edges = store.edges(session)
+    head = nodes[session]
+    title = f"{session}: {head.props.get('title')} [{head.props.get('status')}]"
+    tree = Tree(f"[bold]Session[/] {escape(title)}")
+
+    def edges_in(target: str, type_: EdgeType) -> list[str]:
+        return [e.source for e in edges if e.target == target and e.type is type_]
+
+    def edges_out(source: str, type_: EdgeType) -> list[str]:
+        return [e.target for e in edges if e.source == source and e.type is type_]
+
+    def add_debate(parent: Tree, debate_id: str) -> None:
+        d = nodes[debate_id]
+        branch = parent.add(_label(d))
+        tensions = [n for n in nodes.values() if n.kind is NodeKind.TENSION and n.props.get("debate") == debate_id]
+        explored = {e.target: e.source for e in edges if e.type is EdgeType.EXPLORES}
+        for t in sorted(tensions, key=lambda t: -float(t.props.get("urgency", 0))):
+            node = branch.add(_label(t))
+            if t.id in explored:
+                add_debate(node, explored[t.id])
+            for by in edges_in(t.id, EdgeType.SUPERSEDES):
+                node.add(f"superseded by {by}")
+        for syn in sorted({s for child in edges_in(debate_id, EdgeType.BRANCHES_FROM) for s in edges_out(child, EdgeType.MERGES_INTO)}):
+            branch.add(_label(nodes[syn]) + f"  <- {len(edges_in(syn, EdgeType.MERGES_INTO))} branches")
+
+    for d in (n for n in nodes.values() if n.kind is NodeKind.DEBATE and n.props.get("origin") == "main"):
+        add_debate(tree, d.id)
+    for f in (n for n in nodes.values() if n.kind is NodeKind.FINAL):
+        tree.add(_label(f))
+    return tree

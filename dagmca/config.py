@@ -1,0 +1,93 @@
+"""Every setting of a session, with its default.
+
+Settings are resolved once, at the CLI entry point: flag > DAGMCA_* environment >
+default. Secrets (API keys, passwords) are never part of this model, so they can
+never reach the Session node, the reports or an export.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+DEFAULT_PERSPECTIVES = (
+    "analytical",
+    "creative",
+    "critical",
+    "practical",
+    "theoretical",
+    "empirical",
+    "ethical",
+    "systemic",
+)
+DEFAULT_OBSERVERS = ("dialectical", "skeptical")
+
+
+class SessionConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # LLM
+    llm: Literal["local", "openai", "fake"] = "local"
+    model: str = ""  # empty: the backend's default
+    base_url: str | None = None
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    seed: int = 0
+    concurrency: int = Field(4, ge=1, le=64)
+    request_timeout_s: float = Field(120.0, gt=0)
+    max_turn_tokens: int = Field(96, ge=8, le=8192)
+    max_flag_tokens: int = Field(160, ge=32, le=4096)
+    max_prompt_chars: int = Field(6000, ge=500)
+    passage_prompt_chars: int = Field(1800, ge=200)
+
+    # MCA engine (DESIGN §2)
+    protocol: Literal["mca"] = "mca"
+    cpp: int = Field(3, ge=1, le=8)
+    depth: int = Field(2, ge=1, le=4)
+    rounds: int = Field(2, ge=1, le=20)
+    signals: bool = True
+    convergence: Literal["jaccard", "embedding"] = "jaccard"
+    convergence_threshold: float = Field(0.85, ge=0.0, le=1.0)
+    strange_loops: int = Field(1, ge=0, le=5)
+    perspectives: tuple[str, ...] = DEFAULT_PERSPECTIVES
+
+    # monitoring and selection (DESIGN §1)
+    observers: tuple[str, ...] = DEFAULT_OBSERVERS
+    urgency_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
+    strategy: Literal["diverse", "urgent", "deep", "meta"] = "diverse"
+    max_branches: int = Field(3, ge=0, le=16)
+    max_depth: int = Field(1, ge=0, le=6)
+
+    # merging, relations and stubs
+    merge_threshold: float = Field(0.7, ge=0.0, le=1.0)
+    relation_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
+    supersede_threshold: float = Field(0.65, ge=0.0, le=1.0)
+    revisit_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    max_revisits: int = Field(1, ge=0, le=32)
+    final_stubs: int = Field(5, ge=0, le=50)
+
+    # budgets (None: unbounded)
+    max_llm_calls: int | None = Field(None, ge=1)
+    max_tokens: int | None = Field(None, ge=1)
+    max_cost_usd: float | None = Field(None, gt=0)
+    price_per_1k_prompt: float = Field(0.0, ge=0.0)
+    price_per_1k_completion: float = Field(0.0, ge=0.0)
+
+    # input
+    max_passage_bytes: int = Field(200_000, ge=1)
+
+    @field_validator("perspectives", "observers")
+    @classmethod
+    def _non_empty_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        names = tuple(v.strip() for v in value if v.strip())
+        if not names:
+            raise ValueError("needs at least one name")
+        return names
+
+    def per_round_calls(self) -> int:
+        """Calls in one MCA round, as in the seed's cost table."""
+        from dagmca.debate.agents import build_tree
+
+        return build_tree(self.cpp, self.depth, self.perspectives).calls_per_round(self.signals)

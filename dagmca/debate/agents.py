@@ -1,0 +1,94 @@
+"""The MCA agent tree: `depth` levels, `cpp` children per parent (DESIGN §2).
+
+Level 0 is the root integrator, the last level holds the specialists (leaves),
+levels in between are coordinators. Names are `L{level}N{number}`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from dagmca.models import Role
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    level: int
+    number: int
+    role: Role
+    perspective: str
+    parent: str | None
+    children: tuple[str, ...] = ()
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+
+@dataclass
+class AgentTree:
+    cpp: int
+    depth: int
+    agents: dict[str, Agent] = field(default_factory=dict)
+
+    @property
+    def root(self) -> Agent:
+        return self.agents["L0N1"]
+
+    def level(self, level: int) -> list[Agent]:
+        return [a for a in self.agents.values() if a.level == level]
+
+    @property
+    def leaves(self) -> list[Agent]:
+        return self.level(self.depth - 1)
+
+    def children(self, name: str) -> list[Agent]:
+        return [self.agents[c] for c in self.agents[name].children]
+
+    def siblings(self, name: str) -> list[Agent]:
+        parent = self.agents[name].parent
+        if parent is None:
+            return []
+        return [a for a in self.children(parent) if a.name != name]
+
+    def calls_per_round(self, signals: bool) -> int:
+        """The seed's cost table: respond + lateral per leaf, observe + lateral per
+        coordinator, root observe, one signal per non-leaf. Only children skip lateral."""
+        if self.depth == 1:
+            return 1
+        calls = 0
+        for a in self.agents.values():
+            if a.is_leaf:
+                calls += 1
+            else:
+                calls += 1 + int(signals)
+            if a.parent is not None and self.siblings(a.name):
+                calls += 1
+        return calls
+
+
+def build_tree(cpp: int, depth: int, perspectives: tuple[str, ...]) -> AgentTree:
+    if cpp < 1 or depth < 1:
+        raise ValueError("cpp and depth must be at least 1")
+    tree = AgentTree(cpp=cpp, depth=depth)
+    for level in range(depth):
+        count = cpp**level
+        for n in range(1, count + 1):
+            leaf = level == depth - 1
+            if level == 0:
+                role = Role.INTEGRATOR
+            elif leaf:
+                role = Role.SPECIALIST
+            else:
+                role = Role.COORDINATOR
+            perspective = perspectives[(n - 1) % len(perspectives)] if leaf else "integrative"
+            parent = None if level == 0 else f"L{level - 1}N{(n - 1) // cpp + 1}"
+            children = (
+                ()
+                if leaf
+                else tuple(f"L{level + 1}N{(n - 1) * cpp + k}" for k in range(1, cpp + 1))
+            )
+            name = f"L{level}N{n}"
+            tree.agents[name] = Agent(name, level, n, role, perspective, parent, children)
+    return tree

@@ -1,0 +1,250 @@
+"""The DAG around the debates: monitoring, selection, parallel cross-aware branches,
+merging, relations and stub revisiting (DESIGN §1)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+from dagmca.debate.board import BranchBoard
+from dagmca.debate.mca import DebateOutcome, MCAEngine
+from dagmca.debate.monitor import Monitor
+from dagmca.debate.selector import select
+from dagmca.debate.state import SessionState
+from dagmca.llm.base import CallMeta, LLMError
+from dagmca.models import (
+    DebateNode,
+    DebateOrigin,
+    EdgeType,
+    GraphNode,
+    RevisitCheck,
+    SynthesisNode,
+    TensionNode,
+    TensionStatus,
+    TurnNode,
+)
+from dagmca.prompts import templates as tpl
+
+
+def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
+    """Connected components (size >= 2) of the graph on range(n) with edges `pairs`."""
+    parent = list(range(n))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for a, b in pairs:
+        parent[find(a)] = find(b)
+    groups: dict[int, list[int]] = {}
+    for i in range(n):
+        groups.setdefault(find(i), []).append(i)
+    return sorted((g for g in groups.values() if len(g) > 1), key=lambda g: g[0])
+
+
+class DagRunner:
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+        self.outcomes: dict[str, DebateOutcome] = {}
+
+    def frame(self, question: str, background: Callable[[], str] | None = None) -> Callable[[], tpl.Frame]:
+        cfg = self.state.config
+
+        def build() -> tpl.Frame:
+            return tpl.Frame(
+                question=question,
+                passage=self.state.passage,
+                passage_chars=cfg.passage_prompt_chars,
+                max_prompt_chars=cfg.max_prompt_chars,
+                background=background() if background else "",
+            )
+
+        return build
+
+    # -- one debate ----------------------------------------------------------------
+    async def run_debate(
+        self, debate: DebateNode, board: BranchBoard | None = None
+    ) -> DebateOutcome:
+        st = self.state
+        background = (lambda: board.background(debate.id, st.open_stubs())) if board else None
+        frame = self.frame(debate.question, background)
+        monitor = Monitor(st, debate, frame)
+
+        async def on_turn(turn: TurnNode) -> None:
+            await monitor.on_turn(turn)
+            if board is not None:
+                self._references(turn, board)
+
+        def on_round(number: int, output: str) -> None:
+            if board is not None:
+                board.update(debate.id, number, output)
+
+        engine = MCAEngine(st, debate, frame, on_turn=on_turn, on_round=on_round)
+        outcome = await engine.run()
+        await monitor.drain()
+        debate.resolution = outcome.resolution
+        debate.rounds = outcome.rounds
+        debate.converged = outcome.converged
+        debate.status = "done" if outcome.resolution else "failed"
+        st.write([debate])
+        self.outcomes[debate.id] = outcome
+        st.events.emit("debate_done", debate=debate.id, origin=debate.origin.value)
+        return outcome
+
+    def _references(self, turn: TurnNode, board: BranchBoard) -> None:
+        """A branch turn that closely echoes another branch's visible output REFERENCES it."""
+        st = self.state
+        for other, text in board.visible_outputs(turn.debate).items():
+            sim = st.embedder.similarity(turn.text, text)
+            if sim >= st.config.reference_threshold:
+                st.write([], [st.edge(turn.id, other, EdgeType.REFERENCES, similarity=round(sim, 4))])
+
+    # -- selection and branches -------------------------------------------------------
+    def _can_branch(self) -> bool:
+        st = self.state
+        # Keep one debate round and the final integration in reserve.
+        return not st.llm.exhausted(reserve_calls=st.config.per_round_calls() + 1)
+
+    async def explore(self, debate: DebateNode) -> None:
+        st, cfg = self.state, self.state.config
+        candidates = [t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB]
+        if debate.depth >= cfg.max_depth or not candidates or not self._can_branch():
+            return
+        similarity = st.embedder.matrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
+        chosen = select(cfg.strategy, candidates, cfg.max_branches, similarity)
+        board = BranchBoard(parent=debate)
+        pairs: list[tuple[DebateNode, TensionNode]] = []
+        for i, tension in enumerate(chosen, start=1):
+            branch = self._new_branch(f"{debate.id}/b{i}", debate, tension, DebateOrigin.BRANCH)
+            board.add(branch)
+            pairs.append((branch, tension))
+        st.events.emit("branches", debate=debate.id, count=len(pairs), candidates=len(candidates))
+        await asyncio.gather(*(self._branch(b, t, board) for b, t in pairs))
+        await self.merge([b for b, _ in pairs if b.status == "done"], debate)
+
+    def _new_branch(self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin) -> DebateNode:
+        st = self.state
+        tension.status = TensionStatus.SELECTED
+        branch = DebateNode(
+            id=branch_id,
+            session=st.session_id,
+            origin=origin,
+            question=tension.question,
+            depth=parent.depth + 1,
+        )
+        st.write(
+            [tension, branch],
+            [
+                st.edge(branch.id, parent.id, EdgeType.BRANCHES_FROM),
+                st.edge(branch.id, tension.id, EdgeType.EXPLORES),
+                st.edge(branch.id, st.session_id, EdgeType.IN_SESSION),
+            ],
+        )
+        return branch
+
+    async def _branch(self, branch: DebateNode, tension: TensionNode, board: BranchBoard | None) -> None:
+        st = self.state
+        st.events.emit("branch_start", debate=branch.id, question=branch.question)
+        await self.run_debate(branch, board)
+        tension.status = TensionStatus.EXPLORED
+        st.write([tension])
+        if branch.resolution:
+            await self.revisit(branch, branch.resolution)
+        await self.explore(branch)
+
+    # -- merging and relations ------------------------------------------------------
+    async def merge(self, branches: list[DebateNode], parent: DebateNode) -> None:
+        st, cfg = self.state, self.state.config
+        if len(branches) < 2:
+            return
+        sim = st.embedder.matrix([b.resolution for b in branches])
+        merge_pairs, relations = [], []
+        for i in range(len(branches)):
+            for j in range(i + 1, len(branches)):
+                s = float(sim[i, j])
+                if s >= cfg.merge_threshold:
+                    merge_pairs.append((i, j))
+                elif s >= cfg.relation_threshold:
+                    relations.append((i, j, s))
+        # A later branch that stays close without converging elaborates an earlier one.
+        st.write(
+            [],
+            [
+                st.edge(branches[j].id, branches[i].id, EdgeType.ELABORATES, similarity=round(s, 4))
+                for i, j, s in relations
+            ],
+        )
+        for k, group in enumerate(components(len(branches), merge_pairs), start=1):
+            members = [branches[i] for i in group]
+            pair_sims = [float(sim[a, b]) for a in group for b in group if a < b]
+            await self._synthesize(f"{parent.id}/syn{k}", members, parent, sum(pair_sims) / len(pair_sims))
+
+    async def _synthesize(self, node_id: str, members: list[DebateNode], parent: DebateNode, similarity: float) -> None:
+        st, cfg = self.state, self.state.config
+        if st.llm.exhausted(reserve_calls=1):
+            return
+        messages = tpl.synthesize(
+            self.frame(parent.question)(), [(m.question, m.resolution) for m in members]
+        )
+        try:
+            done = await st.llm.complete(
+                messages,
+                max_tokens=cfg.max_turn_tokens * 2,
+                temperature=cfg.temperature,
+                seed=cfg.seed,
+                meta=CallMeta(agent="merger", debate=parent.id, phase="merge"),
+            )
+        except LLMError as exc:  # a skipped merge, not a lost run
+            st.events.emit("call_failed", debate=parent.id, agent="merger", error=str(exc))
+            return
+        synthesis = SynthesisNode(
+            id=node_id,
+            session=st.session_id,
+            resolution=done.text,
+            reason=f"resolution embeddings converge (mean cosine {similarity:.2f} >= {cfg.merge_threshold})",
+            similarity=round(similarity, 4),
+        )
+        st.write(
+            [synthesis],
+            [st.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members],
+        )
+        st.events.emit("synthesis", node=synthesis.id, members=len(members))
+        await self.revisit(synthesis, synthesis.resolution)
+
+    # -- stubs ---------------------------------------------------------------------
+    async def revisit(self, node: GraphNode, text: str) -> None:
+        """After a new node, check every open stub: superseded, relevant, or still open."""
+        st, cfg = self.state, self.state.config
+        relevant: list[TensionNode] = []
+        async with st.revisit_lock:
+            for stub in st.open_stubs():
+                sim = st.embedder.similarity(stub.question, text)
+                edges = []
+                parent = st.debates.get(stub.debate)
+                if sim >= cfg.supersede_threshold:
+                    outcome = "superseded"
+                    stub.status = TensionStatus.SUPERSEDED
+                    edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, similarity=round(sim, 4)))
+                elif (
+                    sim >= cfg.revisit_threshold
+                    and st.revisits_used < cfg.max_revisits
+                    and parent is not None
+                    and parent.depth < cfg.max_depth
+                    and self._can_branch()
+                ):
+                    outcome = "relevant"
+                    st.revisits_used += 1
+                    relevant.append(stub)
+                else:
+                    outcome = "open"
+                stub.revisit_checks.append(RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome))
+                st.write([stub], edges)
+        for stub in relevant:
+            parent = st.debates[stub.debate]
+            branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
+            board = BranchBoard(parent=parent)
+            board.add(branch)
+            st.events.emit("revisit", stub=stub.id)
+            await self._branch(branch, stub, board)

@@ -1,0 +1,42 @@
+"""Final integration: the root integrator reads the whole graph (DESIGN §1.9)."""
+
+from __future__ import annotations
+
+from dagmca.debate.dag import DagRunner
+from dagmca.llm.base import CallMeta, LLMError
+from dagmca.models import DebateNode, DebateOrigin, EdgeType, FinalNode, GraphNode, TensionNode
+from dagmca.prompts import templates as tpl
+
+
+async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
+    st, cfg = runner.state, runner.state.config
+    used: list[GraphNode] = [main]
+    sections = [("Main debate resolution", main.resolution or "(none)")]
+    for d in st.debates.values():
+        if d.origin is not DebateOrigin.MAIN and d.resolution:
+            used.append(d)
+            sections.append((f"Branch (depth {d.depth}) on: {d.question}", d.resolution))
+    for s in st.syntheses.values():
+        used.append(s)
+        sections.append(("Synthesis of converging branches", s.resolution))
+    stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
+    for t in stubs:
+        used.append(t)
+        sections.append((f"Open question (urgency {t.urgency:.2f})", t.question))
+    messages = tpl.integrate(runner.frame(main.question)(), sections)
+    try:
+        done = await st.llm.complete(
+            messages,
+            max_tokens=cfg.max_turn_tokens * 3,
+            temperature=cfg.temperature,
+            seed=cfg.seed,
+            meta=CallMeta(agent="root-integrator", debate=main.id, phase="final"),
+        )
+        text = done.text
+    except LLMError as exc:
+        # Degrade: keep the main resolution as the final text and say why.
+        st.events.emit("call_failed", debate=main.id, agent="root-integrator", error=str(exc))
+        text = f"(final integration failed: {exc}) {main.resolution}"
+    final = FinalNode(id=f"{st.session_id}/final", session=st.session_id, text=text)
+    st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in used])
+    return final

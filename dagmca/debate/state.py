@@ -1,0 +1,90 @@
+"""What one running session shares: settings, store, LLM, embedder, and the nodes so far."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dagmca.config import SessionConfig
+from dagmca.llm.metered import MeteredLLM
+from dagmca.models import (
+    AgentNode,
+    DebateNode,
+    EdgeRecord,
+    EdgeType,
+    GraphNode,
+    SynthesisNode,
+    TensionNode,
+    TensionStatus,
+    edge,
+)
+from dagmca.similarity import Embedder
+from dagmca.store.base import GraphStore
+
+
+class Events(Protocol):
+    """Progress reporting: the CLI renders these; tests may record them."""
+
+    def emit(self, event: str, **data: Any) -> None: ...
+
+
+class NoEvents:
+    def emit(self, event: str, **data: Any) -> None:
+        return None
+
+
+@dataclass
+class SessionState:
+    config: SessionConfig
+    session_id: str
+    store: GraphStore
+    llm: MeteredLLM
+    embedder: Embedder
+    passage: str
+    events: Events = field(default_factory=NoEvents)
+    debates: dict[str, DebateNode] = field(default_factory=dict)
+    tensions: dict[str, TensionNode] = field(default_factory=dict)
+    syntheses: dict[str, SynthesisNode] = field(default_factory=dict)
+    written: Counter[str] = field(default_factory=Counter)
+    revisits_used: int = 0
+    phase: str = "starting"
+    _agents: set[str] = field(default_factory=set)
+    tension_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    revisit_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        """One event, one transaction: nodes are written before the edges that use them."""
+        self.store.write([n.to_record() for n in nodes], list(edges))
+        for n in nodes:
+            if isinstance(n, DebateNode):
+                self.debates[n.id] = n
+            elif isinstance(n, TensionNode):
+                self.tensions[n.id] = n
+            elif isinstance(n, SynthesisNode):
+                self.syntheses[n.id] = n
+
+    def edge(self, source: str, target: str, type_: EdgeType, **props: Any) -> EdgeRecord:
+        return edge(source, target, type_, self.session_id, **props)
+
+    def agent_node(self, name: str, role: Any, perspective: str, level: int) -> AgentNode | None:
+        """The session's Agent node for `name`, the first time it is needed."""
+        node_id = f"{self.session_id}/agent/{name}"
+        if node_id in self._agents:
+            return None
+        self._agents.add(node_id)
+        return AgentNode(
+            id=node_id, session=self.session_id, name=name, role=role, perspective=perspective, level=level
+        )
+
+    def agent_id(self, name: str) -> str:
+        return f"{self.session_id}/agent/{name}"
+
+    def set_phase(self, phase: str) -> None:
+        self.phase = phase
+        self.events.emit("phase", phase=phase)
+
+    def open_stubs(self) -> list[TensionNode]:
+        return [t for t in self.tensions.values() if t.status is TensionStatus.STUB]

@@ -1,0 +1,1 @@
+"""Exports of a stored session."""

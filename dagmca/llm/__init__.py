@@ -1,0 +1,16 @@
+"""The LLM layer: one async interface, the openai and local backends, a scripted fake."""
+
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.metered import Budget, MeteredLLM, Prices
+
+__all__ = [
+    "Budget",
+    "CallMeta",
+    "Completion",
+    "LLMClient",
+    "LLMError",
+    "Message",
+    "MeteredLLM",
+    "Prices",
+    "Usage",
+]

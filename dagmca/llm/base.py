@@ -1,0 +1,110 @@
+"""One async interface for every LLM backend (DESIGN §4)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Annotated, Any, TypedDict, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
+
+
+class Message(TypedDict):
+    role: str
+    content: str
+
+
+class Usage(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+        )
+
+
+class CallMeta(BaseModel):
+    """Who makes a call and why: the accounting keys of DESIGN §4."""
+
+    model_config = ConfigDict(extra="forbid")
+    agent: str = ""
+    debate: str = ""
+    phase: str = ""
+
+
+class Completion(BaseModel):
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    text: str
+    parsed: Any = None  # the validated schema instance when a schema was given
+    usage: Usage = Field(default_factory=Usage)
+    latency_s: float = 0.0
+    finish_reason: str = ""
+    repaired: bool = False
+
+
+class LLMError(Exception):
+    """A call that failed after retries and repair. The pipeline degrades around it."""
+
+
+S = TypeVar("S", bound=BaseModel)
+
+
+class LLMClient(ABC):
+    """complete(messages, schema=..., max_tokens=..., temperature=...) -> Completion."""
+
+    model: str
+
+    @abstractmethod
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion: ...
+
+    async def ping(self) -> None:  # noqa: B027 - optional hook, default: nothing to check
+        """Pre-flight: raise if the endpoint or model cannot be used."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook
+        """Release connections."""
+
+
+def _clip(limit: int) -> Any:
+    def clip(value: Any) -> Any:
+        return value[:limit] if isinstance(value, str) else value
+
+    return clip
+
+
+def _clamp01(value: Any) -> Any:
+    # Grammar-constrained decoding does not enforce numeric bounds (an urgency
+    # of 27186 was seen from the local model), so clamp rather than reject.
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return min(1.0, max(0.0, float(value)))
+    return value
+
+
+def Text(limit: int) -> Any:  # noqa: N802 - used like a type
+    """A string field capped at `limit` characters, in the schema and in validation."""
+    return Annotated[
+        str,
+        BeforeValidator(_clip(limit)),
+        WithJsonSchema({"type": "string", "maxLength": limit}),
+    ]
+
+
+Unit = Annotated[
+    float,
+    BeforeValidator(_clamp01),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
+]

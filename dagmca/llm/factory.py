@@ -1,0 +1,50 @@
+"""Building the session's LLM client from settings (CLI entry point only)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from dagmca.config import SessionConfig
+from dagmca.errors import UserError
+from dagmca.llm.base import LLMClient
+from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
+
+
+@dataclass
+class Backend:
+    client: LLMClient
+    model: str
+    server: LocalModelServer | None = None
+
+    def stop(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+
+
+def open_backend(cfg: SessionConfig) -> Backend:
+    if cfg.llm == "fake":
+        from dagmca.llm.fake import ScriptedLLM
+
+        return Backend(ScriptedLLM(model=cfg.model or "scripted"), cfg.model or "scripted")
+
+    from openai import AsyncOpenAI
+
+    from dagmca.llm.openai_backend import OpenAIBackend
+
+    if cfg.llm == "local":
+        server = LocalModelServer(parallel=cfg.concurrency, seed=cfg.seed).start()
+        client = AsyncOpenAI(base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=2)
+        model = cfg.model or LOCAL_MODEL_NAME
+        return Backend(OpenAIBackend(client, model), model, server)
+
+    base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
+    api_key = os.environ.get("OPENAI_API_KEY")
+    if not api_key and not base_url:
+        raise UserError("--llm openai needs OPENAI_API_KEY (or --base-url for a local endpoint)", "set it in the environment")
+    if not cfg.model:
+        raise UserError("--llm openai needs a model name", "pass --model, e.g. --model gpt-4o-mini")
+    client = AsyncOpenAI(
+        base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=3
+    )
+    return Backend(OpenAIBackend(client, cfg.model), cfg.model)

@@ -1,0 +1,135 @@
+"""A scripted fake LLM for tests: the same interface, no network, deterministic."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import types
+import typing
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from pydantic import BaseModel
+
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+
+
+@dataclass
+class ScriptedCall:
+    messages: list[Message]
+    schema: type[BaseModel] | None
+    meta: CallMeta
+    max_tokens: int
+
+    @property
+    def prompt(self) -> str:
+        return "\n".join(m["content"] for m in self.messages)
+
+
+Reply = str | BaseModel | dict[str, Any] | None
+Responder = Callable[[ScriptedCall], Reply]
+
+_WORDS = (
+    "freedom constraint market attention fairness evidence harm duty trust power "
+    "language meaning risk value scale feedback memory identity law culture"
+).split()
+
+
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _words(seed: str, n: int) -> str:
+    d = _digest(seed)
+    return " ".join(_WORDS[b % len(_WORDS)] for b in d[:n])
+
+
+def _fill(annotation: Any, seed: str) -> Any:
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is typing.Annotated:
+        return _fill(args[0], seed)
+    if origin is typing.Literal:
+        return args[0]
+    if origin in (typing.Union, types.UnionType):
+        return _fill(next(a for a in args if a is not type(None)), seed)
+    if origin is list:
+        return [_fill(args[0], seed + str(i)) for i in range(2)]
+    if isinstance(annotation, type):
+        if issubclass(annotation, bool):
+            return True
+        if issubclass(annotation, Enum):
+            members = list(annotation)
+            return members[_digest(seed)[0] % len(members)].value
+        if issubclass(annotation, float):
+            return round(0.35 + (_digest(seed)[1] % 60) / 100, 2)
+        if issubclass(annotation, int):
+            return 1
+        if issubclass(annotation, BaseModel):
+            return default_structured(annotation, seed)
+    return f"{_words(seed, 6)}?"
+
+
+def default_structured(schema: type[BaseModel], seed: str) -> dict[str, Any]:
+    """A valid, deterministic instance of any output schema, varied by `seed`."""
+    return {name: _fill(f.annotation, seed + name) for name, f in schema.model_fields.items()}
+
+
+def default_responder(call: ScriptedCall) -> Reply:
+    seed = call.prompt
+    if call.schema is not None:
+        return default_structured(call.schema, seed)
+    return f"{call.meta.agent or 'agent'} ({call.meta.phase}): {_words(seed, 12)}."
+
+
+class ScriptedLLM(LLMClient):
+    """Answers every call with `responder(call)`; records every call.
+
+    A responder returning None makes the call fail (LLMError), for fault paths.
+    `delay` makes each call take that long, for concurrency tests.
+    """
+
+    def __init__(
+        self, responder: Responder | None = None, *, delay: float = 0.0, model: str = "scripted"
+    ) -> None:
+        self.responder = responder or default_responder
+        self.delay = delay
+        self.model = model
+        self.calls: list[ScriptedCall] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        call = ScriptedCall(list(messages), schema, meta or CallMeta(), max_tokens)
+        self.calls.append(call)
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                await asyncio.sleep(self.delay)
+            reply = self.responder(call)
+        finally:
+            self.in_flight -= 1
+        if reply is None:
+            raise LLMError("scripted failure")
+        usage = Usage(prompt_tokens=len(call.prompt.split()), completion_tokens=0)
+        if schema is None:
+            text = reply if isinstance(reply, str) else str(reply)
+            usage.completion_tokens = len(text.split())
+            return Completion(text=text, usage=usage, finish_reason="stop")
+        data = reply.model_dump() if isinstance(reply, BaseModel) else reply
+        parsed = schema.model_validate(data)
+        text = parsed.model_dump_json()
+        usage.completion_tokens = len(text.split())
+        return Completion(text=text, parsed=parsed, usage=usage, finish_reason="stop")

@@ -1,0 +1,270 @@
+"""The graph schema of DESIGN §6 as strict pydantic models.
+
+Node kinds and edge types are str enums; the edge enum is the whitelist of
+relationship types (Cypher cannot take them as parameters).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NodeKind(StrEnum):
+    SESSION = "Session"
+    DEBATE = "Debate"
+    ROUND = "Round"
+    TURN = "Turn"
+    AGENT = "Agent"
+    TENSION = "Tension"
+    SYNTHESIS = "Synthesis"
+    FINAL = "Final"
+
+
+STUB_LABEL = "Stub"
+
+
+class EdgeType(StrEnum):
+    # structure (must stay acyclic)
+    BRANCHES_FROM = "BRANCHES_FROM"
+    EXPLORES = "EXPLORES"
+    MERGES_INTO = "MERGES_INTO"
+    SUPERSEDES = "SUPERSEDES"
+    # relations (cycles allowed)
+    REFERENCES = "REFERENCES"
+    CONTRADICTS = "CONTRADICTS"
+    ELABORATES = "ELABORATES"
+    # provenance
+    HAS_ROUND = "HAS_ROUND"
+    NEXT = "NEXT"
+    IN_ROUND = "IN_ROUND"
+    BY = "BY"
+    REVISES = "REVISES"
+    OBSERVES = "OBSERVES"
+    FLAGGED_AT = "FLAGGED_AT"
+    INTEGRATES = "INTEGRATES"
+    IN_SESSION = "IN_SESSION"
+
+
+STRUCTURAL_EDGES = frozenset(
+    {EdgeType.BRANCHES_FROM, EdgeType.EXPLORES, EdgeType.MERGES_INTO, EdgeType.SUPERSEDES}
+)
+RELATION_EDGES = frozenset({EdgeType.REFERENCES, EdgeType.CONTRADICTS, EdgeType.ELABORATES})
+
+
+class DebateOrigin(StrEnum):
+    MAIN = "main"
+    BRANCH = "branch"
+    REVISIT = "revisit"
+
+
+class TensionStatus(StrEnum):
+    SELECTED = "selected"
+    STUB = "stub"
+    EXPLORED = "explored"
+    SUPERSEDED = "superseded"
+
+
+class TensionCategory(StrEnum):
+    GAP = "gap"
+    ASSUMPTION = "assumption"
+    CONTRADICTION = "contradiction"
+    OPEN_QUESTION = "open_question"
+    META = "meta"
+
+
+class Role(StrEnum):
+    SPECIALIST = "specialist"
+    COORDINATOR = "coordinator"
+    INTEGRATOR = "integrator"
+
+
+class Phase(StrEnum):
+    RESPOND = "respond"
+    LATERAL = "lateral"
+    OBSERVE = "observe"
+    SIGNAL = "signal"
+    STRANGE_LOOP = "strange_loop"
+
+
+JSONScalar = str | int | float | bool
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeRecord(Strict):
+    """A node as every store keeps it: kind label, extra labels, flat properties."""
+
+    id: str
+    kind: NodeKind
+    session: str
+    created_at: str
+    labels: tuple[str, ...] = ()
+    props: dict[str, JSONScalar | list[str]] = Field(default_factory=dict)
+
+
+class EdgeRecord(Strict):
+    source: str
+    target: str
+    type: EdgeType
+    session: str
+    props: dict[str, JSONScalar] = Field(default_factory=dict)
+
+
+def _flatten(value: Any) -> JSONScalar | list[str] | None:
+    """Neo4j properties are scalars or lists of scalars: anything richer becomes JSON."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    return json.dumps(value, sort_keys=True, ensure_ascii=False)
+
+
+class GraphNode(Strict):
+    """Base of every node kind: stable id, session, creation time."""
+
+    KIND: ClassVar[NodeKind]
+
+    id: str
+    session: str
+    created_at: str = Field(default_factory=utcnow)
+
+    def extra_labels(self) -> tuple[str, ...]:
+        return ()
+
+    def to_record(self) -> NodeRecord:
+        props: dict[str, JSONScalar | list[str]] = {}
+        for key, value in self.model_dump(
+            mode="json", exclude={"id", "session", "created_at"}
+        ).items():
+            flat = _flatten(value)
+            if flat is not None:  # Neo4j drops null properties; so do we.
+                props[key] = flat
+        return NodeRecord(
+            id=self.id,
+            kind=self.KIND,
+            session=self.session,
+            created_at=self.created_at,
+            labels=self.extra_labels(),
+            props=props,
+        )
+
+
+class SessionNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.SESSION
+    passage: str
+    passage_sha256: str
+    title: str
+    config: str  # JSON of SessionConfig, secrets excluded
+    model: str
+    status: Literal["running", "done", "failed", "interrupted", "budget_exhausted"] = "running"
+    started_at: str = Field(default_factory=utcnow)
+    finished_at: str | None = None
+    llm_calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class DebateNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.DEBATE
+    origin: DebateOrigin
+    question: str
+    resolution: str = ""
+    depth: int
+    protocol: str = "mca"
+    rounds: int = 0
+    converged: bool = False
+    status: Literal["running", "done", "failed"] = "running"
+
+
+class RoundNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.ROUND
+    debate: str
+    number: int
+    root_output: str = ""
+    convergence_score: float | None = None
+
+
+class TurnNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.TURN
+    debate: str
+    agent: str
+    role: Role
+    perspective: str
+    phase: Phase
+    round: int
+    text: str
+    revised: bool = False
+    tokens: int = 0
+
+
+class AgentNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.AGENT
+    name: str
+    role: Role
+    perspective: str
+    level: int
+
+
+class RevisitCheck(Strict):
+    after: str  # id of the node whose arrival triggered the check
+    similarity: float
+    outcome: Literal["open", "relevant", "superseded"]
+    at: str = Field(default_factory=utcnow)
+
+
+class TensionNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.TENSION
+    debate: str
+    question: str
+    urgency: float
+    rationale: str
+    excerpt: str
+    observer: str
+    category: TensionCategory
+    status: TensionStatus = TensionStatus.STUB
+    revisit_checks: list[RevisitCheck] = Field(default_factory=list)
+
+    def extra_labels(self) -> tuple[str, ...]:
+        return (STUB_LABEL,) if self.status is TensionStatus.STUB else ()
+
+
+class SynthesisNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.SYNTHESIS
+    resolution: str
+    reason: str
+    similarity: float
+
+
+class FinalNode(GraphNode):
+    KIND: ClassVar[NodeKind] = NodeKind.FINAL
+    text: str
+
+
+NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
+    m.KIND: m
+    for m in (
+        SessionNode,
+        DebateNode,
+        RoundNode,
+        TurnNode,
+        AgentNode,
+        TensionNode,
+        SynthesisNode,
+        FinalNode,
+    )
+}
+
+
+def edge(source: str, target: str, type_: EdgeType, session: str, **props: JSONScalar) -> EdgeRecord:
+    return EdgeRecord(source=source, target=target, type=type_, session=session, props=props)

@@ -1,0 +1,43 @@
+"""Reading a passage: every bad input is a UserError, found before any cost is spent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from dagmca.errors import UserError
+
+
+def read_passage(path: Path, max_bytes: int) -> str:
+    if not path.exists():
+        raise UserError(f"passage file {path} does not exist", "give the path of a UTF-8 text file")
+    if path.is_dir():
+        raise UserError(f"passage {path} is a directory", "give the path of a UTF-8 text file")
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise UserError(
+            f"passage {path} is {size:,} bytes, over the limit of {max_bytes:,}",
+            "shorten it, or raise --max-passage-bytes",
+        )
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UserError(f"cannot read passage {path}: {exc.strerror}", "check its permissions") from exc
+    if b"\x00" in data:
+        raise UserError(f"passage {path} looks binary (it contains NUL bytes)", "give a UTF-8 text file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise UserError(
+            f"passage {path} is not valid UTF-8 (byte {exc.start})", "convert it to UTF-8, e.g. with iconv"
+        ) from exc
+    text = text.replace("\r\n", "\n").strip()
+    if not text:
+        raise UserError(f"passage {path} is empty", "give a file with some text in it")
+    return text
+
+
+def title_of(text: str, fallback: str) -> str:
+    first = text.strip().splitlines()[0].strip().lstrip("#").strip()
+    if not first:
+        return fallback
+    return first if len(first) <= 80 else first[:77].rsplit(" ", 1)[0] + "…"

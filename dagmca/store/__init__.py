@@ -1,0 +1,58 @@
+"""Graph stores: the interface, the embedded SQLite default, and how to open one."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from dagmca.errors import UserError
+from dagmca.store.base import GraphStore
+from dagmca.store.sqlite import SQLiteStore
+
+DEFAULT_STORE = Path(".dagmca") / "dagmca.db"
+
+__all__ = [
+    "DEFAULT_STORE",
+    "GraphStore",
+    "SQLiteStore",
+    "open_existing",
+    "open_store",
+    "resolve_store",
+]
+
+
+def resolve_store(flag: str | None) -> str:
+    """--store flag > DAGMCA_STORE > .dagmca/dagmca.db under the current directory."""
+    return flag or os.environ.get("DAGMCA_STORE") or str(DEFAULT_STORE)
+
+
+def open_store(location: str, *, create: bool = False) -> GraphStore:
+    """Open a store. `create` makes the file (and its folder) when missing; the
+    caller still runs `init_schema` explicitly."""
+    if location.startswith(("bolt://", "bolt+s://", "neo4j://", "neo4j+s://")):
+        raise UserError(
+            f"a Neo4j store ({location.split('@')[-1]}) is not supported by this version",
+            "use the embedded store: a file path for --store",
+        )
+    path = Path(location)
+    if path.is_dir():
+        raise UserError(f"store {path} is a directory", "give a file path such as .dagmca/dagmca.db")
+    if not path.exists():
+        if not create:
+            raise UserError(f"no store at {path}", "run `dagmca run PASSAGE` first, or pass --store")
+        path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        store = SQLiteStore(path)
+        store.is_initialised()  # touches the file: a non-SQLite file fails here
+    except Exception as exc:  # sqlite3 raises several kinds for unusable files
+        raise UserError(f"cannot open store {path}: {exc}", "check the path") from exc
+    return store
+
+
+def open_existing(location: str) -> GraphStore:
+    """Open a store that must already hold sessions (read commands)."""
+    store = open_store(location)
+    if not store.is_initialised():
+        store.close()
+        raise UserError(f"store {location} is not initialised", "run `dagmca db init` or `dagmca run`")
+    return store

@@ -1,0 +1,65 @@
+"""The GraphStore interface every backend implements (DESIGN §7)."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from types import TracebackType
+
+from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+
+
+class GraphStore(ABC):
+    """A property graph of sessions. Writes are upserts; one `write` is one transaction.
+
+    Schema setup is explicit (`init_schema`), never done by a constructor.
+    """
+
+    @property
+    @abstractmethod
+    def location(self) -> str:
+        """Where the store lives, fit to print (never carries a secret)."""
+
+    @abstractmethod
+    def init_schema(self) -> None:
+        """Create tables/constraints/indexes. Idempotent."""
+
+    @abstractmethod
+    def is_initialised(self) -> bool: ...
+
+    @abstractmethod
+    def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        """Upsert nodes (whole records: properties and labels replaced) and edges
+        (unique per source, target and type) in one transaction."""
+
+    @abstractmethod
+    def get_node(self, node_id: str) -> NodeRecord | None: ...
+
+    @abstractmethod
+    def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
+        """Nodes of a session, in creation order."""
+
+    @abstractmethod
+    def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]: ...
+
+    @abstractmethod
+    def sessions(self) -> list[NodeRecord]:
+        """Session nodes, oldest first."""
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def has_session(self, session: str) -> bool:
+        node = self.get_node(session)
+        return node is not None and node.kind is NodeKind.SESSION
+
+    def __enter__(self) -> GraphStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,104 @@
+"""The invariants of DESIGN §6, checked on a loaded session graph."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import networkx as nx
+
+from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeType, NodeKind
+from dagmca.store.base import GraphStore
+
+
+def check_store(store: GraphStore, session: str) -> list[str]:
+    """Broken invariants of a stored session; empty when all hold."""
+    from dagmca.store.graph import load_graph
+
+    problems = []
+    ids = [n.id for n in store.nodes(session)]
+    dupes = sorted(i for i, c in Counter(ids).items() if c > 1)
+    if dupes:
+        problems.append(f"duplicate node ids: {', '.join(dupes[:5])}")
+    known = set(ids)
+    for e in store.edges(session):
+        for end in (e.source, e.target):
+            if end not in known:
+                problems.append(f"{e.type.value} edge points at missing node {end}")
+    return problems + check_graph(load_graph(store, session))
+
+
+def check_graph(g: Any) -> list[str]:
+    problems: list[str] = []
+    kinds = {k.value for k in NodeKind}
+    types = {t.value for t in EdgeType}
+
+    def of_kind(kind: NodeKind) -> list[str]:
+        return [n for n, d in g.nodes(data=True) if d.get("kind") == kind.value]
+
+    for n, d in g.nodes(data=True):
+        if d.get("kind") not in kinds:
+            problems.append(f"node {n} has unknown kind {d.get('kind')!r}")
+        if not d.get("created_at"):
+            problems.append(f"node {n} has no created_at")
+    for u, v, t in g.edges(keys=True):
+        if t not in types:
+            problems.append(f"edge {u} -> {v} has unknown type {t!r}")
+
+    sessions = of_kind(NodeKind.SESSION)
+    if len(sessions) != 1:
+        problems.append(f"expected one Session node, found {len(sessions)}")
+
+    structural = nx.DiGraph()
+    structural.add_edges_from(
+        (u, v) for u, v, t in g.edges(keys=True) if t in {s.value for s in STRUCTURAL_EDGES}
+    )
+    try:
+        cycle = nx.find_cycle(structural)
+        problems.append("structural edges form a cycle: " + " -> ".join(u for u, _ in cycle))
+    except nx.NetworkXNoCycle:
+        pass
+
+    def out_of_type(n: str, t: EdgeType) -> list[str]:
+        return [v for _, v, k in g.out_edges(n, keys=True) if k == t.value]
+
+    def in_of_type(n: str, t: EdgeType) -> list[str]:
+        return [u for u, _, k in g.in_edges(n, keys=True) if k == t.value]
+
+    debates = of_kind(NodeKind.DEBATE)
+    mains = [d for d in debates if g.nodes[d].get("origin") == "main"]
+    if sessions and len(mains) != 1:
+        problems.append(f"expected one main Debate, found {len(mains)}")
+    for d in debates:
+        if not out_of_type(d, EdgeType.IN_SESSION):
+            problems.append(f"debate {d} is not IN_SESSION")
+        if g.nodes[d].get("origin") == "main":
+            continue
+        parents = out_of_type(d, EdgeType.BRANCHES_FROM)
+        explores = out_of_type(d, EdgeType.EXPLORES)
+        if len(parents) != 1:
+            problems.append(f"branch {d} has {len(parents)} BRANCHES_FROM edges (expected 1)")
+        if len(explores) != 1:
+            problems.append(f"branch {d} has {len(explores)} EXPLORES edges (expected 1)")
+        for t in explores:
+            if g.nodes[t].get("kind") != NodeKind.TENSION.value:
+                problems.append(f"branch {d} EXPLORES {t}, which is not a Tension")
+
+    for s in of_kind(NodeKind.SYNTHESIS):
+        if len(in_of_type(s, EdgeType.MERGES_INTO)) < 2:
+            problems.append(f"synthesis {s} has fewer than two parents")
+
+    for n, d in g.nodes(data=True):
+        labels = d.get("labels") or []
+        is_stub = STUB_LABEL in labels or (
+            d.get("kind") == NodeKind.TENSION.value and d.get("status") == "stub"
+        )
+        if not is_stub:
+            continue
+        if d.get("kind") != NodeKind.TENSION.value:
+            problems.append(f"stub {n} is not a Tension")
+        elif STUB_LABEL not in labels or d.get("status") != "stub":
+            problems.append(f"tension {n}: Stub label and status 'stub' disagree")
+        if in_of_type(n, EdgeType.EXPLORES):
+            problems.append(f"stub {n} is explored by a debate")
+    return problems

@@ -1,0 +1,27 @@
+"""Loading a session from any store into networkx, for algorithms and exports."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from dagmca.store.base import GraphStore
+
+
+def load_graph(store: GraphStore, session: str) -> Any:
+    """A `networkx.MultiDiGraph`: node attributes are kind, labels, session,
+    created_at and the properties; each edge is keyed by its type."""
+    g = nx.MultiDiGraph(session=session)
+    for n in store.nodes(session):
+        g.add_node(
+            n.id,
+            kind=n.kind.value,
+            labels=list(n.labels),
+            session=n.session,
+            created_at=n.created_at,
+            **n.props,
+        )
+    for e in store.edges(session):
+        g.add_edge(e.source, e.target, key=e.type.value, type=e.type.value, **e.props)
+    return g

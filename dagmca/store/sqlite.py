@@ -1,0 +1,156 @@
+"""The embedded default store: one SQLite file, WAL, foreign keys."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
+from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store.base import GraphStore
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS nodes (
+    id TEXT PRIMARY KEY,
+    session TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    labels TEXT NOT NULL DEFAULT '[]',
+    created_at TEXT NOT NULL,
+    props TEXT NOT NULL DEFAULT '{}',
+    seq INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS nodes_session_kind ON nodes(session, kind, seq);
+CREATE TABLE IF NOT EXISTS edges (
+    source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    session TEXT NOT NULL,
+    props TEXT NOT NULL DEFAULT '{}',
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (source, target, type)
+);
+CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
+CREATE INDEX IF NOT EXISTS edges_target ON edges(target);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');
+"""
+
+_UPSERT_NODE = """
+INSERT INTO nodes(id, session, kind, labels, created_at, props, seq)
+VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM nodes))
+ON CONFLICT(id) DO UPDATE SET labels = excluded.labels, props = excluded.props
+"""
+_UPSERT_EDGE = """
+INSERT INTO edges(source, target, type, session, props, seq)
+VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM edges))
+ON CONFLICT(source, target, type) DO UPDATE SET props = excluded.props
+"""
+
+
+class SQLiteStore(GraphStore):
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        # isolation_level=None: we issue BEGIN/COMMIT ourselves, one per event.
+        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        self._conn.execute("PRAGMA foreign_keys = ON")
+        self._conn.execute("PRAGMA busy_timeout = 30000")
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    def init_schema(self) -> None:
+        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._conn.executescript(SCHEMA)
+
+    def is_initialised(self) -> bool:
+        row = self._conn.execute(
+            "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('nodes','edges')"
+        ).fetchone()
+        return bool(row and row[0] == 2)
+
+    def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            for n in nodes:
+                cur.execute(
+                    _UPSERT_NODE,
+                    (
+                        n.id,
+                        n.session,
+                        n.kind.value,
+                        json.dumps(list(n.labels)),
+                        n.created_at,
+                        json.dumps(n.props, ensure_ascii=False, sort_keys=True),
+                    ),
+                )
+            for e in edges:
+                cur.execute(
+                    _UPSERT_EDGE,
+                    (
+                        e.source,
+                        e.target,
+                        e.type.value,
+                        e.session,
+                        json.dumps(e.props, ensure_ascii=False, sort_keys=True),
+                    ),
+                )
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        cur.execute("COMMIT")
+
+    def get_node(self, node_id: str) -> NodeRecord | None:
+        row = self._conn.execute(
+            "SELECT id, session, kind, labels, created_at, props FROM nodes WHERE id = ?",
+            (node_id,),
+        ).fetchone()
+        return _node(row) if row else None
+
+    def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
+        sql = "SELECT id, session, kind, labels, created_at, props FROM nodes WHERE session = ?"
+        args: tuple[str, ...] = (session,)
+        if kind is not None:
+            sql += " AND kind = ?"
+            args += (kind.value,)
+        return [_node(r) for r in self._conn.execute(sql + " ORDER BY seq", args)]
+
+    def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
+        sql = "SELECT source, target, type, session, props FROM edges WHERE session = ?"
+        args: tuple[str, ...] = (session,)
+        if type_ is not None:
+            sql += " AND type = ?"
+            args += (type_.value,)
+        return [_edge(r) for r in self._conn.execute(sql + " ORDER BY seq", args)]
+
+    def sessions(self) -> list[NodeRecord]:
+        rows = self._conn.execute(
+            "SELECT id, session, kind, labels, created_at, props FROM nodes "
+            "WHERE kind = ? ORDER BY seq",
+            (NodeKind.SESSION.value,),
+        )
+        return [_node(r) for r in rows]
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def _node(row: tuple[str, str, str, str, str, str]) -> NodeRecord:
+    id_, session, kind, labels, created_at, props = row
+    return NodeRecord(
+        id=id_,
+        session=session,
+        kind=NodeKind(kind),
+        labels=tuple(json.loads(labels)),
+        created_at=created_at,
+        props=json.loads(props),
+    )
+
+
+def _edge(row: tuple[str, str, str, str, str]) -> EdgeRecord:
+    source, target, type_, session, props = row
+    return EdgeRecord(
+        source=source, target=target, type=EdgeType(type_), session=session, props=json.loads(props)
+    )
