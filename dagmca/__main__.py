@@ -1,4 +1,5 @@
-from dagmca.cli.app import main
 import sys
+
+from dagmca.cli.app import main
 
 sys.exit(main())

@@ -36,7 +36,7 @@ class SessionConfig(BaseModel):
     concurrency: int = Field(4, ge=1, le=64)
     request_timeout_s: float = Field(120.0, gt=0)
     max_turn_tokens: int = Field(96, ge=8, le=8192)
-    max_flag_tokens: int = Field(160, ge=32, le=4096)
+    max_flag_tokens: int = Field(120, ge=32, le=4096)
     max_prompt_chars: int = Field(6000, ge=500)
     passage_prompt_chars: int = Field(1800, ge=200)
 
@@ -53,6 +53,10 @@ class SessionConfig(BaseModel):
 
     # monitoring and selection (DESIGN §1)
     observers: tuple[str, ...] = DEFAULT_OBSERVERS
+    # turn: every observer checks every turn (DESIGN). round: one call per observer per
+    # round over the round's turns. auto: round for the embedded CPU model (it makes a
+    # default session several times cheaper), turn for every other backend.
+    monitor_every: Literal["auto", "turn", "round"] = "auto"
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0)
     duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
     strategy: Literal["diverse", "urgent", "deep", "meta"] = "diverse"
@@ -85,6 +89,11 @@ class SessionConfig(BaseModel):
         if not names:
             raise ValueError("needs at least one name")
         return names
+
+    def monitor_mode(self) -> Literal["turn", "round"]:
+        if self.monitor_every == "auto":
+            return "round" if self.llm == "local" else "turn"
+        return self.monitor_every
 
     def per_round_calls(self) -> int:
         """Calls in one MCA round, as in the seed's cost table."""

@@ -144,9 +144,7 @@ class GraphNode(Strict):
 
     def to_record(self) -> NodeRecord:
         props: dict[str, JSONScalar | list[str]] = {}
-        for key, value in self.model_dump(
-            mode="json", exclude={"id", "session", "created_at"}
-        ).items():
+        for key, value in self.model_dump(mode="json", exclude={"id", "session", "created_at"}).items():
             flat = _flatten(value)
             if flat is not None:  # Neo4j drops null properties; so do we.
                 props[key] = flat

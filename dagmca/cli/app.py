@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from pydantic import ValidationError
 from rich.console import Console
+from typer.exceptions import TyperException
 
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
@@ -55,7 +55,9 @@ def opt(name: str, help_: str, *flags: str) -> Any:
     )
 
 
-StoreOpt = typer.Option(None, "--store", envvar="DAGMCA_STORE", help="Store file (default: .dagmca/dagmca.db)")
+StoreOpt = typer.Option(
+    None, "--store", envvar="DAGMCA_STORE", help="Store file (default: .dagmca/dagmca.db)"
+)
 
 
 def build_config(values: dict[str, Any]) -> SessionConfig:
@@ -82,21 +84,38 @@ def _session_or_fail(store: GraphStore, session: str) -> None:
 @app.command()
 def run(
     passage: Path = typer.Argument(..., help="UTF-8 text file with the passage to debate."),
-    llm: str = opt("llm", "LLM backend: local (embedded SmolLM2), openai (any OpenAI-compatible endpoint) or fake (scripted, offline)"),
+    llm: str = opt(
+        "llm",
+        "LLM backend: local (embedded SmolLM2), openai (any OpenAI-compatible endpoint) "
+        "or fake (scripted, offline)",
+    ),
     model: str = opt("model", "Model name (openai backend; local uses SmolLM2-135M-Instruct)"),
     base_url: str = opt("base_url", "OpenAI-compatible endpoint URL (also OPENAI_BASE_URL)"),
     store: str = StoreOpt,
-    session: str = typer.Option(None, "--session", help="Session id (default: generated from time and passage)"),
-    out_dir: Path = typer.Option(None, "--out", help="Folder for the session's reports (default: sessions/<id>/ beside the store)"),
+    session: str = typer.Option(
+        None, "--session", help="Session id (default: generated from time and passage)"
+    ),
+    out_dir: Path = typer.Option(
+        None, "--out", help="Folder for the session's reports (default: sessions/<id>/ beside the store)"
+    ),
     cpp: int = opt("cpp", "Children per parent in the agent tree"),
     depth: int = opt("depth", "Levels in the agent tree (1 = a single agent)"),
     rounds: int = opt("rounds", "Maximum rounds per debate"),
-    signals: bool = typer.Option(None, "--signals/--no-signals", envvar="DAGMCA_SIGNALS", help="Parents send a nudge down each round (default: on)"),
+    signals: bool = typer.Option(
+        None,
+        "--signals/--no-signals",
+        envvar="DAGMCA_SIGNALS",
+        help="Parents send a nudge down each round (default: on)",
+    ),
     strange_loops: int = opt("strange_loops", "Self-reflection passes at the root after the last round"),
     convergence: str = opt("convergence", "Convergence measure: jaccard or embedding"),
     convergence_threshold: float = opt("convergence_threshold", "Stop when root outputs are this similar"),
     perspectives: str = opt("perspectives", "Comma-separated leaf perspectives"),
     observers: str = opt("observers", "Comma-separated observer lenses"),
+    monitor_every: str = opt(
+        "monitor_every",
+        "Observers check each turn, or each round in one call; auto: round for the local model",
+    ),
     urgency_threshold: float = opt("urgency_threshold", "Drop flags below this urgency"),
     strategy: str = opt("strategy", "Selection strategy: diverse, urgent, deep or meta"),
     max_branches: int = opt("max_branches", "Branches per node"),
@@ -118,29 +137,40 @@ def run(
         values.pop(key)
     cfg = build_config(values)
 
+    from dagmca.llm.factory import check_backend
     from dagmca.passage import read_passage, title_of
 
     text = read_passage(passage, cfg.max_passage_bytes)
+    check_backend(cfg)
     if session is not None and not SESSION_ID.match(session):
-        raise UserError(f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-' (max 64)")
+        raise UserError(
+            f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-' (max 64)"
+        )
     location = resolve_store(store)
     import hashlib
 
-    session_id = session or datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+    session_id = (
+        session
+        or datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+    )
 
     # Everything that can be checked without spending is checked above; now the store.
     graph_store = open_store(location, create=True)
     try:
         graph_store.init_schema()
         if graph_store.has_session(session_id):
-            raise UserError(f"session {session_id!r} already exists in {location}", "choose another --session")
+            raise UserError(
+                f"session {session_id!r} already exists in {location}", "choose another --session"
+            )
         target = out_dir or Path(location).parent / "sessions" / session_id
         _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
     finally:
         graph_store.close()
 
 
-def _run(cfg: SessionConfig, store: GraphStore, text: str, title: str, session_id: str, target: Path, quiet: bool) -> None:
+def _run(
+    cfg: SessionConfig, store: GraphStore, text: str, title: str, session_id: str, target: Path, quiet: bool
+) -> None:
     from dagmca.cli.progress import LiveProgress
     from dagmca.cli.render import summary_table
     from dagmca.debate.session import run_session
@@ -198,7 +228,8 @@ def _run(cfg: SessionConfig, store: GraphStore, text: str, title: str, session_i
                 "reports": str(result.out_dir),
                 "model": backend.model,
                 "LLM calls": f"{m.calls} ({m.failures} failed, {m.repairs} repaired)",
-                "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, {m.usage.completion_tokens:,} completion)",
+                "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, "
+                f"{m.usage.completion_tokens:,} completion)",
                 "cost": f"${m.cost_usd:.4f}",
                 "wall time": f"{time.monotonic() - started:.1f}s",
             },
@@ -218,7 +249,14 @@ def sessions(store: str = StoreOpt) -> None:
         table = Table("session", "title", "status", "started", "LLM calls", "tokens")
         for s in st.sessions():
             p = s.props
-            table.add_row(s.id, str(p.get("title", "")), str(p.get("status", "")), str(p.get("started_at", ""))[:19], str(p.get("llm_calls", 0)), str(p.get("tokens", 0)))
+            table.add_row(
+                s.id,
+                str(p.get("title", "")),
+                str(p.get("status", "")),
+                str(p.get("started_at", ""))[:19],
+                str(p.get("llm_calls", 0)),
+                str(p.get("tokens", 0)),
+            )
         out.print(table)
 
 
@@ -285,15 +323,20 @@ def main(argv: list[str] | None = None) -> int:
     except UserError as exc:
         err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
         return exc.exit_code
-    except click.UsageError as exc:
-        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
-        err.print(f"dagmca: error: {exc.format_message()}{hint}", markup=False, highlight=False, soft_wrap=True)
-        return 2
-    except click.exceptions.Exit as exc:
+    except typer.Exit as exc:
         return int(exc.exit_code)
-    except click.Abort:
+    except typer.Abort:
         err.print("dagmca: aborted")
         return 130
+    except TyperException as exc:  # typer's (vendored click) usage errors
+        message = exc.format_message()
+        if type(exc).__name__ == "NoArgsIsHelpError":
+            out.print(message, markup=False, highlight=False)
+            return 2
+        ctx = getattr(exc, "ctx", None)
+        hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+        err.print(f"dagmca: error: {message}{hint}", markup=False, highlight=False, soft_wrap=True)
+        return int(getattr(exc, "exit_code", 2))
     return 0
 
 

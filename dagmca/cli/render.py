@@ -38,7 +38,8 @@ def _label(n: NodeRecord) -> str:
         text = f"[{p.get('status')}] u={p.get('urgency')} {clip(str(p.get('question', '')), 80)}"
         return f"[yellow]Tension[/] {escape(text)}"
     if n.kind is NodeKind.SYNTHESIS:
-        return f"[magenta]Synthesis[/] sim={p.get('similarity')} {escape(clip(str(p.get('resolution', '')), 80))}"
+        text = escape(clip(str(p.get("resolution", "")), 80))
+        return f"[magenta]Synthesis[/] sim={p.get('similarity')} {text}"
     if n.kind is NodeKind.FINAL:
         return f"[green]Final[/] {escape(clip(str(p.get('text', '')), 100))}"
     return f"{n.kind.value} {n.id}"
@@ -60,15 +61,23 @@ def session_tree(store: GraphStore, session: str) -> Tree:
     def add_debate(parent: Tree, debate_id: str) -> None:
         d = nodes[debate_id]
         branch = parent.add(_label(d))
-        tensions = [n for n in nodes.values() if n.kind is NodeKind.TENSION and n.props.get("debate") == debate_id]
+        tensions = [
+            n for n in nodes.values() if n.kind is NodeKind.TENSION and n.props.get("debate") == debate_id
+        ]
         explored = {e.target: e.source for e in edges if e.type is EdgeType.EXPLORES}
-        for t in sorted(tensions, key=lambda t: -float(t.props.get("urgency", 0))):
+        for t in sorted(tensions, key=lambda t: -float(str(t.props.get("urgency", 0)))):
             node = branch.add(_label(t))
             if t.id in explored:
                 add_debate(node, explored[t.id])
             for by in edges_in(t.id, EdgeType.SUPERSEDES):
                 node.add(f"superseded by {by}")
-        for syn in sorted({s for child in edges_in(debate_id, EdgeType.BRANCHES_FROM) for s in edges_out(child, EdgeType.MERGES_INTO)}):
+        for syn in sorted(
+            {
+                s
+                for child in edges_in(debate_id, EdgeType.BRANCHES_FROM)
+                for s in edges_out(child, EdgeType.MERGES_INTO)
+            }
+        ):
             branch.add(_label(nodes[syn]) + f"  <- {len(edges_in(syn, EdgeType.MERGES_INTO))} branches")
 
     for d in (n for n in nodes.values() if n.kind is NodeKind.DEBATE and n.props.get("origin") == "main"):

@@ -84,11 +84,7 @@ def build_tree(cpp: int, depth: int, perspectives: tuple[str, ...]) -> AgentTree
                 role = Role.COORDINATOR
             perspective = perspectives[(n - 1) % len(perspectives)] if leaf else "integrative"
             parent = None if level == 0 else f"L{level - 1}N{(n - 1) // cpp + 1}"
-            children = (
-                ()
-                if leaf
-                else tuple(f"L{level + 1}N{(n - 1) * cpp + k}" for k in range(1, cpp + 1))
-            )
+            children = () if leaf else tuple(f"L{level + 1}N{(n - 1) * cpp + k}" for k in range(1, cpp + 1))
             name = f"L{level}N{n}"
             tree.agents[name] = Agent(name, level, n, role, perspective, parent, children)
     return tree

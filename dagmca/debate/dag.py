@@ -24,6 +24,7 @@ from dagmca.models import (
     TurnNode,
 )
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.text import tidy
 
 
 def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
@@ -64,9 +65,7 @@ class DagRunner:
         return build
 
     # -- one debate ----------------------------------------------------------------
-    async def run_debate(
-        self, debate: DebateNode, board: BranchBoard | None = None
-    ) -> DebateOutcome:
+    async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
         st = self.state
         background = (lambda: board.background(debate.id, st.open_stubs())) if board else None
         frame = self.frame(debate.question, background)
@@ -78,6 +77,7 @@ class DagRunner:
                 self._references(turn, board)
 
         def on_round(number: int, output: str) -> None:
+            monitor.on_round_end()
             if board is not None:
                 board.update(debate.id, number, output)
 
@@ -109,10 +109,14 @@ class DagRunner:
 
     async def explore(self, debate: DebateNode) -> None:
         st, cfg = self.state, self.state.config
-        candidates = [t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB]
+        candidates = [
+            t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB
+        ]
         if debate.depth >= cfg.max_depth or not candidates or not self._can_branch():
             return
-        similarity = st.embedder.matrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
+        similarity = (
+            st.embedder.matrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
+        )
         chosen = select(cfg.strategy, candidates, cfg.max_branches, similarity)
         board = BranchBoard(parent=debate)
         pairs: list[tuple[DebateNode, TensionNode]] = []
@@ -124,7 +128,9 @@ class DagRunner:
         await asyncio.gather(*(self._branch(b, t, board) for b, t in pairs))
         await self.merge([b for b, _ in pairs if b.status == "done"], debate)
 
-    def _new_branch(self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin) -> DebateNode:
+    def _new_branch(
+        self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin
+    ) -> DebateNode:
         st = self.state
         tension.status = TensionStatus.SELECTED
         branch = DebateNode(
@@ -181,7 +187,9 @@ class DagRunner:
             pair_sims = [float(sim[a, b]) for a in group for b in group if a < b]
             await self._synthesize(f"{parent.id}/syn{k}", members, parent, sum(pair_sims) / len(pair_sims))
 
-    async def _synthesize(self, node_id: str, members: list[DebateNode], parent: DebateNode, similarity: float) -> None:
+    async def _synthesize(
+        self, node_id: str, members: list[DebateNode], parent: DebateNode, similarity: float
+    ) -> None:
         st, cfg = self.state, self.state.config
         if st.llm.exhausted(reserve_calls=1):
             return
@@ -202,7 +210,7 @@ class DagRunner:
         synthesis = SynthesisNode(
             id=node_id,
             session=st.session_id,
-            resolution=done.text,
+            resolution=tidy(done.text),
             reason=f"resolution embeddings converge (mean cosine {similarity:.2f} >= {cfg.merge_threshold})",
             similarity=round(similarity, 4),
         )
@@ -239,7 +247,9 @@ class DagRunner:
                     relevant.append(stub)
                 else:
                     outcome = "open"
-                stub.revisit_checks.append(RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome))
+                stub.revisit_checks.append(
+                    RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome)
+                )
                 st.write([stub], edges)
         for stub in relevant:
             parent = st.debates[stub.debate]

@@ -6,6 +6,7 @@ from dagmca.debate.dag import DagRunner
 from dagmca.llm.base import CallMeta, LLMError
 from dagmca.models import DebateNode, DebateOrigin, EdgeType, FinalNode, GraphNode, TensionNode
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.text import tidy
 
 
 async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
@@ -32,7 +33,7 @@ async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
             seed=cfg.seed,
             meta=CallMeta(agent="root-integrator", debate=main.id, phase="final"),
         )
-        text = done.text
+        text = tidy(done.text)
     except LLMError as exc:
         # Degrade: keep the main resolution as the final text and say why.
         st.events.emit("call_failed", debate=main.id, agent="root-integrator", error=str(exc))

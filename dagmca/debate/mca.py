@@ -9,7 +9,7 @@ are independent and run concurrently.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 
 from dagmca.debate.agents import Agent, AgentTree, build_tree
@@ -17,7 +17,7 @@ from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta, LLMError, Message
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.text import clip
+from dagmca.prompts.text import clip, tidy
 from dagmca.similarity import jaccard
 
 TurnHook = Callable[[TurnNode], Awaitable[None]]
@@ -79,7 +79,7 @@ class MCAEngine:
         except LLMError as exc:
             st.events.emit("call_failed", debate=self.debate.id, agent=agent.name, error=str(exc))
             return None
-        text = done.text or "(no answer)"
+        text = tidy(done.text) or "(no answer)"
         revised = revises is not None and jaccard(text, revises.text) < 0.9
         turn = TurnNode(
             id=turn_id or f"{rnd.id}/{agent.name}/{phase.value}",
@@ -111,7 +111,7 @@ class MCAEngine:
             await self.on_turn(turn)
         return turn
 
-    async def _phase(self, calls: list[Awaitable[TurnNode | None]]) -> None:
+    async def _phase(self, calls: Sequence[Awaitable[TurnNode | None]]) -> None:
         await asyncio.gather(*calls)
 
     def _text(self, name: str) -> str:
@@ -121,7 +121,9 @@ class MCAEngine:
     # -- the round ---------------------------------------------------------------
     async def _round(self, number: int, previous: RoundNode | None) -> RoundNode:
         st, cfg, tree = self.state, self.state.config, self.tree
-        rnd = RoundNode(id=f"{self.debate.id}/r{number}", session=st.session_id, debate=self.debate.id, number=number)
+        rnd = RoundNode(
+            id=f"{self.debate.id}/r{number}", session=st.session_id, debate=self.debate.id, number=number
+        )
         edges = [st.edge(self.debate.id, rnd.id, EdgeType.HAS_ROUND)]
         if previous is not None:
             edges.append(st.edge(previous.id, rnd.id, EdgeType.NEXT))
@@ -137,7 +139,9 @@ class MCAEngine:
                     leaf,
                     Phase.RESPOND,
                     rnd,
-                    tpl.respond(leaf, frame(), self._text(leaf.name), self.signals.get(leaf.name, ""), single),
+                    tpl.respond(
+                        leaf, frame(), self._text(leaf.name), self.signals.get(leaf.name, ""), single
+                    ),
                     revises=self.latest.get(leaf.name),
                 )
                 for leaf in tree.leaves
@@ -154,13 +158,7 @@ class MCAEngine:
             await self._observe(tree.root, rnd)
         # 5. signals down
         if cfg.signals and not single:
-            await self._phase(
-                [
-                    self._signal(a, rnd)
-                    for a in tree.agents.values()
-                    if not a.is_leaf
-                ]
-            )
+            await self._phase([self._signal(a, rnd) for a in tree.agents.values() if not a.is_leaf])
         rnd.root_output = self._text(tree.root.name)
         return rnd
 
@@ -186,13 +184,20 @@ class MCAEngine:
             agent,
             Phase.OBSERVE,
             rnd,
-            tpl.observe(agent, self.frame(), [(c, self._text(c.name)) for c in children], previous.text if previous else ""),
+            tpl.observe(
+                agent,
+                self.frame(),
+                [(c, self._text(c.name)) for c in children],
+                previous.text if previous else "",
+            ),
             revises=previous,
             observes=seen,
         )
 
     async def _signal(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
-        turn = await self._turn(agent, Phase.SIGNAL, rnd, tpl.signal(agent, self.frame(), self._text(agent.name)))
+        turn = await self._turn(
+            agent, Phase.SIGNAL, rnd, tpl.signal(agent, self.frame(), self._text(agent.name))
+        )
         if turn is not None:
             for child in agent.children:
                 self.signals[child] = clip(turn.text, tpl.SIGNAL_CHARS)

@@ -1,4 +1,9 @@
-"""Observers: after each turn, every observer checks it for a tension (DESIGN §1.2)."""
+"""Observers: they check the debate's turns for tensions (DESIGN §1.2).
+
+Mode `turn`: after each turn, every observer checks it with the recent transcript.
+Mode `round`: after each round, every observer reads the round's turns in one call
+and names the turn that triggered its flag.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,16 @@ import asyncio
 from collections.abc import Callable
 
 from dagmca.debate.state import SessionState
-from dagmca.llm.base import CallMeta, LLMError
+from dagmca.llm.base import CallMeta, LLMError, Message
 from dagmca.models import DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.schemas import TensionFlag
+from dagmca.prompts.schemas import TensionFlag, round_flag_schema
 
 RECENT_TURNS = 4
+
+
+def _label(turn: TurnNode) -> str:
+    return f"{turn.agent}, {turn.perspective}, {turn.phase.value}"
 
 
 class Monitor:
@@ -22,27 +31,44 @@ class Monitor:
         self.state = state
         self.debate = debate
         self.frame = frame
+        self.mode = state.config.monitor_mode()
         self.transcript: list[TurnNode] = []
+        self._round_turns: list[TurnNode] = []
         self._tasks: list[asyncio.Task[None]] = []
 
     async def on_turn(self, turn: TurnNode) -> None:
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         self.transcript.append(turn)
+        if self.mode == "round":
+            self._round_turns.append(turn)
+            return
         for lens in self.state.config.observers:
-            self._tasks.append(asyncio.create_task(self._check(lens, turn, recent)))
+            messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
+            self._tasks.append(asyncio.create_task(self._check(lens, messages, TensionFlag, [turn])))
+
+    def on_round_end(self) -> None:
+        turns, self._round_turns = self._round_turns, []
+        if self.mode != "round" or not turns:
+            return
+        schema = round_flag_schema(len(turns))
+        for lens in self.state.config.observers:
+            messages = tpl.monitor_round(lens, self.frame(), [(_label(t), t.text) for t in turns])
+            self._tasks.append(asyncio.create_task(self._check(lens, messages, schema, turns)))
 
     async def drain(self) -> None:
+        self.on_round_end()  # turns after the last round end (strange loop) are checked too
         if self._tasks:
             await asyncio.gather(*self._tasks)
             self._tasks.clear()
 
-    async def _check(self, lens: str, turn: TurnNode, recent: list[tuple[str, str]]) -> None:
+    async def _check(
+        self, lens: str, messages: list[Message], schema: type[TensionFlag], turns: list[TurnNode]
+    ) -> None:
         st, cfg = self.state, self.state.config
-        messages = tpl.monitor(lens, self.frame(), recent, f"{turn.agent}, {turn.perspective}, {turn.phase.value}", turn.text)
         try:
             done = await st.llm.complete(
                 messages,
-                schema=TensionFlag,
+                schema=schema,
                 max_tokens=cfg.max_flag_tokens,
                 temperature=cfg.temperature,
                 seed=cfg.seed,
@@ -53,8 +79,9 @@ class Monitor:
             return
         flag: TensionFlag = done.parsed
         question = flag.question.strip()
-        if not flag.has_tension or flag.urgency < cfg.urgency_threshold or len(question) < 8:
+        if flag.urgency < cfg.urgency_threshold or len(question) < 8:
             return
+        turn = turns[getattr(flag, "turn", 1) - 1]
         await self._record(lens, turn, flag, question)
 
     async def _record(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> None:

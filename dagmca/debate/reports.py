@@ -103,9 +103,18 @@ def final_state(state: SessionState, session: SessionNode, final: FinalNode | No
             }
             for d in state.debates.values()
         ],
-        "syntheses": [{"id": s.id, "resolution": s.resolution, "similarity": s.similarity} for s in state.syntheses.values()],
+        "syntheses": [
+            {"id": s.id, "resolution": s.resolution, "similarity": s.similarity}
+            for s in state.syntheses.values()
+        ],
         "tensions": [
-            {"id": t.id, "question": t.question, "urgency": t.urgency, "status": t.status.value, "observer": t.observer}
+            {
+                "id": t.id,
+                "question": t.question,
+                "urgency": t.urgency,
+                "status": t.status.value,
+                "observer": t.observer,
+            }
             for t in state.tensions.values()
         ],
         "llm_calls": session.llm_calls,

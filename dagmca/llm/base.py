@@ -94,7 +94,7 @@ def _clamp01(value: Any) -> Any:
     return value
 
 
-def Text(limit: int) -> Any:  # noqa: N802 - used like a type
+def Text(limit: int) -> Any:
     """A string field capped at `limit` characters, in the schema and in validation."""
     return Annotated[
         str,
@@ -107,4 +107,13 @@ Unit = Annotated[
     float,
     BeforeValidator(_clamp01),
     WithJsonSchema({"type": "number", "minimum": 0, "maximum": 1}),
+]
+
+# A 0-1 score offered as an enum: grammar-constrained servers enforce enums (they do
+# not enforce minimum/maximum), so even a tiny model returns a usable value.
+UNIT_STEPS = [round(i / 10, 1) for i in range(11)]
+UnitStep = Annotated[
+    float,
+    BeforeValidator(_clamp01),
+    WithJsonSchema({"type": "number", "enum": UNIT_STEPS}),
 ]

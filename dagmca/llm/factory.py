@@ -22,6 +22,19 @@ class Backend:
             self.server.stop()
 
 
+def check_backend(cfg: SessionConfig) -> None:
+    """What can be checked about the backend settings without starting anything."""
+    if cfg.llm != "openai":
+        return
+    if not os.environ.get("OPENAI_API_KEY") and not (cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
+        raise UserError(
+            "--llm openai needs OPENAI_API_KEY (or --base-url for a local endpoint)",
+            "set it in the environment",
+        )
+    if not cfg.model:
+        raise UserError("--llm openai needs a model name", "pass --model, e.g. --model gpt-4o-mini")
+
+
 def open_backend(cfg: SessionConfig) -> Backend:
     if cfg.llm == "fake":
         from dagmca.llm.fake import ScriptedLLM
@@ -34,16 +47,15 @@ def open_backend(cfg: SessionConfig) -> Backend:
 
     if cfg.llm == "local":
         server = LocalModelServer(parallel=cfg.concurrency, seed=cfg.seed).start()
-        client = AsyncOpenAI(base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=2)
+        client = AsyncOpenAI(
+            base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=2
+        )
         model = cfg.model or LOCAL_MODEL_NAME
         return Backend(OpenAIBackend(client, model), model, server)
 
+    check_backend(cfg)
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
     api_key = os.environ.get("OPENAI_API_KEY")
-    if not api_key and not base_url:
-        raise UserError("--llm openai needs OPENAI_API_KEY (or --base-url for a local endpoint)", "set it in the environment")
-    if not cfg.model:
-        raise UserError("--llm openai needs a model name", "pass --model, e.g. --model gpt-4o-mini")
     client = AsyncOpenAI(
         base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=3
     )

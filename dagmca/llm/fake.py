@@ -31,10 +31,28 @@ class ScriptedCall:
 Reply = str | BaseModel | dict[str, Any] | None
 Responder = Callable[[ScriptedCall], Reply]
 
-_WORDS = (
-    "freedom constraint market attention fairness evidence harm duty trust power "
-    "language meaning risk value scale feedback memory identity law culture"
-).split()
+_WORDS = [
+    "freedom",
+    "constraint",
+    "market",
+    "attention",
+    "fairness",
+    "evidence",
+    "harm",
+    "duty",
+    "trust",
+    "power",
+    "language",
+    "meaning",
+    "risk",
+    "value",
+    "scale",
+    "feedback",
+    "memory",
+    "identity",
+    "law",
+    "culture",
+]
 
 
 def _digest(text: str) -> bytes:

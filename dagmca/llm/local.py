@@ -57,6 +57,7 @@ class LocalModelServer:
 
         params = xlc.CommonParams()
         params.model.path = str(find_gguf())
+        params.model_alias = {LOCAL_MODEL_NAME}  # a set: the name /v1/models reports
         params.hostnames = ["127.0.0.1"]
         params.port = _free_port()
         params.n_parallel = self.parallel

@@ -6,6 +6,7 @@ import json
 import time
 from typing import Any
 
+import jiter
 import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
@@ -49,11 +50,9 @@ class OpenAIBackend(LLMClient):
                 "pick one with --model",
             )
 
-    async def _create(
-        self, messages: list[Message], kwargs: dict[str, Any]
-    ) -> tuple[str, str, Usage]:
+    async def _create(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[str, str, Usage]:
         try:
-            resp = await self.client.chat.completions.create(messages=messages, **kwargs)  # type: ignore[call-overload]
+            resp = await self.client.chat.completions.create(messages=messages, **kwargs)  # type: ignore[arg-type]
         except openai.APIError as exc:
             raise LLMError(f"{type(exc).__name__}: {exc}") from exc
         if not resp.choices:
@@ -97,10 +96,20 @@ class OpenAIBackend(LLMClient):
             parsed = schema.model_validate_json(text)
             repaired = False
         except ValidationError as first:
+            salvaged = _salvage(schema, text) if finish == "length" else None
+            if salvaged is not None:
+                return Completion(
+                    text=json.dumps(salvaged.model_dump(mode="json")),
+                    parsed=salvaged,
+                    usage=usage,
+                    latency_s=time.monotonic() - start,
+                    finish_reason=finish,
+                    repaired=True,
+                )
             # One repair retry that shows the model its own error.
             repair: list[Message] = [
                 *messages,
-                {"role": "assistant", "content": text[:2000]},
+                {"role": "assistant", "content": text[:500]},
                 {
                     "role": "user",
                     "content": "That reply is not valid JSON for the schema: "
@@ -127,7 +136,23 @@ class OpenAIBackend(LLMClient):
         await self.client.close()
 
 
+def _salvage(schema: type[BaseModel], text: str) -> BaseModel | None:
+    """A reply cut off by max_tokens: parse what arrived (trailing string kept)."""
+    try:
+        data = jiter.from_json(text.encode(), partial_mode="trailing-strings")
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    # Text fields the cut-off never reached are empty, not missing.
+    for name, prop in schema.model_json_schema().get("properties", {}).items():
+        if prop.get("type") == "string" and "enum" not in prop:
+            data.setdefault(name, "")
+    try:
+        return schema.model_validate(data)
+    except ValidationError:
+        return None
+
+
 def _short_error(exc: ValidationError) -> str:
-    return "; ".join(
-        f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:3]
-    )
+    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:3])

@@ -3,9 +3,11 @@ because grammar-constrained small models neither stop nor respect bounds."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from typing import Annotated, Any, cast
 
-from dagmca.llm.base import Text, Unit
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
+
+from dagmca.llm.base import Text, UnitStep
 from dagmca.models import TensionCategory
 
 
@@ -13,9 +15,26 @@ class TensionFlag(BaseModel):
     """An observer's verdict on one turn."""
 
     model_config = ConfigDict(extra="forbid")
-    has_tension: bool
-    question: Text(240)  # type: ignore[valid-type]
-    urgency: Unit
-    rationale: Text(300)  # type: ignore[valid-type]
-    excerpt: Text(200)  # type: ignore[valid-type]
+    # Field order matters for small models: the short, decisive fields come first,
+    # so a reply cut off by max_tokens still carries them (see the partial parse).
     category: TensionCategory
+    urgency: UnitStep
+    question: Text(240)  # type: ignore[valid-type]
+    excerpt: Text(200)  # type: ignore[valid-type]
+    rationale: Text(300)  # type: ignore[valid-type]
+
+
+def round_flag_schema(turns: int) -> type[TensionFlag]:
+    """TensionFlag plus `turn`: which of the round's `turns` (numbered from 1) raised it.
+    The number is offered as an enum so constrained decoding keeps it in range."""
+
+    def clamp(value: Any) -> Any:
+        return min(turns, max(1, value)) if isinstance(value, int) else value
+
+    turn_field: Any = Annotated[
+        int, BeforeValidator(clamp), WithJsonSchema({"type": "integer", "enum": list(range(1, turns + 1))})
+    ]
+    fields: dict[str, Any] = {"turn": (turn_field, Field(...))}
+    fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
+    model = create_model("RoundTensionFlag", __config__=ConfigDict(extra="forbid"), **fields)
+    return cast(type[TensionFlag], model)

@@ -31,3 +31,19 @@ def bound(text: str, limit: int) -> str:
         return text
     tail = limit // 3
     return text[: limit - tail - 3] + "\n…\n" + text[-tail:]
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def tidy(text: str) -> str:
+    """Drop sentences a model repeats within one answer (small models loop)."""
+    seen: set[str] = set()
+    kept = []
+    for sentence in _SENTENCE.split(text.strip()):
+        key = " ".join(sentence.lower().split())
+        if not key or key in seen:
+            continue
+        seen.add(key)
+        kept.append(sentence.strip())
+    return " ".join(kept)

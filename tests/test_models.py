@@ -1,0 +1,90 @@
+import json
+
+import pytest
+from pydantic import ValidationError
+
+from dagmca.config import SessionConfig
+from dagmca.models import (
+    STRUCTURAL_EDGES,
+    EdgeType,
+    NodeKind,
+    RevisitCheck,
+    TensionCategory,
+    TensionNode,
+    TensionStatus,
+)
+
+
+def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
+    assert {k.value for k in NodeKind} == {
+        "Session",
+        "Debate",
+        "Round",
+        "Turn",
+        "Agent",
+        "Tension",
+        "Synthesis",
+        "Final",
+    }
+    assert {t.value for t in EdgeType} == {
+        "BRANCHES_FROM",
+        "EXPLORES",
+        "MERGES_INTO",
+        "SUPERSEDES",
+        "REFERENCES",
+        "CONTRADICTS",
+        "ELABORATES",
+        "HAS_ROUND",
+        "NEXT",
+        "IN_ROUND",
+        "BY",
+        "REVISES",
+        "OBSERVES",
+        "FLAGGED_AT",
+        "INTEGRATES",
+        "IN_SESSION",
+    }
+    assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
+
+
+def _tension(**kw: object) -> TensionNode:
+    base = dict(
+        id="t1",
+        session="s",
+        debate="d",
+        question="q?",
+        urgency=0.5,
+        rationale="r",
+        excerpt="e",
+        observer="skeptical",
+        category=TensionCategory.GAP,
+    )
+    base.update(kw)
+    return TensionNode(**base)  # type: ignore[arg-type]
+
+
+def test_models_reject_unknown_fields() -> None:
+    with pytest.raises(ValidationError):
+        _tension(colour="red")
+    with pytest.raises(ValidationError):
+        SessionConfig(cpp=3, flavour="x")  # type: ignore[call-arg]
+
+
+def test_stub_label_follows_status_and_rich_values_become_json() -> None:
+    t = _tension(revisit_checks=[RevisitCheck(after="n1", similarity=0.4, outcome="open")])
+    rec = t.to_record()
+    assert rec.kind is NodeKind.TENSION and rec.labels == ("Stub",)
+    assert json.loads(str(rec.props["revisit_checks"]))[0]["after"] == "n1"
+    t.status = TensionStatus.EXPLORED
+    assert t.to_record().labels == ()
+
+
+def test_config_defaults_and_bounds() -> None:
+    cfg = SessionConfig()
+    assert (cfg.cpp, cfg.depth, cfg.rounds, cfg.max_branches) == (3, 2, 2, 3)
+    assert cfg.urgency_threshold == 0.3 and cfg.merge_threshold == 0.7
+    assert cfg.convergence_threshold == 0.85 and cfg.max_passage_bytes == 200_000
+    assert cfg.per_round_calls() == 8
+    for bad in ({"cpp": 0}, {"rounds": 0}, {"urgency_threshold": 1.5}, {"strategy": "loud"}):
+        with pytest.raises(ValidationError):
+            SessionConfig(**bad)  # type: ignore[arg-type]

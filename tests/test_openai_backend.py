@@ -1,0 +1,140 @@
+"""The openai backend against a real HTTP server on 127.0.0.1 that speaks the API."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+from openai import AsyncOpenAI
+
+from dagmca.errors import EndpointError
+from dagmca.llm.base import LLMError
+from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.prompts.schemas import TensionFlag
+
+Script = Callable[[dict[str, Any], int], tuple[int, dict[str, Any]]]
+
+
+def chat(content: str, finish: str = "stop") -> dict[str, Any]:
+    return {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+        ],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15},
+    }
+
+
+@pytest.fixture
+def server() -> Iterator[Callable[[Script], tuple[str, list[dict[str, Any]]]]]:
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(script: Script) -> tuple[str, list[dict[str, Any]]]:
+        seen: list[dict[str, Any]] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                self._send(
+                    200,
+                    {
+                        "object": "list",
+                        "data": [{"id": "m", "object": "model", "created": 0, "owned_by": "t"}],
+                    },
+                )
+
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                seen.append(body)
+                status, reply = script(body, len(seen))
+                self._send(status, reply)
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        servers.append(httpd)
+        return f"http://127.0.0.1:{httpd.server_address[1]}/v1", seen
+
+    yield start
+    for s in servers:
+        s.shutdown()
+
+
+def backend(url: str, model: str = "m") -> OpenAIBackend:
+    return OpenAIBackend(AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0, timeout=5), model)
+
+
+GOOD = {"category": "gap", "urgency": 0.6, "question": "Who pays?", "excerpt": "e", "rationale": "r"}
+
+
+def test_structured_output_is_sent_as_json_schema_and_validated(server: Any) -> None:
+    url, seen = server(lambda body, n: (200, chat(json.dumps({**GOOD, "urgency": 27186}))))
+    done = asyncio.run(
+        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+    )
+    assert seen[0]["response_format"]["type"] == "json_schema"
+    assert seen[0]["max_tokens"] == 50
+    assert done.parsed.urgency == 1.0  # clamped, not rejected
+    assert done.usage.total == 15
+
+
+def test_one_repair_retry_shows_the_model_its_error(server: Any) -> None:
+    url, seen = server(lambda body, n: (200, chat("not json" if n == 1 else json.dumps(GOOD))))
+    done = asyncio.run(
+        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+    )
+    assert done.repaired and done.parsed.question == "Who pays?"
+    assert len(seen) == 2 and "not valid JSON" in seen[1]["messages"][-1]["content"]
+
+
+def test_invalid_twice_is_an_llm_error(server: Any) -> None:
+    url, seen = server(lambda body, n: (200, chat('{"category": "nope"}')))
+    with pytest.raises(LLMError):
+        asyncio.run(
+            backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+        )
+    assert len(seen) == 2
+
+
+def test_truncated_json_is_salvaged_without_another_call(server: Any) -> None:
+    cut = json.dumps(GOOD)[:-20]
+    url, seen = server(lambda body, n: (200, chat(cut, finish="length")))
+    done = asyncio.run(
+        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+    )
+    assert len(seen) == 1 and done.parsed.question == "Who pays?"
+
+
+def test_empty_choices_and_server_errors_are_llm_errors(server: Any) -> None:
+    url, _ = server(lambda body, n: (200, {**chat("x"), "choices": []}))
+    with pytest.raises(LLMError, match="no choices"):
+        asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    url, _ = server(lambda body, n: (500, {"error": {"message": "boom"}}))
+    with pytest.raises(LLMError):
+        asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+
+
+def test_ping_checks_the_model_and_the_endpoint(server: Any) -> None:
+    url, _ = server(lambda body, n: (200, chat("x")))
+    asyncio.run(backend(url).ping())
+    with pytest.raises(EndpointError, match="not served"):
+        asyncio.run(backend(url, "other-model").ping())
+    with pytest.raises(EndpointError, match="not usable"):
+        asyncio.run(backend("http://127.0.0.1:9/v1").ping())

@@ -1,0 +1,92 @@
+"""The GraphStore contract: every backend must pass these."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store.base import GraphStore
+from dagmca.store.graph import load_graph
+from dagmca.store.sqlite import SQLiteStore
+
+
+@pytest.fixture(params=["sqlite"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    store = SQLiteStore(tmp_path / "contract.db")
+    store.init_schema()
+    yield store
+    store.close()
+
+
+def node(id_: str, kind: NodeKind = NodeKind.DEBATE, session: str = "s", **props: object) -> NodeRecord:
+    return NodeRecord(id=id_, kind=kind, session=session, created_at="2026-01-01T00:00:00", props=props)  # type: ignore[arg-type]
+
+
+def test_init_is_idempotent(backend: GraphStore) -> None:
+    backend.init_schema()
+    backend.init_schema()
+    assert backend.is_initialised()
+
+
+def test_upsert_replaces_properties_and_labels(backend: GraphStore) -> None:
+    backend.write(
+        [node("a", NodeKind.TENSION, question="q", status="stub").model_copy(update={"labels": ("Stub",)})]
+    )
+    backend.write([node("a", NodeKind.TENSION, question="q", status="explored")])
+    got = backend.get_node("a")
+    assert got is not None
+    assert got.props == {"question": "q", "status": "explored"} and got.labels == ()
+    assert len(backend.nodes("s")) == 1
+
+
+def test_edges_are_unique_per_type_and_order_is_kept(backend: GraphStore) -> None:
+    backend.write([node("a"), node("b"), node("c")])
+    e = EdgeRecord(source="a", target="b", type=EdgeType.REFERENCES, session="s", props={"similarity": 0.8})
+    backend.write([], [e, e])
+    backend.write([], [EdgeRecord(source="a", target="b", type=EdgeType.ELABORATES, session="s")])
+    assert [x.type for x in backend.edges("s")] == [EdgeType.REFERENCES, EdgeType.ELABORATES]
+    assert backend.edges("s", EdgeType.REFERENCES)[0].props == {"similarity": 0.8}
+    assert [n.id for n in backend.nodes("s")] == ["a", "b", "c"]
+
+
+def test_a_failed_write_leaves_nothing(backend: GraphStore) -> None:
+    bad = EdgeRecord(source="x", target="missing", type=EdgeType.NEXT, session="s")
+    with pytest.raises(sqlite3.IntegrityError):
+        backend.write([node("x")], [bad])
+    assert backend.get_node("x") is None
+
+
+def test_sessions_are_separate(backend: GraphStore) -> None:
+    backend.write([node("s1", NodeKind.SESSION, session="s1"), node("s2", NodeKind.SESSION, session="s2")])
+    backend.write([node("d1", session="s1")])
+    assert [s.id for s in backend.sessions()] == ["s1", "s2"]
+    assert {n.id for n in backend.nodes("s1")} == {"s1", "d1"}
+    assert backend.has_session("s1") and not backend.has_session("d1")
+
+
+def test_loads_into_a_multidigraph(backend: GraphStore) -> None:
+    backend.write([node("a", title="t"), node("b")])
+    backend.write(
+        [],
+        [
+            EdgeRecord(source="a", target="b", type=EdgeType.REFERENCES, session="s"),
+            EdgeRecord(source="a", target="b", type=EdgeType.ELABORATES, session="s"),
+        ],
+    )
+    g = load_graph(backend, "s")
+    assert g.is_multigraph() and g.is_directed()
+    assert g.nodes["a"]["kind"] == "Debate" and g.nodes["a"]["title"] == "t"
+    assert set(g["a"]["b"]) == {"REFERENCES", "ELABORATES"}
+
+
+def test_sqlite_uses_wal_and_foreign_keys(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "w.db")
+    store.init_schema()
+    conn = sqlite3.connect(tmp_path / "w.db")
+    assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+    store.close()
