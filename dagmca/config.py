@@ -35,7 +35,8 @@ class SessionConfig(BaseModel):
     seed: int = 0
     concurrency: int = Field(4, ge=1, le=64)
     request_timeout_s: float = Field(120.0, gt=0)
-    max_turn_tokens: int = Field(96, ge=8, le=8192)
+    # None: 64 for the local model (it only gets worse and slower with length), 256 else.
+    max_turn_tokens: int | None = Field(None, ge=8, le=8192)
     max_flag_tokens: int = Field(120, ge=32, le=4096)
     max_prompt_chars: int = Field(6000, ge=500)
     passage_prompt_chars: int = Field(1800, ge=200)
@@ -89,6 +90,11 @@ class SessionConfig(BaseModel):
         if not names:
             raise ValueError("needs at least one name")
         return names
+
+    def turn_tokens(self) -> int:
+        if self.max_turn_tokens is not None:
+            return self.max_turn_tokens
+        return 64 if self.llm == "local" else 256
 
     def monitor_mode(self) -> Literal["turn", "round"]:
         if self.monitor_every == "auto":

@@ -124,7 +124,9 @@ def run(
     max_revisits: int = opt("max_revisits", "Stubs that may be explored when they become relevant"),
     max_llm_calls: int = opt("max_llm_calls", "Budget: LLM calls"),
     max_tokens: int = opt("max_tokens", "Budget: tokens"),
-    max_turn_tokens: int = opt("max_turn_tokens", "Output cap of one turn, in tokens"),
+    max_turn_tokens: int = opt(
+        "max_turn_tokens", "Output cap of one turn, in tokens; unset: 64 local, 256 else"
+    ),
     concurrency: int = opt("concurrency", "LLM calls in flight at once, for the whole session"),
     temperature: float = opt("temperature", "Sampling temperature"),
     seed: int = opt("seed", "Seed for sampling"),
@@ -228,8 +230,8 @@ def _run(
                 "reports": str(result.out_dir),
                 "model": backend.model,
                 "LLM calls": f"{m.calls} ({m.failures} failed, {m.repairs} repaired)",
-                "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, "
-                f"{m.usage.completion_tokens:,} completion)",
+                "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
+                f"{m.usage.cached_tokens:,} cached; {m.usage.completion_tokens:,} completion)",
                 "cost": f"${m.cost_usd:.4f}",
                 "wall time": f"{time.monotonic() - started:.1f}s",
             },

@@ -7,8 +7,8 @@ from dataclasses import dataclass, field
 from dagmca.models import DebateNode, TensionNode
 from dagmca.prompts.text import clip
 
-OUTPUT_CHARS = 400
-STUBS_SHOWN = 5
+OUTPUT_CHARS = 250
+STUBS_SHOWN = 3
 
 
 @dataclass
@@ -37,7 +37,7 @@ class BranchBoard:
     def background(self, branch_id: str, stubs: list[TensionNode]) -> str:
         lines = [
             f"This is a branch debate. Parent question: {clip(self.parent.question, 300)}",
-            f"Parent resolution: {clip(self.parent.resolution, 600)}",
+            f"Parent resolution: {clip(self.parent.resolution, 400)}",
         ]
         others = [b for b in self.questions if b != branch_id]
         visible = self.visible_outputs(branch_id)

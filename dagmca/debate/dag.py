@@ -199,7 +199,7 @@ class DagRunner:
         try:
             done = await st.llm.complete(
                 messages,
-                max_tokens=cfg.max_turn_tokens * 2,
+                max_tokens=cfg.turn_tokens() * 2,
                 temperature=cfg.temperature,
                 seed=cfg.seed,
                 meta=CallMeta(agent="merger", debate=parent.id, phase="merge"),

@@ -28,7 +28,7 @@ async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
     try:
         done = await st.llm.complete(
             messages,
-            max_tokens=cfg.max_turn_tokens * 3,
+            max_tokens=cfg.turn_tokens() * 3,
             temperature=cfg.temperature,
             seed=cfg.seed,
             meta=CallMeta(agent="root-integrator", debate=main.id, phase="final"),

@@ -71,7 +71,7 @@ class MCAEngine:
         try:
             done = await st.llm.complete(
                 messages,
-                max_tokens=cfg.max_turn_tokens,
+                max_tokens=cfg.turn_tokens(),
                 temperature=cfg.temperature,
                 seed=cfg.seed,
                 meta=meta,

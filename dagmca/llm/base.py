@@ -17,6 +17,7 @@ class Usage(BaseModel):
     model_config = ConfigDict(extra="forbid")
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens the server served from its prompt cache
 
     @property
     def total(self) -> int:
@@ -26,6 +27,7 @@ class Usage(BaseModel):
         return Usage(
             prompt_tokens=self.prompt_tokens + other.prompt_tokens,
             completion_tokens=self.completion_tokens + other.completion_tokens,
+            cached_tokens=self.cached_tokens + other.cached_tokens,
         )
 
 

@@ -58,10 +58,14 @@ class OpenAIBackend(LLMClient):
         if not resp.choices:
             raise LLMError("the endpoint returned no choices")
         choice = resp.choices[0]
-        usage = Usage(
-            prompt_tokens=resp.usage.prompt_tokens if resp.usage else 0,
-            completion_tokens=resp.usage.completion_tokens if resp.usage else 0,
-        )
+        usage = Usage()
+        if resp.usage is not None:
+            details = resp.usage.prompt_tokens_details
+            usage = Usage(
+                prompt_tokens=resp.usage.prompt_tokens,
+                completion_tokens=resp.usage.completion_tokens,
+                cached_tokens=(details.cached_tokens or 0) if details else 0,
+            )
         return choice.message.content or "", choice.finish_reason or "", usage
 
     async def complete(

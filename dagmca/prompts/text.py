@@ -37,10 +37,11 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
 def tidy(text: str) -> str:
-    """Drop sentences a model repeats within one answer (small models loop)."""
+    """Drop sentences a model repeats within one answer (small models loop), and the
+    structural tags it echoes from its prompt."""
     seen: set[str] = set()
     kept = []
-    for sentence in _SENTENCE.split(text.strip()):
+    for sentence in _SENTENCE.split(_TAG.sub(" ", text).strip()):
         key = " ".join(sentence.lower().split())
         if not key or key in seen:
             continue
