@@ -184,10 +184,10 @@ def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> 
     parts = [quote(f"Turn {i} ({label})", text, 300) for i, (label, text) in enumerate(turns, start=1)]
     parts.append(
         f"You are the {lens} observer of this debate; you never take part. {description} "
-        "Which of the turns above reveals the strongest tension (a gap, an assumption, a "
-        "contradiction or an open question) worth its own debate? Reply with one JSON "
-        "object: the turn number, its category, its urgency from 0 (no tension) to 1, the "
-        "question that debate should ask, the excerpt that triggered it (words quoted from "
-        "the turn) and a one-sentence rationale."
+        "Find one tension in the turns above (a gap, an assumption, a contradiction or an "
+        "open question) that deserves its own debate. Reply with one JSON object: the "
+        "number of the turn that raised it, its category, its urgency from 0 (no tension) "
+        "to 1, the question a separate debate should ask about the passage's subject, the "
+        "excerpt that triggered it (words quoted from the turn) and a one-sentence rationale."
     )
     return _msgs(frame, parts)
