@@ -96,20 +96,31 @@ class OpenAIBackend(LLMClient):
                 latency_s=time.monotonic() - start,
                 finish_reason=finish,
             )
+        parsed, repair_usage = await self._structured(schema, messages, kwargs, text, finish)
+        return Completion(
+            text=json.dumps(parsed.model_dump(mode="json")),
+            parsed=parsed,
+            usage=usage + (repair_usage or Usage()),
+            latency_s=time.monotonic() - start,
+            finish_reason=finish,
+            repaired=repair_usage is not None,
+        )
+
+    async def _structured(
+        self,
+        schema: type[BaseModel],
+        messages: list[Message],
+        kwargs: dict[str, Any],
+        text: str,
+        finish: str,
+    ) -> tuple[BaseModel, Usage | None]:
+        """The validated reply, and what repairing it cost (None: it was valid)."""
         try:
-            parsed = schema.model_validate_json(text)
-            repaired = False
+            return schema.model_validate_json(text), None
         except ValidationError as first:
             salvaged = _salvage(schema, text) if finish == "length" else None
             if salvaged is not None:
-                return Completion(
-                    text=json.dumps(salvaged.model_dump(mode="json")),
-                    parsed=salvaged,
-                    usage=usage,
-                    latency_s=time.monotonic() - start,
-                    finish_reason=finish,
-                    repaired=True,
-                )
+                return salvaged, Usage()  # repaired without another call
             # One repair retry that shows the model its own error.
             repair: list[Message] = [
                 *messages,
@@ -120,21 +131,11 @@ class OpenAIBackend(LLMClient):
                     f"{_short_error(first)}. Reply again with only the JSON object.",
                 },
             ]
-            text, finish, more = await self._create(repair, kwargs)
-            usage = usage + more
+            text, _, more = await self._create(repair, kwargs)
             try:
-                parsed = schema.model_validate_json(text)
+                return schema.model_validate_json(text), more
             except ValidationError as second:
                 raise LLMError(f"invalid structured output after repair: {_short_error(second)}") from second
-            repaired = True
-        return Completion(
-            text=json.dumps(parsed.model_dump(mode="json")),
-            parsed=parsed,
-            usage=usage,
-            latency_s=time.monotonic() - start,
-            finish_reason=finish,
-            repaired=repaired,
-        )
 
     async def aclose(self) -> None:
         await self.client.close()
