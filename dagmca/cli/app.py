@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import re
 import sys
@@ -205,9 +206,8 @@ def _run(
             )
             if progress is not None:
                 progress.meter = llm.meter
-                with progress:
-                    return await run_session(state, title=title, model=backend.model, out_dir=target), llm
-            return await run_session(state, title=title, model=backend.model, out_dir=target), llm
+            with progress or contextlib.nullcontext():
+                return await run_session(state, title=title, model=backend.model, out_dir=target), llm
         finally:
             await llm.aclose()
 
@@ -255,7 +255,7 @@ def sessions(store: str = StoreOpt) -> None:
                 s.id,
                 str(p.get("title", "")),
                 str(p.get("status", "")),
-                str(p.get("started_at", ""))[:19],
+                str(p.get("started_at", ""))[:16].replace("T", " "),
                 str(p.get("llm_calls", 0)),
                 str(p.get("tokens", 0)),
             )

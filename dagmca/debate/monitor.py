@@ -37,11 +37,11 @@ class Monitor:
         self._tasks: list[asyncio.Task[None]] = []
 
     async def on_turn(self, turn: TurnNode) -> None:
-        recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
-        self.transcript.append(turn)
         if self.mode == "round":
             self._round_turns.append(turn)
             return
+        recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
+        self.transcript.append(turn)
         for lens in self.state.config.observers:
             messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
             self._tasks.append(asyncio.create_task(self._check(lens, messages, TensionFlag, [turn])))

@@ -9,23 +9,25 @@ import networkx as nx
 
 from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeType, NodeKind
 from dagmca.store.base import GraphStore
+from dagmca.store.graph import build_graph
 
 
 def check_store(store: GraphStore, session: str) -> list[str]:
     """Broken invariants of a stored session; empty when all hold."""
-    from dagmca.store.graph import load_graph
-
+    nodes, edges = store.nodes(session), store.edges(session)
     problems = []
-    ids = [n.id for n in store.nodes(session)]
+    # On the raw records: a graph would silently merge duplicate ids and invent
+    # the missing end of a dangling edge.
+    ids = [n.id for n in nodes]
     dupes = sorted(i for i, c in Counter(ids).items() if c > 1)
     if dupes:
         problems.append(f"duplicate node ids: {', '.join(dupes[:5])}")
     known = set(ids)
-    for e in store.edges(session):
+    for e in edges:
         for end in (e.source, e.target):
             if end not in known:
                 problems.append(f"{e.type.value} edge points at missing node {end}")
-    return problems + check_graph(load_graph(store, session))
+    return problems + check_graph(build_graph(session, nodes, edges))
 
 
 def check_graph(g: Any) -> list[str]:
@@ -50,9 +52,7 @@ def check_graph(g: Any) -> list[str]:
         problems.append(f"expected one Session node, found {len(sessions)}")
 
     structural = nx.DiGraph()
-    structural.add_edges_from(
-        (u, v) for u, v, t in g.edges(keys=True) if t in {s.value for s in STRUCTURAL_EDGES}
-    )
+    structural.add_edges_from((u, v) for u, v, t in g.edges(keys=True) if t in STRUCTURAL_EDGES)
     try:
         cycle = nx.find_cycle(structural)
         problems.append("structural edges form a cycle: " + " -> ".join(u for u, _ in cycle))
