@@ -14,6 +14,7 @@ from dagmca.llm.fake import Responder, ScriptedLLM
 from dagmca.llm.metered import Budget, MeteredLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from tests.bolt_server import BoltServer
 
 PASSAGE = (
     "Cities should price road space. Congestion is a cost each driver imposes on others. "
@@ -68,3 +69,11 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
         return result, state, fake
 
     return run
+
+
+@pytest.fixture(scope="session")
+def bolt_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[BoltServer]:
+    """One ArcadeDB Bolt server for the whole test run (the JVM starts once per process)."""
+    server = BoltServer.start(tmp_path_factory.mktemp("arcadedb"))
+    yield server
+    server.stop()

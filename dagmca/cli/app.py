@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import re
 import sys
 import time
@@ -19,8 +20,9 @@ from typer.exceptions import TyperException
 
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
-from dagmca.store import open_existing, open_store, resolve_store
+from dagmca.store import DEFAULT_STORE, open_existing, open_store, resolve_store
 from dagmca.store.base import GraphStore
+from dagmca.store.neo4j import is_bolt_uri
 
 app = typer.Typer(
     name="dagmca",
@@ -163,9 +165,10 @@ def run(
         graph_store.init_schema()
         if graph_store.has_session(session_id):
             raise UserError(
-                f"session {session_id!r} already exists in {location}", "choose another --session"
+                f"session {session_id!r} already exists in {graph_store.location}", "choose another --session"
             )
-        target = out_dir or Path(location).parent / "sessions" / session_id
+        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
+        target = out_dir or reports_root / "sessions" / session_id
         _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
     finally:
         graph_store.close()
@@ -311,10 +314,79 @@ def check(session: str = typer.Argument(..., help="Session id."), store: str = S
 @db_app.command("init")
 def db_init(store: str = StoreOpt) -> None:
     """Create the store's schema. Safe to run twice."""
-    location = resolve_store(store)
-    with open_store(location, create=True) as st:
+    with open_store(resolve_store(store), create=True) as st:
         st.init_schema()
-    out.print(f"initialised {location}")
+        out.print(f"initialised {st.location}")
+
+
+@app.command()
+def push(
+    session: str = typer.Argument(..., help="Session id."),
+    to: str = typer.Option(
+        None,
+        "--to",
+        help="Target store, e.g. bolt://localhost:7687 (default: NEO4J_URI).",
+        show_default=False,
+    ),
+    store: str = StoreOpt,
+) -> None:
+    """Copy a session from the embedded store into Neo4j (or any store). Idempotent."""
+    from dagmca.store.push import push_session
+
+    target_location = to or os.environ.get("NEO4J_URI")
+    if not target_location:
+        raise UserError("push needs a target", "pass --to bolt://host:7687 or set NEO4J_URI")
+    source_location = store or os.environ.get("DAGMCA_STORE") or str(DEFAULT_STORE)
+    with open_existing(source_location) as src:
+        _session_or_fail(src, session)
+        with open_store(target_location, create=True) as dst:
+            if dst.location == src.location:
+                raise UserError("push source and target are the same store", "pass another --to")
+            dst.init_schema()
+            nodes, edges = push_session(src, dst, session)
+            out.print(f"pushed {session}: {nodes} nodes, {edges} edges from {src.location} to {dst.location}")
+
+
+@app.command()
+def query(
+    cypher_text: str = typer.Argument(
+        ..., metavar="CYPHER", help="A Cypher query; use $name for parameters."
+    ),
+    param: list[str] = typer.Option(
+        [], "--param", "-p", help="A parameter, name=value (value read as JSON when it parses). Repeatable."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the rows as JSON."),
+    write: bool = typer.Option(False, "--write", help="Allow a query that writes."),
+    store: str = StoreOpt,
+) -> None:
+    """Run Cypher against a Neo4j store and print the rows. Read-only unless --write."""
+    from dagmca.cli.render import rows_table
+    from dagmca.store.neo4j import Neo4jStore
+    from dagmca.store.query import parse_params, records_to_rows, write_clause
+
+    params = parse_params(param)
+    clause = write_clause(cypher_text)
+    if clause and not write:
+        raise UserError(f"the query writes ({clause}) and queries are read-only", "pass --write to allow it")
+    location = resolve_store(store)
+    if not is_bolt_uri(location):
+        raise UserError(
+            f"query runs Cypher, and {location} is the embedded store",
+            "pass --store bolt://host:7687 (copy a session there with `dagmca push`)",
+        )
+    import neo4j.exceptions
+
+    with open_store(location) as st:
+        assert isinstance(st, Neo4jStore)
+        try:
+            keys, rows = records_to_rows(st.run_query(cypher_text, params, write=write))
+        except neo4j.exceptions.Neo4jError as exc:
+            raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
+        return
+    out.print(rows_table(keys, rows))
+    err.print(f"{len(rows)} row(s)")
 
 
 def main(argv: list[str] | None = None) -> int:

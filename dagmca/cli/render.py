@@ -85,3 +85,18 @@ def session_tree(store: GraphStore, session: str) -> Tree:
     for f in (n for n in nodes.values() if n.kind is NodeKind.FINAL):
         tree.add(_label(f))
     return tree
+
+
+def rows_table(keys: list[str], rows: list[dict[str, Any]], width: int = 120) -> Table:
+    """Query rows as a table; structured values shown as compact JSON, long text clipped."""
+    import json
+
+    table = Table(*keys)
+    for row in rows:
+        cells = []
+        for key in keys:
+            value = row.get(key)
+            text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+            cells.append(escape(clip(text, width)))
+        table.add_row(*cells)
+    return table

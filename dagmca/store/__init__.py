@@ -6,7 +6,8 @@ import os
 from pathlib import Path
 
 from dagmca.errors import UserError
-from dagmca.store.base import GraphStore
+from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.neo4j import BoltTarget, connect, is_bolt_uri
 from dagmca.store.sqlite import SQLiteStore
 
 DEFAULT_STORE = Path(".dagmca") / "dagmca.db"
@@ -15,6 +16,7 @@ __all__ = [
     "DEFAULT_STORE",
     "GraphStore",
     "SQLiteStore",
+    "StoreError",
     "open_existing",
     "open_store",
     "resolve_store",
@@ -22,18 +24,15 @@ __all__ = [
 
 
 def resolve_store(flag: str | None) -> str:
-    """--store flag > DAGMCA_STORE > .dagmca/dagmca.db under the current directory."""
-    return flag or os.environ.get("DAGMCA_STORE") or str(DEFAULT_STORE)
+    """--store flag > DAGMCA_STORE > NEO4J_URI > .dagmca/dagmca.db under the current directory."""
+    return flag or os.environ.get("DAGMCA_STORE") or os.environ.get("NEO4J_URI") or str(DEFAULT_STORE)
 
 
 def open_store(location: str, *, create: bool = False) -> GraphStore:
     """Open a store. `create` makes the file (and its folder) when missing; the
     caller still runs `init_schema` explicitly."""
-    if location.startswith(("bolt://", "bolt+s://", "neo4j://", "neo4j+s://")):
-        raise UserError(
-            f"a Neo4j store ({location.split('@')[-1]}) is not supported by this version",
-            "use the embedded store: a file path for --store",
-        )
+    if is_bolt_uri(location):
+        return connect(BoltTarget.parse(location))
     path = Path(location)
     if path.is_dir():
         raise UserError(f"store {path} is a directory", "give a file path such as .dagmca/dagmca.db")

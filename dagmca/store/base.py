@@ -9,6 +9,10 @@ from types import TracebackType
 from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 
+class StoreError(Exception):
+    """A write the store refused (a missing endpoint, a broken constraint); nothing of it was kept."""
+
+
 class GraphStore(ABC):
     """A property graph of sessions. Writes are upserts; one `write` is one transaction.
 

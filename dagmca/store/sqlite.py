@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
-from dagmca.store.base import GraphStore
+from dagmca.store.base import GraphStore, StoreError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
@@ -97,6 +97,9 @@ class SQLiteStore(GraphStore):
                         json.dumps(e.props, ensure_ascii=False, sort_keys=True),
                     ),
                 )
+        except sqlite3.IntegrityError as exc:
+            cur.execute("ROLLBACK")
+            raise StoreError(f"write refused: {exc}") from exc
         except BaseException:
             cur.execute("ROLLBACK")
             raise

@@ -1,0 +1,175 @@
+"""Every Cypher statement dagmca sends, as named builders, and the pure row mappers.
+
+Values reach Cypher only as parameters. Labels and relationship types cannot be
+parameters in Neo4j 5, so builders take them only from `NodeKind`, `STUB_LABEL`
+and `EdgeType`: the enums are the whitelist. Everything here is plain Neo4j 5
+Cypher (no APOC, no map-valued properties), which ArcadeDB's Bolt plugin also runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dagmca.models import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
+
+NODE_LABEL = "Node"
+ID_CONSTRAINT = "dagmca_node_id"
+# Properties the store itself owns on every node, beside the record's own props.
+NODE_KEYS = ("id", "session", "created_at", "seq")
+EDGE_KEYS = ("session", "seq")
+
+_EXTRA_LABELS = frozenset({STUB_LABEL})
+
+# Indexes on what the cookbook (examples/queries.cypher) filters by.
+_INDEXES = (
+    ("dagmca_node_session", NODE_LABEL, "session"),
+    ("dagmca_session_status", NodeKind.SESSION.value, "status"),
+    ("dagmca_debate_origin", NodeKind.DEBATE.value, "origin"),
+    ("dagmca_tension_status", NodeKind.TENSION.value, "status"),
+    ("dagmca_tension_urgency", NodeKind.TENSION.value, "urgency"),
+    ("dagmca_turn_phase", NodeKind.TURN.value, "phase"),
+)
+
+
+def schema_statements() -> list[str]:
+    """Constraint and indexes, Neo4j 5 syntax, each safe to run twice."""
+    stmts = [f"CREATE CONSTRAINT {ID_CONSTRAINT} IF NOT EXISTS FOR (n:{NODE_LABEL}) REQUIRE n.id IS UNIQUE"]
+    for name, label, prop in _INDEXES:
+        stmts.append(f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})")
+    return stmts
+
+
+def show_constraints() -> str:
+    return "SHOW CONSTRAINTS"
+
+
+def _labels(kind: NodeKind, extra: Sequence[str]) -> str:
+    bad = [label for label in extra if label not in _EXTRA_LABELS]
+    if bad:
+        raise ValueError(f"label {bad[0]!r} is not in the schema")
+    return "".join(f":{label}" for label in (kind.value, *sorted(extra)))
+
+
+def upsert_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> list[str]:
+    """Statements, run in order in one transaction, for rows {id, seq, props}.
+
+    A new node is created with all its labels at once; an existing one has its
+    properties replaced (keeping `seq`, the creation order) and only the extra labels
+    that changed toggled. Plain `MERGE` + `SET n:Label` would do in Neo4j, but some
+    Bolt servers (ArcadeDB) turn a label change into a new record, which breaks the
+    id constraint when it happens in the transaction that created the node.
+    Rows must have distinct ids.
+    """
+    labels = _labels(kind, extra_labels)
+    statements = [
+        f"UNWIND $rows AS row OPTIONAL MATCH (old:{NODE_LABEL} {{id: row.id}}) "
+        f"WITH row, old WHERE old IS NULL CREATE (n:{NODE_LABEL}{labels}) SET n = row.props, n.seq = row.seq",
+        f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
+        "WITH n, row, n.seq AS seq SET n = row.props SET n.seq = seq",
+    ]
+    if kind is NodeKind.TENSION:
+        for label in sorted(_EXTRA_LABELS):
+            change = (
+                f"NOT n:{label} SET n:{label}" if label in extra_labels else f"n:{label} REMOVE n:{label}"
+            )
+            statements.append(f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) WHERE {change}")
+    return statements
+
+
+def upsert_edges(type_: EdgeType) -> str:
+    """Rows: {source, target, seq, props}. One relationship per source, target and
+    type; a row whose endpoint is missing is not written (the count tells)."""
+    rel = EdgeType(type_).value
+    return (
+        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}}) "
+        f"MATCH (b:{NODE_LABEL} {{id: row.target}}) "
+        f"MERGE (a)-[r:{rel}]->(b) "
+        "ON CREATE SET r.seq = row.seq "
+        "WITH r, row, r.seq AS seq "
+        "SET r = row.props SET r.seq = seq "
+        "RETURN count(r) AS written"
+    )
+
+
+def get_node() -> str:
+    return f"MATCH (n:{NODE_LABEL} {{id: $id}}) RETURN properties(n) AS props, labels(n) AS labels"
+
+
+def session_nodes(kind: NodeKind | None) -> str:
+    label = f":{kind.value}" if kind is not None else ""
+    return (
+        f"MATCH (n:{NODE_LABEL}{label} {{session: $session}}) "
+        "RETURN properties(n) AS props, labels(n) AS labels ORDER BY n.seq"
+    )
+
+
+def session_edges(type_: EdgeType | None) -> str:
+    rel = f":{EdgeType(type_).value}" if type_ is not None else ""
+    return (
+        f"MATCH (a:{NODE_LABEL} {{session: $session}})-[r{rel}]->(b:{NODE_LABEL}) "
+        "WHERE r.session = $session "
+        "RETURN a.id AS source, b.id AS target, type(r) AS type, properties(r) AS props "
+        "ORDER BY r.seq"
+    )
+
+
+def sessions() -> str:
+    return (
+        f"MATCH (n:{NODE_LABEL}:{NodeKind.SESSION.value}) "
+        "RETURN properties(n) AS props, labels(n) AS labels ORDER BY n.seq"
+    )
+
+
+def count_session() -> str:
+    return (
+        f"MATCH (n:{NODE_LABEL} {{session: $session}}) "
+        "OPTIONAL MATCH (n)-[r]->() WHERE r.session = $session "
+        "RETURN count(DISTINCT n) AS nodes, count(r) AS edges"
+    )
+
+
+# -- pure row mapping ---------------------------------------------------------
+
+
+def node_row(record: NodeRecord, seq: int) -> dict[str, Any]:
+    clash = set(record.props) & set(NODE_KEYS)
+    if clash:
+        raise ValueError(f"node property {sorted(clash)[0]!r} is reserved by the store")
+    props: dict[str, Any] = dict(record.props)
+    props.update(id=record.id, session=record.session, created_at=record.created_at)
+    return {"id": record.id, "seq": seq, "props": props}
+
+
+def edge_row(record: EdgeRecord, seq: int) -> dict[str, Any]:
+    clash = set(record.props) & set(EDGE_KEYS)
+    if clash:
+        raise ValueError(f"edge property {sorted(clash)[0]!r} is reserved by the store")
+    props: dict[str, Any] = dict(record.props)
+    props["session"] = record.session
+    return {"source": record.source, "target": record.target, "seq": seq, "props": props}
+
+
+def to_node(props: Mapping[str, Any], labels: Sequence[str]) -> NodeRecord:
+    kinds = [NodeKind(label) for label in labels if label in NodeKind._value2member_map_]
+    if len(kinds) != 1:
+        raise ValueError(f"node {props.get('id')!r} has kind labels {sorted(labels)}")
+    extra = tuple(sorted(label for label in labels if label in _EXTRA_LABELS))
+    return NodeRecord(
+        id=props["id"],
+        kind=kinds[0],
+        session=props["session"],
+        created_at=props["created_at"],
+        labels=extra,
+        props={k: v for k, v in props.items() if k not in NODE_KEYS},
+    )
+
+
+def to_edge(source: str, target: str, type_: str, props: Mapping[str, Any]) -> EdgeRecord:
+    return EdgeRecord(
+        source=source,
+        target=target,
+        type=EdgeType(type_),
+        session=props["session"],
+        props={k: v for k, v in props.items() if k not in EDGE_KEYS},
+    )

@@ -1,0 +1,208 @@
+"""Neo4j (or any Bolt server that speaks Neo4j 5 Cypher) through the official driver."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar
+from urllib.parse import urlsplit, urlunsplit
+
+import neo4j
+from neo4j import exceptions as neo4j_errors
+
+from dagmca.errors import UserError
+from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store import cypher
+from dagmca.store.base import GraphStore, StoreError
+
+BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+
+T = TypeVar("T")
+
+
+def is_bolt_uri(location: str) -> bool:
+    return location.split("://", 1)[0] in BOLT_SCHEMES and "://" in location
+
+
+@dataclass(frozen=True)
+class BoltTarget:
+    """Where and as whom to connect. `password` never reaches `location` or a message."""
+
+    uri: str
+    user: str
+    password: str | None
+    database: str | None
+
+    @property
+    def location(self) -> str:
+        return f"{self.uri}/{self.database}" if self.database else self.uri
+
+    def __repr__(self) -> str:  # keeps the password out of tracebacks and logs
+        return f"BoltTarget({self.location!r}, user={self.user!r})"
+
+    @classmethod
+    def parse(cls, location: str, env: dict[str, str] | None = None) -> BoltTarget:
+        """`scheme://[user[:password]@]host[:port][/database]`; NEO4J_USER,
+        NEO4J_PASSWORD and NEO4J_DATABASE fill what the URI leaves out."""
+        env = dict(os.environ) if env is None else env
+        parts = urlsplit(location)
+        if not parts.hostname:
+            raise UserError(f"bad Neo4j URI {cls._safe(location)}", "expected bolt://host:7687")
+        try:
+            port = parts.port
+        except ValueError:
+            raise UserError(
+                f"bad port in Neo4j URI {cls._safe(location)}", "expected bolt://host:7687"
+            ) from None
+        netloc = parts.hostname + (f":{port}" if port else "")
+        database = parts.path.strip("/") or env.get("NEO4J_DATABASE") or None
+        return cls(
+            uri=urlunsplit((parts.scheme, netloc, "", "", "")),
+            user=parts.username or env.get("NEO4J_USER") or "neo4j",
+            password=parts.password or env.get("NEO4J_PASSWORD") or None,
+            database=database,
+        )
+
+    @staticmethod
+    def _safe(location: str) -> str:
+        scheme, _, rest = location.partition("://")
+        return f"{scheme}://{rest.rsplit('@', 1)[-1]}"
+
+
+def connect(target: BoltTarget) -> Neo4jStore:
+    """Open a driver and prove the server, the credentials and the database, so a
+    wrong setting fails here with one line instead of mid-run."""
+    auth = (target.user, target.password) if target.password is not None else None
+    try:
+        driver = neo4j.GraphDatabase.driver(
+            target.uri, auth=auth, connection_timeout=5.0, max_transaction_retry_time=15.0
+        )
+    except (neo4j_errors.ConfigurationError, ValueError) as exc:
+        raise UserError(f"bad Neo4j URI {target.location}: {exc}", "expected bolt://host:7687") from None
+    store = Neo4jStore(driver, database=target.database, location=target.location)
+    try:
+        store.ping()
+    except BaseException:
+        driver.close()
+        raise
+    return store
+
+
+class Neo4jStore(GraphStore):
+    """Takes a driver so callers (and tests) choose how to connect. Writes are MERGEs
+    batched with UNWIND, one managed transaction per `write`; the driver retries
+    transient errors."""
+
+    def __init__(self, driver: neo4j.Driver, *, database: str | None = None, location: str = "") -> None:
+        self._driver = driver
+        self._database = database
+        self._location = location or "neo4j"
+        # Creation order across processes (a resumed run, a push): monotonic clock
+        # nanoseconds, never repeating within this process.
+        self._last_seq = 0
+
+    @property
+    def location(self) -> str:
+        return self._location
+
+    def ping(self) -> None:
+        self._call(lambda s: s.run("RETURN 1 AS ok").consume())
+
+    def init_schema(self) -> None:
+        for stmt in cypher.schema_statements():
+            self._call(lambda s, q=stmt: s.run(q).consume())  # type: ignore[misc]
+
+    def is_initialised(self) -> bool:
+        rows = self._read(cypher.show_constraints(), {})
+        return any(r.get("name") == cypher.ID_CONSTRAINT for r in rows)
+
+    def _seq(self) -> int:
+        self._last_seq = max(self._last_seq + 1, time.time_ns())
+        return self._last_seq
+
+    def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        latest = {n.id: n for n in nodes}  # one row per id: the statements need distinct ids
+        node_batches: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
+        for n in latest.values():
+            node_batches.setdefault((n.kind, tuple(sorted(n.labels))), []).append(
+                cypher.node_row(n, self._seq())
+            )
+        edge_batches: dict[EdgeType, list[dict[str, Any]]] = {}
+        for e in edges:
+            edge_batches.setdefault(e.type, []).append(cypher.edge_row(e, self._seq()))
+        if not node_batches and not edge_batches:
+            return
+
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            for (kind, labels), rows in node_batches.items():
+                for statement in cypher.upsert_nodes(kind, labels):
+                    tx.run(statement, rows=rows).consume()
+            for type_, rows in edge_batches.items():
+                written = tx.run(cypher.upsert_edges(type_), rows=rows).single(strict=True)["written"]
+                if written != len(rows):
+                    # Raising inside the managed transaction rolls all of it back.
+                    raise StoreError(f"{len(rows) - written} {type_.value} edge(s) point at a missing node")
+
+        self._call(lambda s: s.execute_write(work))
+
+    def get_node(self, node_id: str) -> NodeRecord | None:
+        rows = self._read(cypher.get_node(), {"id": node_id})
+        return cypher.to_node(rows[0]["props"], rows[0]["labels"]) if rows else None
+
+    def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
+        rows = self._read(cypher.session_nodes(kind), {"session": session})
+        return [cypher.to_node(r["props"], r["labels"]) for r in rows]
+
+    def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
+        rows = self._read(cypher.session_edges(type_), {"session": session})
+        return [cypher.to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
+
+    def sessions(self) -> list[NodeRecord]:
+        return [cypher.to_node(r["props"], r["labels"]) for r in self._read(cypher.sessions(), {})]
+
+    def counts(self, session: str) -> tuple[int, int]:
+        row = self._read(cypher.count_session(), {"session": session})[0]
+        return int(row["nodes"]), int(row["edges"])
+
+    def run_query(self, query: str, params: dict[str, Any], *, write: bool = False) -> list[neo4j.Record]:
+        """A user's Cypher (`dagmca query`), in a read transaction unless `write`."""
+
+        def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
+            return list(tx.run(query, params))
+
+        if write:
+            return self._call(lambda s: s.execute_write(work))
+        return self._call(lambda s: s.execute_read(work))
+
+    def close(self) -> None:
+        self._driver.close()
+
+    def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:
+            return [r.data() for r in tx.run(query, params)]
+
+        return self._call(lambda s: s.execute_read(work))
+
+    def _call(self, fn: Callable[[neo4j.Session], T]) -> T:
+        try:
+            with self._driver.session(database=self._database) as session:
+                return fn(session)
+        except neo4j_errors.AuthError:
+            raise UserError(
+                f"Neo4j at {self._location} refused the user name or password",
+                "check NEO4J_USER and NEO4J_PASSWORD",
+            ) from None
+        except neo4j_errors.ServiceUnavailable:
+            raise UserError(
+                f"cannot reach Neo4j at {self._location}",
+                "start it (`docker compose up -d`) or check --store / NEO4J_URI",
+            ) from None
+        except neo4j_errors.ClientError as exc:
+            if exc.code and exc.code.endswith("DatabaseNotFound"):
+                raise UserError(
+                    f"Neo4j at {self._location} has no database {self._database!r}",
+                    "create it, or set NEO4J_DATABASE / the /database part of the URI",
+                ) from None
+            raise

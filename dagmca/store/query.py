@@ -1,0 +1,70 @@
+"""`dagmca query`: parameters from the command line, the read-only guard, plain values."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+import neo4j
+import neo4j.graph
+import neo4j.time
+
+from dagmca.errors import UserError
+
+_WRITE_CLAUSE = re.compile(
+    r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|ALTER|RENAME|GRANT|DENY|REVOKE)\b",
+    re.IGNORECASE,
+)
+# String literals, quoted names and comments, which may contain any word.
+_NOT_CODE = re.compile(r"'(?:\\.|[^'\\])*'|\"(?:\\.|[^\"\\])*\"|`[^`]*`|//[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def parse_params(pairs: Iterable[str]) -> dict[str, Any]:
+    """`k=v` pairs; v is read as JSON when it parses (numbers, true, lists), else as text."""
+    params: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, raw = pair.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", key):
+            raise UserError(f"bad --param {pair!r}", "write it as name=value, e.g. --param session=abc")
+        try:
+            params[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            params[key] = raw
+    return params
+
+
+def write_clause(query: str) -> str | None:
+    """The first clause that writes, outside literals and comments; None for a read."""
+    found = _WRITE_CLAUSE.search(_NOT_CODE.sub(" ", query))
+    return found.group(1).upper() if found else None
+
+
+def plain(value: Any) -> Any:
+    """A driver value as JSON-ready data: nodes carry their labels, relationships
+    their type and ends, paths their node ids."""
+    if isinstance(value, neo4j.graph.Node):
+        return {"labels": sorted(value.labels), **{k: plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Relationship):
+        ends = [n.get("id") if n is not None else None for n in (value.start_node, value.end_node)]
+        return {"type": value.type, "from": ends[0], "to": ends[1], **{k: plain(v) for k, v in value.items()}}
+    if isinstance(value, neo4j.graph.Path):
+        return [n.get("id") for n in value.nodes]
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, neo4j.time.Date | neo4j.time.DateTime | neo4j.time.Time | neo4j.time.Duration):
+        return str(value)
+    return value
+
+
+def records_to_rows(records: Iterable[neo4j.Record]) -> tuple[list[str], list[dict[str, Any]]]:
+    keys: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for record in records:
+        if not keys:
+            keys = list(record.keys())
+        rows.append(dict(zip(record.keys(), map(plain, record.values()), strict=True)))
+    return keys, rows

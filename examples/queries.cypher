@@ -1,0 +1,130 @@
+// dagmca Cypher cookbook — queries over the graph schema of DESIGN §6.
+//
+// Every node has the label :Node, its kind label (:Session, :Debate, :Round, :Turn,
+// :Agent, :Tension, :Synthesis, :Final) and `id`, `session`, `created_at`, `seq`
+// (creation order). Open stubs also carry :Stub.
+//
+// Most queries take the session id as a parameter. In Neo4j Browser set it first:
+//     :param session => '20261121-101500-3fa2b1'
+// From the command line:
+//     dagmca query "$(cat query.cypher)" --param session=20261121-101500-3fa2b1
+//
+// Each query starts with `// name:` and `// needs:` (the labels or relationship types a
+// session must contain for the query to return rows; the tests check exactly that),
+// and ends with a semicolon.
+
+// name: sessions-by-cost
+// needs: Session
+// Every session in the database, the most expensive first.
+MATCH (s:Session)
+RETURN s.id AS session, s.title AS title, s.status AS status, s.llm_calls AS calls,
+       s.tokens AS tokens, s.cost_usd AS cost_usd
+ORDER BY s.cost_usd DESC, s.tokens DESC;
+
+// name: open-stubs-by-urgency
+// needs: Stub
+// Tensions flagged but never explored: what to look at next.
+MATCH (t:Stub {session: $session})
+RETURN t.question AS question, t.urgency AS urgency, t.category AS category,
+       t.observer AS observer, t.debate AS raised_in
+ORDER BY t.urgency DESC
+LIMIT 25;
+
+// name: branch-tree
+// needs: BRANCHES_FROM, EXPLORES
+// Each branch debate, the tension it explores and the debate it branched from.
+MATCH (b:Debate {session: $session})-[:BRANCHES_FROM]->(parent:Debate)
+MATCH (b)-[:EXPLORES]->(t:Tension)
+RETURN b.depth AS depth, b.origin AS origin, t.question AS explores, t.urgency AS urgency,
+       parent.question AS branched_from, b.rounds AS rounds, b.converged AS converged
+ORDER BY b.depth, t.urgency DESC;
+
+// name: syntheses-with-parents
+// needs: Synthesis, MERGES_INTO
+// Merge nodes: which branches converged, how similar they were, and why they merged.
+MATCH (x:Node)-[:MERGES_INTO]->(s:Synthesis {session: $session})
+RETURN s.id AS synthesis, s.similarity AS similarity, s.reason AS reason,
+       collect(coalesce(x.question, x.resolution)) AS parents, count(x) AS parent_count
+ORDER BY parent_count DESC;
+
+// name: unreconciled-contradictions
+// needs: CONTRADICTS
+// Debates that contradict each other and were never joined by a synthesis.
+MATCH (a:Debate {session: $session})-[:CONTRADICTS]->(b:Debate)
+WHERE NOT EXISTS { MATCH (a)-[:MERGES_INTO]->(:Synthesis)<-[:MERGES_INTO]-(b) }
+RETURN a.question AS debate, a.resolution AS says, b.question AS contradicted_by,
+       b.resolution AS which_says;
+
+// name: main-to-synthesis-paths
+// needs: Synthesis, MERGES_INTO, BRANCHES_FROM
+// How each synthesis was reached: the chain of debates from the main debate down to it.
+MATCH (main:Debate {session: $session, origin: 'main'})
+MATCH p = (s:Synthesis {session: $session})<-[:MERGES_INTO]-(b:Debate)-[:BRANCHES_FROM*1..6]->(main)
+RETURN s.id AS synthesis, [n IN reverse(nodes(p)) | coalesce(n.question, n.id)] AS path, length(p) AS hops
+ORDER BY synthesis, hops;
+
+// name: lateral-revisions-by-perspective
+// needs: Turn
+// Which perspectives change their mind after hearing their siblings.
+MATCH (t:Turn {session: $session, phase: 'lateral'})
+RETURN t.perspective AS perspective, count(t) AS lateral_turns,
+       sum(CASE WHEN t.revised THEN 1 ELSE 0 END) AS revised,
+       round(100.0 * sum(CASE WHEN t.revised THEN 1 ELSE 0 END) / count(t)) AS revised_pct
+ORDER BY revised DESC, perspective;
+
+// name: tensions-per-observer
+// needs: Tension
+// How much each observer lens flagged, how urgent it thought things were, and how
+// much of it was explored.
+MATCH (t:Tension {session: $session})
+RETURN t.observer AS observer, count(t) AS flagged, round(100 * avg(t.urgency)) / 100 AS mean_urgency,
+       sum(CASE WHEN t.status = 'explored' THEN 1 ELSE 0 END) AS explored,
+       sum(CASE WHEN t.status = 'stub' THEN 1 ELSE 0 END) AS stubs
+ORDER BY flagged DESC;
+
+// name: superseded-stubs
+// needs: SUPERSEDES
+// Which later node made a stub unnecessary.
+MATCH (n:Node)-[r:SUPERSEDES]->(t:Tension {session: $session})
+RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS by_kind, coalesce(n.question, n.resolution, n.id) AS by,
+       t.question AS stub, r.similarity AS similarity;
+
+// name: reference-cycles
+// needs: REFERENCES-cycle
+// Cycles of reference between debates or turns (allowed: relations are not structure).
+MATCH p = (a:Node {session: $session})-[:REFERENCES*2..4]->(a)
+RETURN [n IN nodes(p) | n.id] AS cycle, length(p) AS length
+ORDER BY length
+LIMIT 25;
+
+// name: rounds-and-convergence
+// needs: Round
+// The rounds of every debate with the root's convergence score after each.
+MATCH (d:Debate {session: $session})-[:HAS_ROUND]->(r:Round)
+RETURN d.origin AS origin, d.question AS debate, r.number AS round, r.convergence_score AS convergence
+ORDER BY d.created_at, r.number;
+
+// name: where-tensions-were-flagged
+// needs: FLAGGED_AT, BY
+// The turn and agent that raised each selected or explored tension.
+MATCH (t:Tension {session: $session})-[:FLAGGED_AT]->(turn:Turn)-[:BY]->(a:Agent)
+WHERE t.status <> 'stub'
+RETURN t.question AS tension, t.status AS status, turn.round AS round, turn.phase AS phase,
+       a.name AS agent, a.perspective AS perspective
+ORDER BY t.urgency DESC;
+
+// name: dag-nodes-with-several-parents
+// needs: MERGES_INTO
+// The DAG is not a tree: nodes reached from several structural parents.
+MATCH (n:Node {session: $session})<-[r:MERGES_INTO|SUPERSEDES]-(parent:Node)
+WITH n, count(DISTINCT parent) AS parents
+WHERE parents >= 2
+RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, n.id AS id, parents
+ORDER BY parents DESC;
+
+// name: what-the-final-integrates
+// needs: Final, INTEGRATES
+// Everything the root integrator read, by kind.
+MATCH (f:Final {session: $session})-[:INTEGRATES]->(n:Node)
+RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, count(n) AS integrated,
+       collect(coalesce(n.question, n.resolution, n.id))[0..5] AS examples;

@@ -1,0 +1,220 @@
+"""Neo4j as a first-class store, against a real Bolt server (ArcadeDB from PyPI):
+push, query, the cookbook, `run --store bolt://…`, and the errors users make."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import networkx as nx
+import pytest
+
+from dagmca.models import EdgeType, NodeKind, edge
+from dagmca.store.base import GraphStore
+from dagmca.store.check import check_store
+from dagmca.store.cookbook import load_cookbook
+from dagmca.store.graph import load_graph
+from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
+from dagmca.store.push import push_session
+from dagmca.store.query import parse_params, write_clause
+from dagmca.store.sqlite import SQLiteStore
+from tests.bolt_server import BoltServer, free_port
+from tests.conftest import RunSession
+from tests.test_cli import dagmca
+from tests.test_pipeline import QUESTIONS, scripted
+
+ROOT = Path(__file__).resolve().parents[1]
+COOKBOOK = ROOT / "examples" / "queries.cypher"
+
+
+@pytest.fixture
+def target(bolt_server: BoltServer) -> BoltTarget:
+    return bolt_server.new_target()
+
+
+@pytest.fixture
+def rich_session(run_fake: RunSession) -> SQLiteStore:
+    """A fake session with branches, a synthesis, stubs and superseded stubs, plus the
+    relations the fake does not produce yet (a contradiction, a reference cycle)."""
+    answers = {
+        QUESTIONS[0]: "Pricing works when revenue funds buses and exemptions protect workers.",
+        QUESTIONS[1]: "Pricing works when revenue funds buses and exemptions protect workers.",
+        QUESTIONS[2]: "Would shops in the centre lose suburban visitors? Legal ring fencing rarely lasts.",
+    }
+    _, state, _ = run_fake(
+        scripted(QUESTIONS, answers), max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent"
+    )
+    b1, b3 = "s1/main/b1", "s1/main/b3"
+    state.write(
+        [],
+        [
+            edge(b1, b3, EdgeType.CONTRADICTS, "s1", similarity=0.2),
+            edge(b1, b3, EdgeType.REFERENCES, "s1"),
+            edge(b3, b1, EdgeType.REFERENCES, "s1"),
+        ],
+    )
+    assert isinstance(state.store, SQLiteStore)
+    return state.store
+
+
+def signature(
+    store: GraphStore, session: str
+) -> tuple[list[tuple[str, str, tuple[str, ...]]], list[tuple[str, ...]]]:
+    nodes = sorted((n.id, n.kind.value, n.labels) for n in store.nodes(session))
+    props = {n.id: n.props for n in store.nodes(session)}
+    edges = sorted(
+        (e.source, e.target, e.type.value, json.dumps(e.props, sort_keys=True)) for e in store.edges(session)
+    )
+    return [(i, k + json.dumps(props[i], sort_keys=True), labels) for i, k, labels in nodes], edges
+
+
+def test_push_copies_a_session_exactly_and_twice_changes_nothing(
+    rich_session: SQLiteStore, target: BoltTarget
+) -> None:
+    with connect(target) as dst:
+        assert not dst.is_initialised()
+        dst.init_schema()
+        dst.init_schema()
+        assert dst.is_initialised()
+        first = push_session(rich_session, dst, "s1", batch=50)
+        counts = dst.counts("s1") if isinstance(dst, Neo4jStore) else None
+        assert counts == first
+        push_session(rich_session, dst, "s1", batch=50)
+        assert dst.counts("s1") == counts  # type: ignore[attr-defined]
+        assert signature(dst, "s1") == signature(rich_session, "s1")
+        # creation order survives the copy
+        assert [n.id for n in dst.nodes("s1")] == [n.id for n in rich_session.nodes("s1")]
+        assert check_store(dst, "s1") == []
+
+
+def test_every_cookbook_query_runs_and_returns_rows_where_the_session_has_the_data(
+    rich_session: SQLiteStore, target: BoltTarget
+) -> None:
+    queries = load_cookbook(COOKBOOK)
+    assert len(queries) >= 10 and len({q.name for q in queries}) == len(queries)
+    g = load_graph(rich_session, "s1")
+    present = {d["kind"] for _, d in g.nodes(data=True)} | {k for _, _, k in g.edges(keys=True)}
+    if any("Stub" in rich_session.get_node(n).labels for n in g.nodes):  # type: ignore[union-attr]
+        present.add("Stub")
+    refs = nx.DiGraph([(a, b) for a, b, k in g.edges(keys=True) if k == EdgeType.REFERENCES.value])
+    if next(nx.simple_cycles(refs), None) is not None:
+        present.add("REFERENCES-cycle")
+    with connect(target) as dst:
+        dst.init_schema()
+        push_session(rich_session, dst, "s1")
+        assert isinstance(dst, Neo4jStore)
+        for q in queries:
+            assert q.needs, f"{q.name} declares no `needs`"
+            assert write_clause(q.text) is None, f"{q.name} writes"
+            rows = dst.run_query(q.text, {"session": "s1"})
+            assert set(q.needs) <= present, f"the test session lacks {set(q.needs) - present}"
+            assert rows, f"{q.name} returned no rows though the session has {q.needs}"
+
+
+def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget, tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text("Cities should price road space. Critics say it is unfair.", encoding="utf-8")
+    uri = f"{target.uri}/{target.database}"
+    env = bolt_server.env(target)
+    proc = dagmca(
+        "run", str(passage), "--llm", "fake", "--store", uri, "--session", "nb", "--quiet",
+        "--max-depth", "1", "--rounds", "1", cwd=tmp_path, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert uri in proc.stdout and bolt_server.password not in proc.stdout + proc.stderr
+    check = dagmca("check", "nb", "--store", uri, cwd=tmp_path, env=env)
+    assert check.returncode == 0 and check.stdout.startswith("ok:"), check.stdout + check.stderr
+    with connect(target) as st:
+        assert st.has_session("nb") and check_store(st, "nb") == []
+        assert len(st.nodes("nb", NodeKind.TURN)) > 0
+    # sessions, show and export read from the server too
+    listed = dagmca("sessions", "--store", uri, cwd=tmp_path, env=env)
+    assert "nb" in listed.stdout
+    exported = dagmca("export", "nb", "--store", uri, "-o", str(tmp_path / "nb.json"), cwd=tmp_path, env=env)
+    assert exported.returncode == 0, exported.stderr
+    assert bolt_server.password not in (tmp_path / "nb.json").read_text()
+
+
+def test_push_and_query_from_the_command_line(
+    rich_session: SQLiteStore, bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
+) -> None:
+    uri = f"{target.uri}/{target.database}"
+    env = bolt_server.env(target)
+    src = rich_session.location
+    outputs = [dagmca("push", "s1", "--store", src, "--to", uri, cwd=tmp_path, env=env) for _ in range(2)]
+    assert all(p.returncode == 0 for p in outputs), outputs[0].stderr
+    assert outputs[0].stdout.split(":")[1] == outputs[1].stdout.split(":")[1]  # same counts
+    with connect(target) as st:
+        assert isinstance(st, Neo4jStore)
+        assert st.counts("s1") == (len(rich_session.nodes("s1")), len(rich_session.edges("s1")))
+
+    q = "MATCH (t:Tension {session: $session}) WHERE t.urgency >= $min RETURN t.id AS id ORDER BY id"
+    proc = dagmca("query", q, "--param", "session=s1", "--param", "min=0.5", "--json", "--store", uri,
+                  cwd=tmp_path, env=env)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = json.loads(proc.stdout)
+    expected = sorted(
+        n.id for n in rich_session.nodes("s1", NodeKind.TENSION) if float(n.props["urgency"]) >= 0.5
+    )
+    assert [r["id"] for r in rows] == expected and expected
+
+    table = dagmca("query", "MATCH (s:Session) RETURN s.id AS id, s.status AS status", "--store", uri,
+                   cwd=tmp_path, env=env)  # fmt: skip
+    assert table.returncode == 0 and "s1" in table.stdout and "done" in table.stdout
+
+    refused = dagmca("query", "MATCH (n:Node) DETACH DELETE n", "--store", uri, cwd=tmp_path, env=env)
+    assert refused.returncode == 2 and "read-only" in refused.stderr
+    with connect(target) as st:
+        assert st.has_session("s1")
+    allowed = dagmca("query", "MATCH (n:Final) SET n.note = 'seen' RETURN count(n) AS c", "--write",
+                     "--store", uri, cwd=tmp_path, env=env)  # fmt: skip
+    assert allowed.returncode == 0, allowed.stderr
+    bad = dagmca("query", "MATC (n) RETURN n", "--store", uri, cwd=tmp_path, env=env)
+    assert bad.returncode == 2 and "rejected the query" in bad.stderr and "Traceback" not in bad.stderr
+    embedded = dagmca("query", "MATCH (n) RETURN n", "--store", src, cwd=tmp_path)
+    assert embedded.returncode == 2 and "embedded store" in embedded.stderr
+
+
+@pytest.mark.parametrize("problem", ["unreachable", "password", "database"])
+def test_wrong_settings_fail_fast_with_one_line(
+    problem: str, bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
+) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text("A short passage about something contested.", encoding="utf-8")
+    env = bolt_server.env(target)
+    uri = f"{target.uri}/{target.database}"
+    if problem == "unreachable":
+        uri = f"bolt://127.0.0.1:{free_port()}/db"
+    elif problem == "password":
+        env["NEO4J_PASSWORD"] = "not-the-password"
+    else:
+        uri = f"{target.uri}/no_such_db"
+    started = time.monotonic()
+    # --llm local: reaching the model would take seconds; the store is checked first.
+    proc = dagmca("run", str(passage), "--llm", "local", "--store", uri, cwd=tmp_path, env=env)
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 2, proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    expected = {"unreachable": "cannot reach", "password": "refused the user name", "database": "no database"}
+    assert expected[problem] in lines[0]
+    assert bolt_server.password not in proc.stderr and "not-the-password" not in proc.stderr
+
+
+def test_uri_credentials_are_used_but_never_shown() -> None:
+    t = BoltTarget.parse("bolt://alice:s3cret@db.example:7687/graphs", env={})
+    assert (t.user, t.password, t.database) == ("alice", "s3cret", "graphs")
+    assert "s3cret" not in t.location + repr(t)
+    env = {"NEO4J_USER": "bob", "NEO4J_PASSWORD": "pw", "NEO4J_DATABASE": "x"}
+    assert BoltTarget.parse("neo4j://h", env=env) == BoltTarget("neo4j://h", "bob", "pw", "x")
+
+
+def test_query_helpers() -> None:
+    assert parse_params(["session=abc", "n=5", "xs=[1,2]", "s=\"5\""]) == {
+        "session": "abc", "n": 5, "xs": [1, 2], "s": "5",
+    }  # fmt: skip
+    assert write_clause("MATCH (n) WHERE n.text CONTAINS 'CREATE' RETURN n // DELETE") is None
+    assert write_clause("match (n) detach delete n") == "DETACH"
+    assert write_clause("MATCH (n) SET n.x = 1") == "SET"
+    assert write_clause("MATCH (n:`SET`) RETURN n.offset") is None
