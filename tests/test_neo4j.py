@@ -218,3 +218,18 @@ def test_query_helpers() -> None:
     assert write_clause("match (n) detach delete n") == "DETACH"
     assert write_clause("MATCH (n) SET n.x = 1") == "SET"
     assert write_clause("MATCH (n:`SET`) RETURN n.offset") is None
+
+
+def test_the_browser_style_sheet_styles_every_kind_and_edge_type() -> None:
+    import re
+
+    text = re.sub(r"/\*.*?\*/", "", (ROOT / "examples" / "dagmca.grass").read_text(), flags=re.DOTALL)
+    rule = r"([\w.]+)\s*\{((?:[^{}\"]|\"[^\"]*\")*)\}"  # braces may sit inside quoted captions
+    blocks = re.findall(rule, text)
+    assert re.sub(rule, "", text).strip() == "", "text outside a rule"
+    for _, body in blocks:
+        for decl in filter(None, (d.strip() for d in re.split(r";(?=(?:[^\"]*\"[^\"]*\")*[^\"]*$)", body))):
+            assert re.fullmatch(r"[a-z-]+:\s*(#[0-9A-F]{6}|\d+px|\"[^\"]*\")", decl), decl
+    selectors = {s for s, _ in blocks}
+    assert {f"node.{k.value}" for k in NodeKind} | {"node.Stub"} <= selectors
+    assert {f"relationship.{t.value}" for t in EdgeType} <= selectors

@@ -21,6 +21,8 @@ CREATE TABLE IF NOT EXISTS nodes (
     seq INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS nodes_session_kind ON nodes(session, kind, seq);
+-- seq indexes keep MAX(seq) + 1 (creation order on insert) logarithmic, not a scan.
+CREATE INDEX IF NOT EXISTS nodes_seq ON nodes(seq);
 CREATE TABLE IF NOT EXISTS edges (
     source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
     target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
@@ -32,6 +34,7 @@ CREATE TABLE IF NOT EXISTS edges (
 );
 CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
 CREATE INDEX IF NOT EXISTS edges_target ON edges(target);
+CREATE INDEX IF NOT EXISTS edges_seq ON edges(seq);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');
 """
