@@ -10,7 +10,7 @@ import pytest
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult, run_session
 from dagmca.debate.state import SessionState
-from dagmca.llm.fake import Responder, ScriptedLLM
+from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM
 from dagmca.llm.metered import Budget, MeteredLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
@@ -42,7 +42,7 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
         responder: Responder | None = None,
         *,
         session: str = "s1",
-        delay: float = 0.0,
+        delay: float | Callable[[ScriptedCall], float] = 0.0,
         budget: Budget | None = None,
         **settings: Any,
     ) -> tuple[SessionResult, SessionState, ScriptedLLM]:

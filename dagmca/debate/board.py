@@ -1,7 +1,14 @@
-"""What parallel branches know of each other (DESIGN §1.5)."""
+"""What parallel branches know of each other (DESIGN §1.5).
+
+Sibling branches run in lockstep by round: a branch starts round r only once every
+sibling has finished round r-1 (or stopped), and it sees their round r-1 output, never
+a later one. What a prompt says therefore depends on round numbers, not on which call
+came back first, so a replay from the cache asks exactly the same questions.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 
 from dagmca.models import DebateNode, TensionNode
@@ -14,27 +21,59 @@ STUBS_SHOWN = 3
 @dataclass
 class BranchBoard:
     parent: DebateNode
+    # (question, urgency) of the open stubs when the branches started.
+    stubs: list[tuple[str, float]] = field(default_factory=list)
     questions: dict[str, str] = field(default_factory=dict)
-    latest: dict[str, str] = field(default_factory=dict)
+    outputs: dict[str, dict[int, str]] = field(default_factory=dict)
     rounds_done: dict[str, int] = field(default_factory=dict)
+    current: dict[str, int] = field(default_factory=dict)
+    stopped: set[str] = field(default_factory=set)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @classmethod
+    def start(cls, parent: DebateNode, open_stubs: list[TensionNode]) -> BranchBoard:
+        ranked = sorted(open_stubs, key=lambda t: (-t.urgency, t.id))[:STUBS_SHOWN]
+        return cls(parent=parent, stubs=[(t.question, t.urgency) for t in ranked])
 
     def add(self, branch: DebateNode) -> None:
         self.questions[branch.id] = branch.question
+        self.outputs[branch.id] = {}
         self.rounds_done[branch.id] = 0
+
+    async def before_round(self, branch_id: str, number: int) -> None:
+        self.current[branch_id] = number
+        while not all(
+            self.rounds_done[b] >= number - 1 or b in self.stopped for b in self.questions if b != branch_id
+        ):
+            changed = self._changed
+            await changed.wait()
 
     def update(self, branch_id: str, number: int, output: str) -> None:
         self.rounds_done[branch_id] = number
         if output:
-            self.latest[branch_id] = output
+            self.outputs[branch_id][number] = output
+        self._notify()
+
+    def stop(self, branch_id: str) -> None:
+        self.stopped.add(branch_id)
+        self._notify()
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
 
     def visible_outputs(self, branch_id: str) -> dict[str, str]:
-        """Other branches' latest round output: only once this branch has finished
-        its own first round (first-answer protection)."""
-        if self.rounds_done.get(branch_id, 0) < 1:
-            return {}
-        return {b: out for b, out in self.latest.items() if b != branch_id}
+        """Each other branch's latest output from before this branch's current round:
+        nothing during round 1 (first-answer protection)."""
+        upto = self.current.get(branch_id, 1) - 1
+        visible = {}
+        for b, by_round in self.outputs.items():
+            seen = [r for r in by_round if r <= upto]
+            if b != branch_id and seen:
+                visible[b] = by_round[max(seen)]
+        return visible
 
-    def background(self, branch_id: str, stubs: list[TensionNode]) -> str:
+    def background(self, branch_id: str) -> str:
         lines = [
             f"This is a branch debate. Parent question: {clip(self.parent.question, 300)}",
             f"Parent resolution: {clip(self.parent.resolution, 400)}",
@@ -47,8 +86,7 @@ class BranchBoard:
                 lines.append(f"- {clip(self.questions[b], 200)}")
                 if b in visible:
                     lines.append(f"  latest output: {clip(visible[b], OUTPUT_CHARS)}")
-        open_stubs = sorted(stubs, key=lambda t: -t.urgency)[:STUBS_SHOWN]
-        if open_stubs:
+        if self.stubs:
             lines.append("Open questions not yet explored:")
-            lines += [f"- {clip(t.question, 200)}" for t in open_stubs]
+            lines += [f"- {clip(q, 200)}" for q, _ in self.stubs]
         return "\n".join(lines)

@@ -67,7 +67,7 @@ class DagRunner:
     # -- one debate ----------------------------------------------------------------
     async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
         st = self.state
-        background = (lambda: board.background(debate.id, st.open_stubs())) if board else None
+        background = (lambda: board.background(debate.id)) if board else None
         frame = self.frame(debate.question, background)
         monitor = Monitor(st, debate, frame)
 
@@ -81,8 +81,16 @@ class DagRunner:
             if board is not None:
                 board.update(debate.id, number, output)
 
-        engine = MCAEngine(st, debate, frame, on_turn=on_turn, on_round=on_round)
-        outcome = await engine.run()
+        async def before_round(number: int) -> None:
+            if board is not None:
+                await board.before_round(debate.id, number)
+
+        engine = MCAEngine(st, debate, frame, on_turn=on_turn, on_round=on_round, before_round=before_round)
+        try:
+            outcome = await engine.run()
+        finally:
+            if board is not None:
+                board.stop(debate.id)  # siblings waiting for this branch's next round go on
         await monitor.drain()
         debate.resolution = outcome.resolution
         debate.rounds = outcome.rounds
@@ -118,14 +126,25 @@ class DagRunner:
             st.embedder.matrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
         )
         chosen = select(cfg.strategy, candidates, cfg.max_branches, similarity)
-        board = BranchBoard(parent=debate)
         pairs: list[tuple[DebateNode, TensionNode]] = []
         for i, tension in enumerate(chosen, start=1):
-            branch = self._new_branch(f"{debate.id}/b{i}", debate, tension, DebateOrigin.BRANCH)
+            pairs.append(
+                (self._new_branch(f"{debate.id}/b{i}", debate, tension, DebateOrigin.BRANCH), tension)
+            )
+        board = BranchBoard.start(debate, st.open_stubs())
+        for branch, _ in pairs:
             board.add(branch)
-            pairs.append((branch, tension))
         st.events.emit("branches", debate=debate.id, count=len(pairs), candidates=len(candidates))
-        await asyncio.gather(*(self._branch(b, t, board) for b, t in pairs))
+        for branch, _ in pairs:
+            st.events.emit("branch_start", debate=branch.id, question=branch.question)
+        # The debates run in parallel; everything after them that touches shared state
+        # (stub statuses, revisits, sub-branches) runs in branch order, so the graph does
+        # not depend on which branch finished first.
+        await asyncio.gather(*(self.run_debate(b, board) for b, _ in pairs))
+        for branch, tension in pairs:
+            await self._after_branch(branch, tension)
+        for branch, _ in pairs:
+            await self.explore(branch)
         await self.merge([b for b, _ in pairs if b.status == "done"], debate)
 
     def _new_branch(
@@ -150,15 +169,11 @@ class DagRunner:
         )
         return branch
 
-    async def _branch(self, branch: DebateNode, tension: TensionNode, board: BranchBoard | None) -> None:
-        st = self.state
-        st.events.emit("branch_start", debate=branch.id, question=branch.question)
-        await self.run_debate(branch, board)
+    async def _after_branch(self, branch: DebateNode, tension: TensionNode) -> None:
         tension.status = TensionStatus.EXPLORED
-        st.write([tension])
+        self.state.write([tension])
         if branch.resolution:
             await self.revisit(branch, branch.resolution)
-        await self.explore(branch)
 
     # -- merging and relations ------------------------------------------------------
     async def merge(self, branches: list[DebateNode], parent: DebateNode) -> None:
@@ -254,7 +269,10 @@ class DagRunner:
         for stub in relevant:
             parent = st.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
-            board = BranchBoard(parent=parent)
+            board = BranchBoard.start(parent, st.open_stubs())
             board.add(branch)
             st.events.emit("revisit", stub=stub.id)
-            await self._branch(branch, stub, board)
+            st.events.emit("branch_start", debate=branch.id, question=branch.question)
+            await self.run_debate(branch, board)
+            await self._after_branch(branch, stub)
+            await self.explore(branch)

@@ -22,6 +22,7 @@ from dagmca.similarity import jaccard
 
 TurnHook = Callable[[TurnNode], Awaitable[None]]
 RoundHook = Callable[[int, str], None]
+BeforeRoundHook = Callable[[int], Awaitable[None]]
 
 
 @dataclass
@@ -42,6 +43,7 @@ class MCAEngine:
         *,
         on_turn: TurnHook | None = None,
         on_round: RoundHook | None = None,
+        before_round: BeforeRoundHook | None = None,
     ) -> None:
         cfg = state.config
         self.state = state
@@ -50,6 +52,7 @@ class MCAEngine:
         self.tree: AgentTree = build_tree(cfg.cpp, cfg.depth, cfg.perspectives)
         self.on_turn = on_turn
         self.on_round = on_round
+        self.before_round = before_round
         self.latest: dict[str, TurnNode] = {}  # agent -> its latest turn
         self.signals: dict[str, str] = {}  # child -> signal text from its parent
         self.outcome = DebateOutcome(resolution="", rounds=0, converged=False)
@@ -103,16 +106,21 @@ class MCAEngine:
         edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes or []]
         agent_node = st.agent_node(agent.name, agent.role, agent.perspective, agent.level)
         st.write([*([agent_node] if agent_node else []), turn], edges)
-        self.outcome.turns.append(turn)
         st.events.emit("turn", debate=self.debate.id, agent=agent.name, phase=phase.value)
         if phase is not Phase.SIGNAL:
             self.latest[agent.name] = turn
-        if self.on_turn is not None:
-            await self.on_turn(turn)
         return turn
 
     async def _phase(self, calls: Sequence[Awaitable[TurnNode | None]]) -> None:
-        await asyncio.gather(*calls)
+        """Run a phase's calls concurrently, then hand the turns on in agent order, never
+        in completion order: what observers and other branches see must not depend on
+        latency, or a replay from the cache (resume, re-run) would ask different questions."""
+        for turn in await asyncio.gather(*calls):
+            if turn is None:
+                continue
+            self.outcome.turns.append(turn)
+            if self.on_turn is not None:
+                await self.on_turn(turn)
 
     def _text(self, name: str) -> str:
         turn = self.latest.get(name)
@@ -127,6 +135,8 @@ class MCAEngine:
         edges = [st.edge(self.debate.id, rnd.id, EdgeType.HAS_ROUND)]
         if previous is not None:
             edges.append(st.edge(previous.id, rnd.id, EdgeType.NEXT))
+        if self.before_round is not None:
+            await self.before_round(number)
         st.write([rnd], edges)
         st.events.emit("round", debate=self.debate.id, number=number)
         frame = self.frame
@@ -155,7 +165,7 @@ class MCAEngine:
             await self._lateral(coordinators, rnd)
         # 4. root observes
         if not single:
-            await self._observe(tree.root, rnd)
+            await self._phase([self._observe(tree.root, rnd)])
         # 5. signals down
         if cfg.signals and not single:
             await self._phase([self._signal(a, rnd) for a in tree.agents.values() if not a.is_leaf])
@@ -230,7 +240,7 @@ class MCAEngine:
             own = self.latest.get(root.name)
             if own is None:
                 break
-            await self._turn(
+            loop = self._turn(
                 root,
                 Phase.STRANGE_LOOP,
                 previous,
@@ -238,5 +248,6 @@ class MCAEngine:
                 revises=own,
                 turn_id=f"{previous.id}/{root.name}/strange_loop{i}",
             )
+            await self._phase([loop])
         self.outcome.resolution = self._text(root.name)
         return self.outcome

@@ -35,6 +35,9 @@ class Monitor:
         self.transcript: list[TurnNode] = []
         self._round_turns: list[TurnNode] = []
         self._tasks: list[asyncio.Task[None]] = []
+        # Each check records its flag only after the check started before it has:
+        # near-duplicate merging then sees flags in a fixed order, whatever the latency.
+        self._recorded: asyncio.Event | None = None
 
     async def on_turn(self, turn: TurnNode) -> None:
         if self.mode == "round":
@@ -44,7 +47,7 @@ class Monitor:
         self.transcript.append(turn)
         for lens in self.state.config.observers:
             messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
-            self._tasks.append(asyncio.create_task(self._check(lens, messages, TensionFlag, [turn])))
+            self._start(lens, messages, TensionFlag, [turn])
 
     def on_round_end(self) -> None:
         turns, self._round_turns = self._round_turns, []
@@ -53,7 +56,14 @@ class Monitor:
         schema = round_flag_schema(len(turns))
         for lens in self.state.config.observers:
             messages = tpl.monitor_round(lens, self.frame(), [(_label(t), t.text) for t in turns])
-            self._tasks.append(asyncio.create_task(self._check(lens, messages, schema, turns)))
+            self._start(lens, messages, schema, turns)
+
+    def _start(
+        self, lens: str, messages: list[Message], schema: type[TensionFlag], turns: list[TurnNode]
+    ) -> None:
+        before, mine = self._recorded, asyncio.Event()
+        self._recorded = mine
+        self._tasks.append(asyncio.create_task(self._check(lens, messages, schema, turns, before, mine)))
 
     async def drain(self) -> None:
         self.on_round_end()  # turns after the last round end (strange loop) are checked too
@@ -62,8 +72,24 @@ class Monitor:
             self._tasks.clear()
 
     async def _check(
-        self, lens: str, messages: list[Message], schema: type[TensionFlag], turns: list[TurnNode]
+        self,
+        lens: str,
+        messages: list[Message],
+        schema: type[TensionFlag],
+        turns: list[TurnNode],
+        before: asyncio.Event | None,
+        mine: asyncio.Event,
     ) -> None:
+        try:
+            flag = await self._ask(lens, messages, schema)
+            if before is not None:
+                await before.wait()
+            if flag is not None:
+                await self._consider(lens, flag, turns)
+        finally:
+            mine.set()
+
+    async def _ask(self, lens: str, messages: list[Message], schema: type[TensionFlag]) -> TensionFlag | None:
         st, cfg = self.state, self.state.config
         try:
             done = await st.llm.complete(
@@ -76,8 +102,12 @@ class Monitor:
             )
         except LLMError as exc:  # a lost flag, not a lost run
             st.events.emit("call_failed", debate=self.debate.id, agent=lens, error=str(exc))
-            return
+            return None
         flag: TensionFlag = done.parsed
+        return flag
+
+    async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:
+        cfg = self.state.config
         question = flag.question.strip()
         if flag.urgency < cfg.urgency_threshold or len(question) < 8:
             return

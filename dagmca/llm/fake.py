@@ -106,11 +106,16 @@ class ScriptedLLM(LLMClient):
     """Answers every call with `responder(call)`; records every call.
 
     A responder returning None makes the call fail (LLMError), for fault paths.
-    `delay` makes each call take that long, for concurrency tests.
+    `delay` makes each call take that long (a number, or a function of the call for
+    varied latency), for concurrency and determinism tests.
     """
 
     def __init__(
-        self, responder: Responder | None = None, *, delay: float = 0.0, model: str = "scripted"
+        self,
+        responder: Responder | None = None,
+        *,
+        delay: float | Callable[[ScriptedCall], float] = 0.0,
+        model: str = "scripted",
     ) -> None:
         self.responder = responder or default_responder
         self.delay = delay
@@ -134,8 +139,9 @@ class ScriptedLLM(LLMClient):
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if self.delay:
-                await asyncio.sleep(self.delay)
+            wait = self.delay(call) if callable(self.delay) else self.delay
+            if wait:
+                await asyncio.sleep(wait)
             reply = self.responder(call)
         finally:
             self.in_flight -= 1

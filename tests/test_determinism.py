@@ -1,0 +1,83 @@
+"""A session's graph depends on its inputs and seed, never on which call returned
+first: the condition for replaying a run from the cache (resume, re-run)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+from dagmca.llm.fake import ScriptedCall
+from dagmca.store.base import GraphStore
+from tests.conftest import RunSession
+from tests.test_pipeline import QUESTIONS, flag, no_flag
+
+
+def latency(salt: str):  # type: ignore[no-untyped-def]
+    """A per-call delay of 0-20 ms that depends on the call and the salt."""
+
+    def delay(call: ScriptedCall) -> float:
+        digest = hashlib.sha256((salt + call.prompt + call.meta.agent).encode()).digest()
+        return digest[0] / 255 * 0.02
+
+    return delay
+
+
+def pure(call: ScriptedCall) -> Any:
+    """Replies that depend only on the prompt (the scripted helper pops flags in call
+    order, which is itself latency-dependent)."""
+    h = hashlib.sha256(call.prompt.encode()).digest()
+    if call.schema is not None:
+        if h[0] % 3 == 0:
+            return no_flag()
+        category = ("gap", "assumption", "contradiction")[h[2] % 3]
+        return flag(QUESTIONS[h[1] % len(QUESTIONS)] + f" (case {h[3] % 4})", 0.4 + h[4] / 500, category)
+    if (
+        "Question under debate: " + QUESTIONS[0] in call.prompt
+        or "Question under debate: " + QUESTIONS[1] in call.prompt
+    ):
+        return "Pricing works when revenue funds buses and exemptions protect workers."
+    if "Question under debate: " + QUESTIONS[2] in call.prompt:
+        return "Would shops in the centre lose suburban visitors? Yes, some shops would."
+    return f"{call.meta.agent} on {call.meta.phase}: " + " ".join(
+        QUESTIONS[b % 5].split()[b % 3] for b in h[:10]
+    )
+
+
+def relative(store: GraphStore, session: str) -> tuple[list[str], list[str]]:
+    """The session's nodes and edges with the session id cut out of ids, minus times."""
+
+    def rel(text: str) -> str:
+        return text.replace(session, "S")
+
+    nodes = []
+    for n in store.nodes(session):
+        props = {k: v for k, v in n.props.items() if k not in {"started_at", "finished_at", "revisit_checks"}}
+        checks = json.loads(str(n.props.get("revisit_checks", "[]")))
+        props["checks"] = [(rel(c["after"]), c["similarity"], c["outcome"]) for c in checks]
+        if n.kind.value == "Session":
+            props = {"title": props["title"]}
+        nodes.append(rel(f"{n.id} {n.kind.value} {n.labels} {json.dumps(props, sort_keys=True)}"))
+    edges = [
+        rel(f"{e.source} {e.type.value} {e.target} {json.dumps(e.props, sort_keys=True)}")
+        for e in store.edges(session)
+    ]
+    return sorted(nodes), sorted(edges)
+
+
+def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
+    settings = dict(
+        max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn", supersede_threshold=0.6
+    )
+    graphs = []
+    calls = []
+    for salt in ("fast-first", "slow-first", "shuffled"):
+        _, state, fake = run_fake(pure, session=salt, delay=latency(salt), **settings)
+        graphs.append(relative(state.store, salt))
+        calls.append(sorted(c.prompt for c in fake.calls))
+    nodes, edges = graphs[0]
+    kinds = " ".join(nodes)
+    assert "Synthesis" in kinds and "('Stub',)" in kinds and "/b1/b1 Debate" in kinds, "a rich session"
+    assert any(" REFERENCES " in e for e in edges) and any(" SUPERSEDES " in e for e in edges)
+    assert graphs[0] == graphs[1] == graphs[2]
+    assert calls[0] == calls[1] == calls[2]
