@@ -75,8 +75,7 @@ def main() -> None:
                 store = open_(session)
                 store.init_schema()
                 if isinstance(store, Neo4jStore) and os.environ.get("NEO4J_URI"):
-                    wipe = "MATCH (n:Node {session: $s}) DETACH DELETE n"
-                    store.run_query(wipe, {"s": session}, write=True)
+                    store.delete_session(session)
                 seconds = write_all(store, nodes, edges, batch)
                 assert len(store.nodes(session)) == len(nodes) and len(store.edges(session)) == len(edges)
                 store.close()

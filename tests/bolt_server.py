@@ -78,5 +78,5 @@ def real_neo4j_target() -> BoltTarget | None:
 
 def wiped(target: BoltTarget) -> Neo4jStore:
     store = connect(target)
-    store.run_query("MATCH (n:Node) DETACH DELETE n", {}, write=True)
+    store.delete_all()
     return store

@@ -40,6 +40,20 @@ def schema_statements() -> list[str]:
     return stmts
 
 
+def ping() -> str:
+    return "RETURN 1 AS ok"
+
+
+def delete_session() -> str:
+    """Every node of one session (`$session`) and its relationships."""
+    return f"MATCH (n:{NODE_LABEL} {{session: $session}}) DETACH DELETE n"
+
+
+def delete_all() -> str:
+    """Every dagmca node and relationship in the database (tests on a scratch database)."""
+    return f"MATCH (n:{NODE_LABEL}) DETACH DELETE n"
+
+
 def show_constraints() -> str:
     return "SHOW CONSTRAINTS"
 

@@ -108,7 +108,7 @@ class Neo4jStore(GraphStore):
         return self._location
 
     def ping(self) -> None:
-        self._call(lambda s: s.run("RETURN 1 AS ok").consume())
+        self._call(lambda s: s.run(cypher.ping()).consume())
 
     def init_schema(self) -> None:
         for stmt in cypher.schema_statements():
@@ -165,6 +165,14 @@ class Neo4jStore(GraphStore):
     def counts(self, session: str) -> tuple[int, int]:
         row = self._read(cypher.count_session(), {"session": session})[0]
         return int(row["nodes"]), int(row["edges"])
+
+    def delete_session(self, session: str) -> None:
+        self._call(
+            lambda s: s.execute_write(lambda tx: tx.run(cypher.delete_session(), session=session).consume())
+        )
+
+    def delete_all(self) -> None:
+        self._call(lambda s: s.execute_write(lambda tx: tx.run(cypher.delete_all()).consume()))
 
     def run_query(self, query: str, params: dict[str, Any], *, write: bool = False) -> list[neo4j.Record]:
         """A user's Cypher (`dagmca query`), in a read transaction unless `write`."""
