@@ -266,3 +266,26 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
 
 def edge(source: str, target: str, type_: EdgeType, session: str, **props: JSONScalar) -> EdgeRecord:
     return EdgeRecord(source=source, target=target, type=type_, session=session, props=props)
+
+
+class CallRecord(Strict):
+    """One LLM call as the store accounts it (DESIGN §4). Not a graph node: kept beside
+    the graph (SQLite table `llm_calls`, Neo4j label `LLMCall` without `Node`)."""
+
+    session: str
+    agent: str = ""
+    debate: str = ""
+    phase: str = ""
+    model: str = ""
+    key: str = ""  # the cache key of the request
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0  # prompt tokens the server's own prompt cache served
+    latency_s: float = 0.0
+    cache_hit: bool = False  # answered from dagmca's response cache: no call made
+    retries: int = 0
+    faults: list[str] = Field(default_factory=list)
+    repaired: bool = False
+    error: str = ""
+    cost_usd: float = 0.0
+    at: str = Field(default_factory=utcnow)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.graph import load_graph
 from dagmca.store.neo4j import connect
@@ -126,3 +126,23 @@ def test_structured_values_round_trip(backend: GraphStore) -> None:
     rec = node("a", n=3, f=0.25, flag=True, words=["x", "y"], empty=[], text='it\'s "quoted" \\ <b>')
     backend.write([rec])
     assert backend.get_node("a") == rec
+
+
+def test_call_records_are_kept_per_session_in_order(backend: GraphStore) -> None:
+    first = CallRecord(
+        session="s", agent="L1N1", debate="s/main", phase="respond", prompt_tokens=10,
+        completion_tokens=5, retries=2, faults=["rate_limited", "timeout"], latency_s=0.5,
+    )  # fmt: skip
+    second = CallRecord(session="s", agent="observer:skeptical", cache_hit=True, error="boom")
+    backend.record_calls([first])
+    backend.record_calls([second, CallRecord(session="other")])
+    assert backend.calls("s") == [first, second]
+    assert len(backend.calls("other")) == 1 and backend.calls("none") == []
+    assert backend.nodes("s") == []  # accounting is not part of the graph
+
+
+def test_the_response_cache_keeps_the_first_value(backend: GraphStore) -> None:
+    assert backend.cache_get("k") is None
+    backend.cache_put("k", "m", '{"text": "first \\u00e9"}')
+    backend.cache_put("k", "m", '{"text": "second"}')
+    assert backend.cache_get("k") == '{"text": "first \\u00e9"}'

@@ -48,10 +48,23 @@ class Completion(BaseModel):
     latency_s: float = 0.0
     finish_reason: str = ""
     repaired: bool = False
+    retries: int = 0  # tries beyond the first, repair excluded
+    faults: list[str] = Field(default_factory=list)  # what went wrong on the way, by kind
+    cache_hit: bool = False
 
 
 class LLMError(Exception):
     """A call that failed after retries and repair. The pipeline degrades around it."""
+
+    def __init__(self, message: str, *, faults: list[str] | None = None, retries: int = 0) -> None:
+        super().__init__(message)
+        self.faults = faults or []
+        self.retries = retries
+
+
+class EndpointDown(Exception):
+    """Calls keep failing after their retries: the endpoint is down, not flaky. Not an
+    LLMError, because the run must stop (and be resumable) rather than degrade."""
 
 
 S = TypeVar("S", bound=BaseModel)

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import random
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
 import jiter
@@ -12,7 +15,9 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
 
 from dagmca.errors import EndpointError
+from dagmca.llm import retry as r
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.retry import RetryableFault, RetryPolicy
 
 
 def response_format(schema: type[BaseModel]) -> dict[str, Any]:
@@ -22,12 +27,36 @@ def response_format(schema: type[BaseModel]) -> dict[str, Any]:
     }
 
 
-class OpenAIBackend(LLMClient):
-    """Takes a ready `AsyncOpenAI` client, so callers and tests can hand one in."""
+@dataclass
+class _Trace:
+    """What one logical call went through: retries and faults, by kind."""
 
-    def __init__(self, client: AsyncOpenAI, model: str) -> None:
+    retries: int = 0
+    faults: list[str] = field(default_factory=list)
+
+
+class OpenAIBackend(LLMClient):
+    """Takes a ready `AsyncOpenAI` client, so callers and tests can hand one in.
+
+    Retries are ours, not the client's (build the client with max_retries=0), so that
+    every fault is counted and Retry-After is honoured the same way everywhere. The
+    client's timeout is the per-call timeout.
+    """
+
+    def __init__(
+        self, client: AsyncOpenAI, model: str, *, policy: RetryPolicy | None = None, seed: int = 0
+    ) -> None:
         self.client = client
         self.model = model
+        self.policy = policy or RetryPolicy()
+        self._rng = random.Random(seed)  # jitter only: never reaches a prompt or the graph
+        # Error text can quote the request (a refused key is echoed back by some servers).
+        self._secrets = [k for k in (client.api_key,) if k and len(k) >= 6]
+
+    def redact(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
 
     async def ping(self) -> None:
         try:
@@ -50,13 +79,33 @@ class OpenAIBackend(LLMClient):
                 "pick one with --model",
             )
 
-    async def _create(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[str, str, Usage]:
-        try:
-            resp = await self.client.chat.completions.create(messages=messages, **kwargs)  # type: ignore[arg-type]
-        except openai.APIError as exc:
-            raise LLMError(f"{type(exc).__name__}: {exc}") from exc
+    async def _create(
+        self, messages: list[Message], kwargs: dict[str, Any], trace: _Trace
+    ) -> tuple[str, str, Usage]:
+        """One request, tried up to `policy.attempts` times on retryable faults."""
+        for attempt in range(1, self.policy.attempts + 1):
+            try:
+                return await self._once(messages, kwargs)
+            except (openai.APIError, RetryableFault, ValueError) as exc:
+                kind = r.classify(exc)
+                detail = self.redact(f"{type(exc).__name__}: {exc}")[:300]
+                if kind is None:
+                    raise LLMError(detail, faults=trace.faults, retries=trace.retries) from None
+                trace.faults.append(kind)
+                if attempt == self.policy.attempts:
+                    raise LLMError(
+                        f"gave up after {attempt} tries: {detail}", faults=trace.faults, retries=trace.retries
+                    ) from None
+                trace.retries += 1
+                await asyncio.sleep(self.policy.delay(attempt, r.retry_after(exc), self._rng))
+        raise AssertionError("unreachable")
+
+    async def _once(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[str, str, Usage]:
+        resp = await self.client.chat.completions.create(messages=messages, **kwargs)  # type: ignore[arg-type]
+        if isinstance(resp, str) or not hasattr(resp, "choices"):  # a body the client could not parse
+            raise RetryableFault(r.MALFORMED, "the endpoint returned a body that is not a completion")
         if not resp.choices:
-            raise LLMError("the endpoint returned no choices")
+            raise RetryableFault(r.EMPTY, "the endpoint returned no choices")
         choice = resp.choices[0]
         usage = Usage()
         if resp.usage is not None:
@@ -88,15 +137,18 @@ class OpenAIBackend(LLMClient):
         if schema is not None:
             kwargs["response_format"] = response_format(schema)
         start = time.monotonic()
-        text, finish, usage = await self._create(messages, kwargs)
+        trace = _Trace()
+        text, finish, usage = await self._create(messages, kwargs, trace)
         if schema is None:
             return Completion(
                 text=text.strip(),
                 usage=usage,
                 latency_s=time.monotonic() - start,
                 finish_reason=finish,
+                retries=trace.retries,
+                faults=trace.faults,
             )
-        parsed, repair_usage = await self._structured(schema, messages, kwargs, text, finish)
+        parsed, repair_usage = await self._structured(schema, messages, kwargs, text, finish, trace)
         return Completion(
             text=json.dumps(parsed.model_dump(mode="json")),
             parsed=parsed,
@@ -104,6 +156,8 @@ class OpenAIBackend(LLMClient):
             latency_s=time.monotonic() - start,
             finish_reason=finish,
             repaired=repair_usage is not None,
+            retries=trace.retries,
+            faults=trace.faults,
         )
 
     async def _structured(
@@ -113,11 +167,13 @@ class OpenAIBackend(LLMClient):
         kwargs: dict[str, Any],
         text: str,
         finish: str,
+        trace: _Trace,
     ) -> tuple[BaseModel, Usage | None]:
         """The validated reply, and what repairing it cost (None: it was valid)."""
         try:
             return schema.model_validate_json(text), None
         except ValidationError as first:
+            trace.faults.append(r.TRUNCATED if finish == "length" else r.INVALID_JSON)
             salvaged = _salvage(schema, text) if finish == "length" else None
             if salvaged is not None:
                 return salvaged, Usage()  # repaired without another call
@@ -131,11 +187,15 @@ class OpenAIBackend(LLMClient):
                     f"{_short_error(first)}. Reply again with only the JSON object.",
                 },
             ]
-            text, _, more = await self._create(repair, kwargs)
+            text, _, more = await self._create(repair, kwargs, trace)
             try:
                 return schema.model_validate_json(text), more
             except ValidationError as second:
-                raise LLMError(f"invalid structured output after repair: {_short_error(second)}") from second
+                raise LLMError(
+                    f"invalid structured output after repair: {_short_error(second)}",
+                    faults=trace.faults,
+                    retries=trace.retries,
+                ) from second
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from types import TracebackType
 
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 
 class StoreError(Exception):
@@ -49,6 +49,22 @@ class GraphStore(ABC):
     @abstractmethod
     def sessions(self) -> list[NodeRecord]:
         """Session nodes, oldest first."""
+
+    # -- beside the graph: LLM call accounting and the response cache (DESIGN §4) --
+    @abstractmethod
+    def record_calls(self, calls: Sequence[CallRecord]) -> None:
+        """Append call records, in one transaction."""
+
+    @abstractmethod
+    def calls(self, session: str) -> list[CallRecord]:
+        """A session's call records, oldest first."""
+
+    @abstractmethod
+    def cache_get(self, key: str) -> str | None: ...
+
+    @abstractmethod
+    def cache_put(self, key: str, model: str, value: str) -> None:
+        """Keep a response; a second put of the same key keeps the first."""
 
     @abstractmethod
     def close(self) -> None: ...

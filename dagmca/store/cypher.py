@@ -14,7 +14,11 @@ from typing import Any
 from dagmca.models import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 NODE_LABEL = "Node"
+# Beside the graph, without the Node label so graph queries never see them.
+CALL_LABEL = "LLMCall"
+CACHE_LABEL = "LLMCache"
 ID_CONSTRAINT = "dagmca_node_id"
+CACHE_CONSTRAINT = "dagmca_cache_key"
 # Properties the store itself owns on every node, beside the record's own props.
 NODE_KEYS = ("id", "session", "created_at", "seq")
 EDGE_KEYS = ("session", "seq")
@@ -29,12 +33,16 @@ _INDEXES = (
     ("dagmca_tension_status", NodeKind.TENSION.value, "status"),
     ("dagmca_tension_urgency", NodeKind.TENSION.value, "urgency"),
     ("dagmca_turn_phase", NodeKind.TURN.value, "phase"),
+    ("dagmca_call_session", CALL_LABEL, "session"),
 )
 
 
 def schema_statements() -> list[str]:
     """Constraint and indexes, Neo4j 5 syntax, each safe to run twice."""
     stmts = [f"CREATE CONSTRAINT {ID_CONSTRAINT} IF NOT EXISTS FOR (n:{NODE_LABEL}) REQUIRE n.id IS UNIQUE"]
+    stmts.append(
+        f"CREATE CONSTRAINT {CACHE_CONSTRAINT} IF NOT EXISTS FOR (c:{CACHE_LABEL}) REQUIRE c.key IS UNIQUE"
+    )
     for name, label, prop in _INDEXES:
         stmts.append(f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})")
     return stmts
@@ -132,6 +140,26 @@ def sessions() -> str:
     return (
         f"MATCH (n:{NODE_LABEL}:{NodeKind.SESSION.value}) "
         "RETURN properties(n) AS props, labels(n) AS labels ORDER BY n.seq"
+    )
+
+
+def record_calls() -> str:
+    """Rows: flat call records with a `seq`."""
+    return f"UNWIND $rows AS row CREATE (c:{CALL_LABEL}) SET c = row"
+
+
+def session_calls() -> str:
+    return f"MATCH (c:{CALL_LABEL} {{session: $session}}) RETURN properties(c) AS props ORDER BY c.seq"
+
+
+def cache_get() -> str:
+    return f"MATCH (c:{CACHE_LABEL} {{key: $key}}) RETURN c.value AS value"
+
+
+def cache_put() -> str:
+    return (
+        f"MERGE (c:{CACHE_LABEL} {{key: $key}}) "
+        "ON CREATE SET c.model = $model, c.value = $value, c.created_at = $at"
     )
 
 

@@ -13,7 +13,7 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from dagmca.errors import UserError
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord, utcnow
 from dagmca.store import cypher
 from dagmca.store.base import GraphStore, StoreError
 
@@ -166,13 +166,35 @@ class Neo4jStore(GraphStore):
         row = self._read(cypher.count_session(), {"session": session})[0]
         return int(row["nodes"]), int(row["edges"])
 
+    def record_calls(self, calls: Sequence[CallRecord]) -> None:
+        rows = [{**c.model_dump(mode="json"), "seq": self._seq()} for c in calls]
+        if rows:
+            self._call(
+                lambda s: s.execute_write(lambda tx: tx.run(cypher.record_calls(), rows=rows).consume())
+            )
+
+    def calls(self, session: str) -> list[CallRecord]:
+        rows = self._read(cypher.session_calls(), {"session": session})
+        return [CallRecord.model_validate({k: v for k, v in r["props"].items() if k != "seq"}) for r in rows]
+
+    def cache_get(self, key: str) -> str | None:
+        rows = self._read(cypher.cache_get(), {"key": key})
+        return str(rows[0]["value"]) if rows else None
+
+    def cache_put(self, key: str, model: str, value: str) -> None:
+        self._write_one(cypher.cache_put(), {"key": key, "model": model, "value": value, "at": utcnow()})
+
     def delete_session(self, session: str) -> None:
-        self._call(
-            lambda s: s.execute_write(lambda tx: tx.run(cypher.delete_session(), session=session).consume())
-        )
+        self._write_one(cypher.delete_session(), {"session": session})
 
     def delete_all(self) -> None:
-        self._call(lambda s: s.execute_write(lambda tx: tx.run(cypher.delete_all()).consume()))
+        self._write_one(cypher.delete_all(), {})
+
+    def _write_one(self, query: str, params: dict[str, Any]) -> None:
+        def work(tx: neo4j.ManagedTransaction) -> None:
+            tx.run(query, params).consume()
+
+        self._call(lambda s: s.execute_write(work))
 
     def run_query(self, query: str, params: dict[str, Any], *, write: bool = False) -> list[neo4j.Record]:
         """A user's Cypher (`dagmca query`), in a read transaction unless `write`."""

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 
 SCHEMA = """
@@ -35,6 +36,18 @@ CREATE TABLE IF NOT EXISTS edges (
 CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
 CREATE INDEX IF NOT EXISTS edges_target ON edges(target);
 CREATE INDEX IF NOT EXISTS edges_seq ON edges(seq);
+CREATE TABLE IF NOT EXISTS llm_calls (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    session TEXT NOT NULL,
+    record TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS llm_calls_session ON llm_calls(session, seq);
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    value TEXT NOT NULL,
+    created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+);
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');
 """
@@ -68,10 +81,12 @@ class SQLiteStore(GraphStore):
         self._conn.executescript(SCHEMA)
 
     def is_initialised(self) -> bool:
+        tables = ("nodes", "edges", "llm_calls", "llm_cache")
+        marks = ",".join("?" * len(tables))
         row = self._conn.execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ('nodes','edges')"
+            f"SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ({marks})", tables
         ).fetchone()
-        return bool(row and row[0] == 2)
+        return bool(row and row[0] == len(tables))
 
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         cur = self._conn.cursor()
@@ -137,6 +152,36 @@ class SQLiteStore(GraphStore):
             (NodeKind.SESSION.value,),
         )
         return [_node(r) for r in rows]
+
+    def record_calls(self, calls: Sequence[CallRecord]) -> None:
+        rows = [(c.session, c.model_dump_json()) for c in calls]
+        with self._tx() as cur:
+            cur.executemany("INSERT INTO llm_calls(session, record) VALUES (?, ?)", rows)
+
+    def calls(self, session: str) -> list[CallRecord]:
+        rows = self._conn.execute("SELECT record FROM llm_calls WHERE session = ? ORDER BY seq", (session,))
+        return [CallRecord.model_validate_json(r[0]) for r in rows]
+
+    def cache_get(self, key: str) -> str | None:
+        row = self._conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def cache_put(self, key: str, model: str, value: str) -> None:
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT OR IGNORE INTO llm_cache(key, model, value) VALUES (?, ?, ?)", (key, model, value)
+            )
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Cursor]:
+        cur = self._conn.cursor()
+        cur.execute("BEGIN IMMEDIATE")
+        try:
+            yield cur
+        except BaseException:
+            cur.execute("ROLLBACK")
+            raise
+        cur.execute("COMMIT")
 
     def close(self) -> None:
         self._conn.close()
