@@ -34,7 +34,10 @@ class SessionConfig(BaseModel):
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     seed: int = 0
     concurrency: int = Field(4, ge=1, le=64)
-    request_timeout_s: float = Field(120.0, gt=0)
+    request_timeout_s: float = Field(120.0, gt=0)  # per call (per try)
+    max_retries: int = Field(5, ge=0, le=20)  # tries beyond the first, on 429/5xx/timeouts/...
+    endpoint_down_after: int = Field(8, ge=1, le=10_000)  # failed calls in a row that stop the run
+    cache: bool = True  # answer repeated requests from the store's response cache
     # None: 64 for the local model (it only gets worse and slower with length), 256 else.
     max_turn_tokens: int | None = Field(None, ge=8, le=8192)
     max_flag_tokens: int = Field(120, ge=32, le=4096)

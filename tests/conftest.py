@@ -44,6 +44,7 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
         session: str = "s1",
         delay: float | Callable[[ScriptedCall], float] = 0.0,
         budget: Budget | None = None,
+        cache: bool = False,
         **settings: Any,
     ) -> tuple[SessionResult, SessionState, ScriptedLLM]:
         settings.setdefault("llm", "fake")
@@ -51,7 +52,14 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
         fake = ScriptedLLM(responder, delay=delay)
 
         async def go() -> tuple[SessionResult, SessionState]:
-            llm = MeteredLLM(fake, concurrency=cfg.concurrency, budget=budget)
+            llm = MeteredLLM(
+                fake,
+                concurrency=cfg.concurrency,
+                budget=budget,
+                cache=store if cache else None,
+                record=lambda call: store.record_calls([call]),
+                session=session,
+            )
             state = SessionState(
                 config=cfg,
                 session_id=session,

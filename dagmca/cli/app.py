@@ -19,7 +19,7 @@ from rich.console import Console
 from typer.exceptions import TyperException
 
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.errors import EndpointError, UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import is_bolt_uri
@@ -127,6 +127,17 @@ def run(
     max_revisits: int = opt("max_revisits", "Stubs that may be explored when they become relevant"),
     max_llm_calls: int = opt("max_llm_calls", "Budget: LLM calls"),
     max_tokens: int = opt("max_tokens", "Budget: tokens"),
+    max_cost_usd: float = opt("max_cost_usd", "Budget: cost in USD, from the price flags"),
+    price_per_1k_prompt: float = opt("price_per_1k_prompt", "Price of 1,000 prompt tokens, USD"),
+    price_per_1k_completion: float = opt("price_per_1k_completion", "Price of 1,000 completion tokens, USD"),
+    cache: bool = typer.Option(
+        None,
+        "--cache/--no-cache",
+        envvar="DAGMCA_CACHE",
+        help="Answer repeated requests from the store's response cache (default: on)",
+    ),
+    max_retries: int = opt("max_retries", "Retries of a call on 429, 5xx, timeouts, disconnects, bad bodies"),
+    request_timeout_s: float = opt("request_timeout_s", "Per-call timeout, seconds", "--request-timeout"),
     max_turn_tokens: int = opt(
         "max_turn_tokens", "Output cap of one turn, in tokens; unset: 64 local, 256 else"
     ),
@@ -175,12 +186,21 @@ def run(
 
 
 def _run(
-    cfg: SessionConfig, store: GraphStore, text: str, title: str, session_id: str, target: Path, quiet: bool
+    cfg: SessionConfig,
+    store: GraphStore,
+    text: str,
+    title: str,
+    session_id: str,
+    target: Path,
+    quiet: bool,
+    *,
+    resume: bool = False,
 ) -> None:
     from dagmca.cli.progress import LiveProgress
     from dagmca.cli.render import summary_table
     from dagmca.debate.session import run_session
     from dagmca.debate.state import NoEvents, SessionState
+    from dagmca.llm.base import EndpointDown
     from dagmca.llm.factory import open_backend
     from dagmca.llm.metered import Budget, MeteredLLM, Prices
     from dagmca.similarity import SentenceTransformerEmbedder
@@ -188,14 +208,21 @@ def _run(
     started = time.monotonic()
     backend = open_backend(cfg)
     progress = None if quiet else LiveProgress(err)
+    llm = MeteredLLM(
+        backend.client,
+        concurrency=cfg.concurrency,
+        budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
+        prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
+        cache=store,
+        # A resumed session replays every finished call from the cache, whatever
+        # the first run said about reading it.
+        read_cache=cfg.cache or resume,
+        record=lambda call: store.record_calls([call]),
+        session=session_id,
+        down_after=cfg.endpoint_down_after,
+    )
 
     async def main() -> Any:
-        llm = MeteredLLM(
-            backend.client,
-            concurrency=cfg.concurrency,
-            budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
-            prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
-        )
         try:
             await llm.ping()  # pre-flight: a down endpoint fails here, before any cost
             state = SessionState(
@@ -210,38 +237,76 @@ def _run(
             if progress is not None:
                 progress.meter = llm.meter
             with progress or contextlib.nullcontext():
-                return await run_session(state, title=title, model=backend.model, out_dir=target), llm
+                return await run_session(state, title=title, model=backend.model, out_dir=target)
         finally:
             await llm.aclose()
 
+    resume_hint = f"`dagmca resume {session_id}` continues it"
     try:
-        result, llm = asyncio.run(main())
+        result = asyncio.run(main())
     except KeyboardInterrupt:
         err.print(f"dagmca: interrupted; session {session_id} keeps every finished turn in {store.location}")
+        err.print(f"dagmca: {resume_hint} without repeating a finished call")
         raise typer.Exit(130) from None
+    except EndpointDown as exc:
+        raise EndpointError(str(exc), f"every finished turn is kept; {resume_hint}") from None
     finally:
         backend.stop()
     m = llm.meter
     s = result.session
+    faults = ", ".join(f"{k} {v}" for k, v in sorted(m.faults.items())) or "none"
     out.print(
         summary_table(
             store,
             session_id,
             {
-                "status": s.status,
+                "status": s.status + (" (resumed)" if resume else ""),
                 "store": store.location,
                 "reports": str(result.out_dir),
                 "model": backend.model,
-                "LLM calls": f"{m.calls} ({m.failures} failed, {m.repairs} repaired)",
+                "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed, "
+                f"{m.refused} refused by a budget",
+                "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
                 "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
-                f"{m.usage.cached_tokens:,} cached; {m.usage.completion_tokens:,} completion)",
-                "cost": f"${m.cost_usd:.4f}",
+                f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
+                "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session",
                 "wall time": f"{time.monotonic() - started:.1f}s",
             },
         )
     )
     if result.final is not None:
         out.print(f"[bold green]Final:[/] {result.final.text}")
+
+
+@app.command()
+def resume(
+    session: str = typer.Argument(..., help="Session id."),
+    store: str = StoreOpt,
+    out_dir: Path = typer.Option(None, "--out", help="Folder for the session's reports"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress; summary only."),
+) -> None:
+    """Finish a session that was killed, interrupted or stopped: every finished call is
+    replayed from the cache, the rest is asked, with the session's own settings."""
+    from dagmca.llm.factory import check_backend
+
+    location = resolve_store(store)
+    with open_existing(location) as st:
+        _session_or_fail(st, session)
+        node = st.get_node(session)
+        assert node is not None
+        status = str(node.props.get("status", ""))
+        if status == "done":
+            out.print(f"session {session} is already done; nothing to resume")
+            return
+        try:
+            cfg = SessionConfig.model_validate_json(str(node.props["config"]))
+        except (KeyError, ValidationError) as exc:
+            raise UserError(f"session {session} has no usable settings to resume with: {exc}") from None
+        check_backend(cfg)
+        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
+        target = out_dir or reports_root / "sessions" / session
+        text, title = str(node.props["passage"]), str(node.props.get("title", session))
+        _run(cfg, st, text, title, session, target, quiet, resume=True)
 
 
 # -- reading commands -------------------------------------------------------------------

@@ -222,6 +222,9 @@ class MCAEngine:
         st, cfg = self.state, self.state.config
         previous: RoundNode | None = None
         for number in range(1, cfg.rounds + 1):
+            # Near a budget a running debate finishes the round it is in, and starts no other.
+            if number > 1 and st.llm.exhausted(reserve_calls=cfg.per_round_calls() + 1):
+                break
             rnd = await self._round(number, previous)
             if previous is not None and previous.root_output and rnd.root_output:
                 rnd.convergence_score = round(self._convergence(previous.root_output, rnd.root_output), 4)

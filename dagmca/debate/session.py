@@ -34,6 +34,9 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         config=json.dumps(cfg.model_dump(mode="json"), sort_keys=True),
         model=model,
     )
+    earlier = state.store.get_node(state.session_id)
+    if earlier is not None:  # a resumed session keeps when it first started
+        session.started_at = str(earlier.props.get("started_at", session.started_at))
     main = DebateNode(
         id=f"{state.session_id}/main",
         session=state.session_id,
@@ -59,7 +62,7 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         state.set_phase("final integration")
         save_status()
         final = await integrate(runner, main)
-        session.status = "budget_exhausted" if state.llm.exhausted() else "done"
+        session.status = "budget_exhausted" if state.llm.budget_hit else "done"
     except (asyncio.CancelledError, KeyboardInterrupt):
         session.status = "interrupted"
         raise
@@ -67,11 +70,13 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         session.status = "failed"
         raise
     finally:
-        m = state.llm.meter
         session.finished_at = utcnow()
-        session.llm_calls = m.calls
-        session.tokens = m.usage.total
-        session.cost_usd = round(m.cost_usd, 6)
+        # Totals over every run of the session (a resumed one included), from the
+        # call records; calls answered from the cache cost nothing.
+        spent = [c for c in state.store.calls(state.session_id) if not c.cache_hit]
+        session.llm_calls = len(spent)
+        session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
+        session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
         state.write([session])
         state.set_phase(session.status)
         save_status()

@@ -44,19 +44,23 @@ def open_backend(cfg: SessionConfig) -> Backend:
     from openai import AsyncOpenAI
 
     from dagmca.llm.openai_backend import OpenAIBackend
+    from dagmca.llm.retry import RetryPolicy
+
+    policy = RetryPolicy(attempts=cfg.max_retries + 1)
 
     if cfg.llm == "local":
         server = LocalModelServer(parallel=cfg.concurrency, seed=cfg.seed).start()
+        # max_retries=0: retries are OpenAIBackend's, counted and with Retry-After.
         client = AsyncOpenAI(
-            base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=2
+            base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=0
         )
         model = cfg.model or LOCAL_MODEL_NAME
-        return Backend(OpenAIBackend(client, model), model, server)
+        return Backend(OpenAIBackend(client, model, policy=policy, seed=cfg.seed), model, server)
 
     check_backend(cfg)
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
     api_key = os.environ.get("OPENAI_API_KEY")
     client = AsyncOpenAI(
-        base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=3
+        base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=0
     )
-    return Backend(OpenAIBackend(client, cfg.model), cfg.model)
+    return Backend(OpenAIBackend(client, cfg.model, policy=policy, seed=cfg.seed), cfg.model)

@@ -1,14 +1,22 @@
-"""Session-wide concurrency limit, accounting and budgets around any LLMClient."""
+"""Around any LLMClient: the session's one concurrency limit, the response cache,
+accounting, budgets, and the judgement that the endpoint is down (DESIGN §4, §10)."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
+from dagmca.models import CallRecord
+
+FINAL_PHASE = "final"  # the root integration: always allowed, budgets keep it in reserve
 
 
 @dataclass
@@ -29,25 +37,87 @@ class Prices:
         ) / 1000
 
 
-@dataclass
-class CallEvent:
-    meta: CallMeta
-    usage: Usage
-    latency_s: float
-    error: str = ""
+class BudgetExhausted(LLMError):
+    """A call refused because a budget is spent: a skipped turn, not a lost run."""
 
 
 @dataclass
 class Meter:
-    calls: int = 0
+    calls: int = 0  # requests actually made (cache hits excluded)
     failures: int = 0
     repairs: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+    refused: int = 0  # calls a budget did not allow
+    faults: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
 
 
+class ResponseCache(Protocol):
+    def cache_get(self, key: str) -> str | None: ...
+    def cache_put(self, key: str, model: str, value: str) -> None: ...
+
+
+def cache_key(
+    model: str,
+    messages: list[Message],
+    schema: type[BaseModel] | None,
+    max_tokens: int,
+    temperature: float,
+    seed: int | None,
+) -> str:
+    """What determines a reply: model, messages, output schema and sampling parameters.
+    Who asks (agent, debate) does not: the same question gets the same answer."""
+    request = {
+        "model": model,
+        "messages": messages,
+        "schema": schema.model_json_schema() if schema is not None else None,
+        "max_tokens": max_tokens,
+        "temperature": temperature,
+        "seed": seed,
+    }
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def encode(done: Completion) -> str:
+    return json.dumps(
+        {
+            "text": done.text,
+            "finish_reason": done.finish_reason,
+            "repaired": done.repaired,
+            "usage": done.usage.model_dump(),
+        },
+        ensure_ascii=False,
+    )
+
+
+def decode(raw: str, schema: type[BaseModel] | None) -> Completion | None:
+    """A cached reply, or None when it no longer fits (a changed schema): a miss."""
+    try:
+        data: dict[str, Any] = json.loads(raw)
+        parsed = schema.model_validate_json(data["text"]) if schema is not None else None
+        return Completion(
+            text=data["text"],
+            parsed=parsed,
+            usage=Usage.model_validate(data["usage"]),
+            finish_reason=data.get("finish_reason", ""),
+            repaired=bool(data.get("repaired", False)),
+            cache_hit=True,
+        )
+    except (ValueError, KeyError, TypeError, ValidationError):
+        return None
+
+
 class MeteredLLM(LLMClient):
-    """One semaphore for the whole session: every call, nested ones included, passes it."""
+    """One semaphore for the whole session: every call, nested ones included, passes it.
+
+    With a `cache`, a request seen before is answered from it without a call (unless
+    `read_cache` is off); every successful reply is written to it either way, so a
+    run started with --no-cache can still be resumed. `record` receives one
+    CallRecord per call, hits included. After `down_after` calls in a row fail (each
+    after its retries), EndpointDown stops the run instead of degrading it further.
+    """
 
     def __init__(
         self,
@@ -56,26 +126,52 @@ class MeteredLLM(LLMClient):
         concurrency: int,
         budget: Budget | None = None,
         prices: Prices | None = None,
-        on_call: Callable[[CallEvent], None] | None = None,
+        cache: ResponseCache | None = None,
+        read_cache: bool = True,
+        record: Callable[[CallRecord], None] | None = None,
+        session: str = "",
+        down_after: int = 8,
     ) -> None:
         self.inner = inner
         self.model = inner.model
         self._sem = asyncio.Semaphore(concurrency)
         self.budget = budget or Budget()
         self.prices = prices or Prices()
+        self.cache = cache
+        self.read_cache = read_cache
+        self.record = record
+        self.session = session
+        self.down_after = down_after
         self.meter = Meter()
-        self.on_call = on_call
+        self.budget_hit = False  # some work was skipped or refused for a budget
+        self._failures_in_a_row = 0
+
+    # -- budgets -------------------------------------------------------------------
+    def _per_call(self) -> tuple[float, float]:
+        m = self.meter
+        if m.calls == 0:
+            return 0.0, 0.0
+        return m.usage.total / m.calls, m.cost_usd / m.calls
 
     def exhausted(self, reserve_calls: int = 0) -> bool:
-        """True when starting more work would break a budget, keeping `reserve_calls`
-        (e.g. the final integration) available."""
+        """True when starting work of `reserve_calls` more calls would break a budget,
+        projected from the average call so far. Saying so marks the session as having
+        hit its budget."""
         b, m = self.budget, self.meter
-        if b.max_calls is not None and m.calls + reserve_calls >= b.max_calls:
-            return True
-        if b.max_tokens is not None and m.usage.total >= b.max_tokens:
-            return True
-        return b.max_cost_usd is not None and m.cost_usd >= b.max_cost_usd
+        tokens_each, cost_each = self._per_call()
+        over = (
+            (b.max_calls is not None and m.calls + reserve_calls >= b.max_calls)
+            or (b.max_tokens is not None and m.usage.total + reserve_calls * tokens_each >= b.max_tokens)
+            or (b.max_cost_usd is not None and m.cost_usd + reserve_calls * cost_each >= b.max_cost_usd)
+        )
+        self.budget_hit = self.budget_hit or over
+        return over
 
+    def _allowed(self, meta: CallMeta) -> bool:
+        # The final integration is always allowed; anything else must leave room for it.
+        return meta.phase == FINAL_PHASE or not self.exhausted(reserve_calls=2)
+
+    # -- calls ---------------------------------------------------------------------
     async def complete(
         self,
         messages: list[Message],
@@ -87,7 +183,20 @@ class MeteredLLM(LLMClient):
         meta: CallMeta | None = None,
     ) -> Completion:
         meta = meta or CallMeta()
+        key = cache_key(self.model, messages, schema, max_tokens, temperature, seed)
+        if self.cache is not None and self.read_cache:
+            raw = self.cache.cache_get(key)
+            hit = decode(raw, schema) if raw is not None else None
+            if hit is not None:
+                self.meter.cache_hits += 1
+                self._record(meta, key, hit)
+                return hit
         async with self._sem:
+            # Checked inside the semaphore, so calls queued behind it see what the
+            # calls before them spent.
+            if not self._allowed(meta):
+                self.meter.refused += 1
+                raise BudgetExhausted("budget spent: call skipped")
             self.meter.calls += 1
             try:
                 result = await self.inner.complete(
@@ -99,18 +208,70 @@ class MeteredLLM(LLMClient):
                     meta=meta,
                 )
             except LLMError as exc:
-                self.meter.failures += 1
-                self._emit(CallEvent(meta, Usage(), 0.0, str(exc)))
+                self._failed(meta, key, exc)
                 raise
-        self.meter.usage = self.meter.usage + result.usage
-        self.meter.cost_usd += self.prices.cost(result.usage)
-        self.meter.repairs += int(result.repaired)
-        self._emit(CallEvent(meta, result.usage, result.latency_s))
+        self._failures_in_a_row = 0
+        m = self.meter
+        m.usage = m.usage + result.usage
+        m.cost_usd += self.prices.cost(result.usage)
+        m.repairs += int(result.repaired)
+        m.retries += result.retries
+        m.faults.update(result.faults)
+        if self.cache is not None:
+            self.cache.cache_put(key, self.model, encode(result))
+        self._record(meta, key, result)
         return result
 
-    def _emit(self, event: CallEvent) -> None:
-        if self.on_call is not None:
-            self.on_call(event)
+    def _failed(self, meta: CallMeta, key: str, exc: LLMError) -> None:
+        m = self.meter
+        m.failures += 1
+        m.retries += exc.retries
+        m.faults.update(exc.faults)
+        self._failures_in_a_row += 1
+        self._emit(
+            CallRecord(
+                session=self.session,
+                agent=meta.agent,
+                debate=meta.debate,
+                phase=meta.phase,
+                model=self.model,
+                key=key,
+                retries=exc.retries,
+                faults=exc.faults,
+                error=str(exc)[:500],
+            )
+        )
+        if self._failures_in_a_row >= self.down_after:
+            raise EndpointDown(
+                f"the LLM endpoint failed {self._failures_in_a_row} calls in a row, each after its retries "
+                f"(last: {str(exc)[:200]})"
+            )
+
+    def _record(self, meta: CallMeta, key: str, done: Completion) -> None:
+        u = done.usage
+        self._emit(
+            CallRecord(
+                session=self.session,
+                agent=meta.agent,
+                debate=meta.debate,
+                phase=meta.phase,
+                model=self.model,
+                key=key,
+                prompt_tokens=u.prompt_tokens,
+                completion_tokens=u.completion_tokens,
+                cached_tokens=u.cached_tokens,
+                latency_s=round(done.latency_s, 4),
+                cache_hit=done.cache_hit,
+                retries=done.retries,
+                faults=list(done.faults),
+                repaired=done.repaired,
+                cost_usd=0.0 if done.cache_hit else round(self.prices.cost(u), 8),
+            )
+        )
+
+    def _emit(self, record: CallRecord) -> None:
+        if self.record is not None:
+            self.record(record)
 
     async def ping(self) -> None:
         await self.inner.ping()

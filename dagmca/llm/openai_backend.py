@@ -59,18 +59,23 @@ class OpenAIBackend(LLMClient):
         return text
 
     async def ping(self) -> None:
-        try:
-            models = await self.client.models.list()
-        except openai.AuthenticationError as exc:
-            raise EndpointError(
-                f"the LLM endpoint {self.client.base_url} refused the API key",
-                "check OPENAI_API_KEY",
-            ) from exc
-        except openai.APIError as exc:
-            raise EndpointError(
-                f"the LLM endpoint {self.client.base_url} is not usable: {type(exc).__name__}",
-                "check --base-url and that the server is running",
-            ) from exc
+        """Pre-flight: the endpoint answers and serves the model. A flaky endpoint gets
+        two more tries, a dead one fails in about a second."""
+        for attempt in range(1, 4):
+            try:
+                models = await self.client.with_options(timeout=10.0).models.list()
+                break
+            except openai.AuthenticationError:
+                raise EndpointError(
+                    f"the LLM endpoint {self.client.base_url} refused the API key", "check OPENAI_API_KEY"
+                ) from None
+            except (openai.APIError, ValueError) as exc:
+                if r.classify(exc) is None or attempt == 3:
+                    raise EndpointError(
+                        f"the LLM endpoint {self.client.base_url} is not usable: {type(exc).__name__}",
+                        "check --base-url and that the server is running",
+                    ) from None
+                await asyncio.sleep(0.3 * attempt)
         ids = [m.id for m in models.data]
         if ids and self.model not in ids and not any(i.endswith(self.model) for i in ids):
             shown = ", ".join(ids[:5])
