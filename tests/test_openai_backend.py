@@ -15,6 +15,7 @@ from openai import AsyncOpenAI
 from dagmca.errors import EndpointError
 from dagmca.llm.base import LLMError
 from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.retry import RetryPolicy
 from dagmca.prompts.schemas import TensionFlag
 
 Script = Callable[[dict[str, Any], int], tuple[int, dict[str, Any]]]
@@ -77,8 +78,13 @@ def server() -> Iterator[Callable[[Script], tuple[str, list[dict[str, Any]]]]]:
         s.shutdown()
 
 
-def backend(url: str, model: str = "m") -> OpenAIBackend:
-    return OpenAIBackend(AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0, timeout=5), model)
+FAST = RetryPolicy(attempts=3, base_s=0.01, max_s=0.02)
+
+
+def backend(url: str, model: str = "m", policy: RetryPolicy = FAST) -> OpenAIBackend:
+    return OpenAIBackend(
+        AsyncOpenAI(base_url=url, api_key="sk-test", max_retries=0, timeout=5), model, policy=policy
+    )
 
 
 GOOD = {"category": "gap", "urgency": 0.6, "question": "Who pays?", "excerpt": "e", "rationale": "r"}
@@ -122,13 +128,23 @@ def test_truncated_json_is_salvaged_without_another_call(server: Any) -> None:
     assert len(seen) == 1 and done.parsed.question == "Who pays?"
 
 
-def test_empty_choices_and_server_errors_are_llm_errors(server: Any) -> None:
-    url, _ = server(lambda body, n: (200, {**chat("x"), "choices": []}))
-    with pytest.raises(LLMError, match="no choices"):
+def test_empty_choices_and_server_errors_are_retried_then_llm_errors(server: Any) -> None:
+    url, seen = server(lambda body, n: (200, {**chat("x"), "choices": []}))
+    with pytest.raises(LLMError, match="no choices") as empty:
         asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
-    url, _ = server(lambda body, n: (500, {"error": {"message": "boom"}}))
-    with pytest.raises(LLMError):
+    assert len(seen) == 3 and empty.value.faults == ["empty_choices"] * 3 and empty.value.retries == 2
+    url, seen = server(
+        lambda body, n: (500 if n < 3 else 200, {"error": {"message": "boom"}} if n < 3 else chat("ok"))
+    )
+    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    assert done.text == "ok" and done.retries == 2 and done.faults == ["server_error", "server_error"]
+
+
+def test_client_errors_are_not_retried(server: Any) -> None:
+    url, seen = server(lambda body, n: (400, {"error": {"message": "bad request"}}))
+    with pytest.raises(LLMError, match="BadRequest"):
         asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    assert len(seen) == 1
 
 
 def test_ping_checks_the_model_and_the_endpoint(server: Any) -> None:

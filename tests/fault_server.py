@@ -1,0 +1,230 @@
+"""An OpenAI-compatible HTTP server on 127.0.0.1 that injects faults, for tests.
+
+It serves `GET /v1/models` and `POST /v1/chat/completions`. A healthy reply is a
+deterministic function of the request: text for plain calls, and for
+`response_format` json_schema an instance of the schema. At configurable rates a
+chat request instead gets one of FAULTS. It counts what it did, per fault kind and
+per request key (the same key dagmca's response cache uses), so tests can check the
+client's own accounting and that no finished call is asked twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = (
+    "rate_limit",  # 429 with Retry-After
+    "server_500",
+    "server_503",
+    "hang",  # no reply for `hang_s` seconds, then the connection closes
+    "drop",  # the connection closes without a reply
+    "malformed",  # 200 with a body that is not JSON
+    "bad_json",  # 200, but a structured reply's content is broken JSON
+    "empty",  # 200 with no choices
+    "truncate",  # 200, finish_reason "length", content cut in half
+)
+# What dagmca's call accounting calls each injected fault.
+CLIENT_KIND = {
+    "rate_limit": "rate_limited",
+    "server_500": "server_error",
+    "server_503": "server_error",
+    "hang": "timeout",
+    "drop": "disconnect",
+    "malformed": "malformed_body",
+    "bad_json": "invalid_json",
+    "empty": "empty_choices",
+    "truncate": "truncated",
+}
+WORDS = (
+    "fairness evidence harm memory power value trust risk law market scale duty freedom meaning "
+    "culture attention feedback constraint language revenue workers buses suburbs councils"
+).split()
+
+
+def request_key(body: dict[str, Any]) -> str:
+    """The key dagmca.llm.metered.cache_key computes for the same request."""
+    fmt = body.get("response_format") or {}
+    schema = fmt.get("json_schema", {}).get("schema") if fmt.get("type") == "json_schema" else None
+    request = {
+        "model": body.get("model"),
+        "messages": body.get("messages"),
+        "schema": schema,
+        "max_tokens": body.get("max_tokens"),
+        "temperature": body.get("temperature"),
+        "seed": body.get("seed"),
+    }
+    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def _words(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n))
+
+
+def instance(schema: dict[str, Any], rng: random.Random, defs: dict[str, Any] | None = None) -> Any:
+    """A valid instance of a JSON schema (the subset pydantic emits for our outputs)."""
+    defs = defs if defs is not None else schema.get("$defs", {})
+    if "$ref" in schema:
+        return instance(defs[schema["$ref"].rsplit("/", 1)[-1]], rng, defs)
+    for key in ("anyOf", "oneOf", "allOf"):
+        if key in schema:
+            options = [s for s in schema[key] if s.get("type") != "null"]
+            return instance(options[0], rng, defs)
+    if "enum" in schema:
+        return rng.choice(schema["enum"])
+    if "const" in schema:
+        return schema["const"]
+    kind = schema.get("type")
+    if kind == "object":
+        return {k: instance(v, rng, defs) for k, v in schema.get("properties", {}).items()}
+    if kind == "array":
+        return [instance(schema.get("items", {}), rng, defs)]
+    if kind == "string":
+        text = _words(rng, 7) + "?"
+        return text[: schema.get("maxLength", len(text))]
+    if kind == "number":
+        return round(rng.uniform(0.5, 0.95), 2)
+    if kind == "integer":
+        return 1
+    if kind == "boolean":
+        return True
+    return None
+
+
+@dataclass
+class FaultServer:
+    rates: dict[str, float] = field(default_factory=dict)
+    seed: int = 0
+    retry_after: str = "0.2"
+    hang_s: float = 3.0
+    latency_s: float = 0.0
+    models: tuple[str, ...] = ("fault-model",)
+    # counters
+    requests: int = 0
+    injected: Counter[str] = field(default_factory=Counter)
+    served: Counter[str] = field(default_factory=Counter)  # healthy replies per request key
+    authorizations: set[str] = field(default_factory=set)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _httpd: ThreadingHTTPServer | None = None
+
+    @property
+    def base_url(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}/v1"
+
+    def start(self) -> FaultServer:
+        server = self
+        rng = random.Random(self.seed)
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # quiet
+                return
+
+            def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    data = [
+                        {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models
+                    ]
+                    self._send(200, json.dumps({"object": "list", "data": data}).encode())
+                else:
+                    self._send(404, b'{"error": {"message": "not found"}}')
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                auth = self.headers.get("Authorization", "")
+                with server._lock:
+                    server.requests += 1
+                    server.authorizations.add(auth)
+                    fault = next((f for f in FAULTS if rng.random() < server.rates.get(f, 0.0)), None)
+                    if fault is not None:
+                        server.injected[fault] += 1
+                if server.latency_s:
+                    time.sleep(server.latency_s)
+                structured = (body.get("response_format") or {}).get("type") == "json_schema"
+                # Echo the credentials in error bodies, as some real servers do: the
+                # client must keep them out of everything it records.
+                echo = json.dumps({"error": {"message": f"injected fault; you sent {auth}"}}).encode()
+                if fault == "rate_limit":
+                    return self._send(429, echo, {"Retry-After": server.retry_after})
+                if fault == "server_500":
+                    return self._send(500, echo)
+                if fault == "server_503":
+                    return self._send(503, echo)
+                if fault == "hang":
+                    time.sleep(server.hang_s)
+                    self.close_connection = True
+                    return None
+                if fault == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return None
+                if fault == "malformed":
+                    return self._send(200, b'{"id": "chatcmpl-x", "choices": [ <html>oops')
+                key = request_key(body)
+                reply_rng = random.Random(key)
+                if structured:
+                    schema = body["response_format"]["json_schema"]["schema"]
+                    content = json.dumps(instance(schema, reply_rng))
+                else:
+                    content = _words(reply_rng, 14) + "."
+                finish = "stop"
+                if fault == "bad_json" and structured:
+                    content = content[: len(content) // 2] + '"}, ,'
+                elif fault == "truncate":
+                    content, finish = content[: len(content) // 2], "length"
+                choices = [] if fault == "empty" else [
+                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
+                ]  # fmt: skip
+                prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
+                reply = {
+                    "id": "chatcmpl-" + key[:12],
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": body.get("model", ""),
+                    "choices": choices,
+                    "usage": {
+                        "prompt_tokens": prompt_tokens,
+                        "completion_tokens": len(content.split()),
+                        "total_tokens": prompt_tokens + len(content.split()),
+                    },
+                }
+                if fault is None:
+                    with server._lock:
+                        server.served[key] += 1
+                return self._send(200, json.dumps(reply).encode())
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    def __enter__(self) -> FaultServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
