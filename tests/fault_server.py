@@ -44,10 +44,11 @@ CLIENT_KIND = {
     "empty": "empty_choices",
     "truncate": "truncated",
 }
-WORDS = (
-    "fairness evidence harm memory power value trust risk law market scale duty freedom meaning "
-    "culture attention feedback constraint language revenue workers buses suburbs councils"
-).split()
+WORDS = [
+    *("fairness", "evidence", "harm", "memory", "power", "value", "trust", "risk", "law", "market"),
+    *("scale", "duty", "freedom", "meaning", "culture", "attention", "feedback", "constraint"),
+    *("language", "revenue", "workers", "buses", "suburbs", "councils"),
+]
 
 
 def request_key(body: dict[str, Any]) -> str:
@@ -192,9 +193,10 @@ class FaultServer:
                     content = content[: len(content) // 2] + '"}, ,'
                 elif fault == "truncate":
                     content, finish = content[: len(content) // 2], "length"
-                choices = [] if fault == "empty" else [
-                    {"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}
-                ]  # fmt: skip
+                message = {"role": "assistant", "content": content}
+                choices = (
+                    [] if fault == "empty" else [{"index": 0, "message": message, "finish_reason": finish}]
+                )
                 prompt_tokens = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
                 reply = {
                     "id": "chatcmpl-" + key[:12],

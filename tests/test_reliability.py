@@ -155,7 +155,7 @@ def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: S
         assert server.requests == asked, "no new call"
         assert llm.meter.calls == 0 and llm.meter.cache_hits > 50
         assert relative(sqlite, "s-one-x9") == relative(sqlite, "s-two-x9")
-        third, llm = run_against(server, sqlite, "s-three-x9", cache=False)
+        _, llm = run_against(server, sqlite, "s-three-x9", cache=False)
         assert server.requests == 2 * asked and llm.meter.cache_hits == 0  # --no-cache asks again
     assert second.session.llm_calls == 0 and first.session.llm_calls == asked
 
@@ -169,9 +169,7 @@ def test_each_budget_stops_cleanly_and_keeps_the_final(kind: str, sqlite: SQLite
             "tokens": Budget(max_tokens=full.session.tokens // 3),
             "cost": Budget(max_cost_usd=full.session.cost_usd / 3),
         }[kind]
-        capped, llm = run_against(
-            server, sqlite, "capped", cache=False, budget=budget, prices=Prices(1.0, 2.0)
-        )
+        capped, _ = run_against(server, sqlite, "capped", cache=False, budget=budget, prices=Prices(1.0, 2.0))
     s = capped.session
     assert s.status == "budget_exhausted" and capped.final is not None
     assert check_store(sqlite, "capped") == []
