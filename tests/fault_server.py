@@ -113,6 +113,7 @@ class FaultServer:
     injected: Counter[str] = field(default_factory=Counter)
     served: Counter[str] = field(default_factory=Counter)  # healthy replies per request key
     authorizations: set[str] = field(default_factory=set)
+    bodies: dict[str, dict[str, Any]] = field(default_factory=dict)  # request key -> last body
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
 
@@ -151,7 +152,12 @@ class FaultServer:
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
+                try:
+                    body = json.loads(self.rfile.read(length) or b"{}")
+                except ValueError:
+                    body = {}
+                if not body.get("messages"):  # e.g. a client killed while sending
+                    return self._send(400, b'{"error": {"message": "no messages"}}')
                 auth = self.headers.get("Authorization", "")
                 with server._lock:
                     server.requests += 1
@@ -213,9 +219,14 @@ class FaultServer:
                 if fault is None:
                     with server._lock:
                         server.served[key] += 1
+                        server.bodies[key] = body
                 return self._send(200, json.dumps(reply).encode())
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        class Server(ThreadingHTTPServer):
+            def handle_error(self, request: Any, client_address: Any) -> None:
+                return  # clients that time out or are killed break pipes: expected here
+
+        self._httpd = Server(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self

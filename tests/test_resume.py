@@ -1,0 +1,100 @@
+"""Crash safety: a run killed with SIGKILL at any point resumes without asking a
+finished call again, and ends with the graph an uninterrupted run builds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from dagmca.store.check import check_store
+from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import PASSAGE
+from tests.fault_server import FaultServer
+from tests.test_cli import dagmca
+from tests.test_determinism import relative
+
+KEY = "sk-test-resume"
+SETTINGS = ["--cpp", "2", "--rounds", "2", "--max-branches", "2", "--max-depth", "1", "--max-revisits", "0"]
+
+
+def count_calls(db: Path) -> int:
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1) as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0])
+    except sqlite3.Error:  # not created yet
+        return 0
+
+
+def cached_keys(db: Path) -> set[str]:
+    with sqlite3.connect(db) as conn:
+        return {row[0] for row in conn.execute("SELECT key FROM llm_cache")}
+
+
+def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": ""}
+    with FaultServer(latency_s=0.03) as server:
+        common = [
+            "--llm",
+            "openai",
+            "--model",
+            "fault-model",
+            "--base-url",
+            server.base_url,
+            "--quiet",
+            *SETTINGS,
+        ]
+        ref_db = tmp_path / "ref.db"
+        ref = dagmca(
+            "run",
+            str(passage),
+            "--store",
+            str(ref_db),
+            "--session",
+            "ref-run",
+            *common,
+            cwd=tmp_path,
+            env=env,
+        )
+        assert ref.returncode == 0, ref.stderr
+        total = server.requests
+        ref_keys = set(server.served)
+        assert total > 60
+        with SQLiteStore(ref_db) as st:
+            expected = relative(st, "ref-run")
+
+        for point in (3, total // 2, total - 10):
+            db = tmp_path / f"killed-{point}.db"
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "dagmca", "run", str(passage), "--store", str(db), "--session", "k-run", *common],
+                cwd=tmp_path, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            deadline = time.monotonic() + 120
+            while count_calls(db) < point and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert proc.poll() is None, "the run ended before the kill point"
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+            finished = cached_keys(db)
+            assert len(finished) >= point - 1
+            before = Counter(server.served)
+
+            resumed = dagmca("resume", "k-run", "--store", str(db), "--quiet", cwd=tmp_path, env=env)
+            assert resumed.returncode == 0, resumed.stderr
+            asked_again = set(server.served - before)
+            assert not asked_again & finished, f"kill at {point}: a finished call was asked again"
+            assert finished | asked_again == ref_keys, "together they asked exactly what one run asks"
+            with SQLiteStore(db) as st:
+                assert check_store(st, "k-run") == []
+                assert relative(st, "k-run") == expected, f"kill at {point}: the graph differs"
+                session = st.get_node("k-run")
+                assert session is not None and session.props["status"] == "done"
