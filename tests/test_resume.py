@@ -74,10 +74,14 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
 
         for point in (3, total // 2, total - 10):
             db = tmp_path / f"killed-{point}.db"
+            argv = ["run", str(passage), "--store", str(db), "--session", "k-run", *common]
             proc = subprocess.Popen(
-                [sys.executable, "-m", "dagmca", "run", str(passage), "--store", str(db), "--session", "k-run", *common],
-                cwd=tmp_path, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            )  # fmt: skip
+                [sys.executable, "-m", "dagmca", *argv],
+                cwd=tmp_path,
+                env={**os.environ, **env},
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
             deadline = time.monotonic() + 120
             while count_calls(db) < point and proc.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.01)
