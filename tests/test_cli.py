@@ -165,3 +165,29 @@ def test_openai_backend_without_credentials(tmp_path: Path, passage: Path) -> No
         timeout=120,
     )
     assert proc.returncode == 2 and "OPENAI_API_KEY" in proc.stderr
+
+
+def test_doctor_reports_each_check_and_fails_when_one_fails(tmp_path: Path) -> None:
+    ok = dagmca("doctor", "--llm", "fake", cwd=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.count(" ok ") >= 4 and "FAIL" not in ok.stdout
+    bad = dagmca(
+        "doctor", "--llm", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
+        "--store", "bolt://127.0.0.1:9", cwd=tmp_path, env={"OPENAI_API_KEY": "sk-doctor-secret"},
+    )  # fmt: skip
+    assert bad.returncode == 1
+    assert bad.stdout.count("FAIL") == 2 and "cannot reach Neo4j" in bad.stdout and "not usable" in bad.stdout
+    assert "sk-doctor-secret" not in bad.stdout + bad.stderr
+
+
+def test_check_exits_1_on_a_broken_session(tmp_path: Path, passage: Path) -> None:
+    import sqlite3
+
+    run = dagmca(
+        "run", str(passage), "--llm", "fake", "--session", "s", "--quiet", "--max-depth", "0", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    with sqlite3.connect(tmp_path / ".dagmca" / "dagmca.db") as conn:
+        conn.execute("DELETE FROM edges WHERE type = 'IN_SESSION'")
+    proc = dagmca("check", "s", cwd=tmp_path)
+    assert proc.returncode == 1 and "broken:" in proc.stdout

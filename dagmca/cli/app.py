@@ -376,6 +376,29 @@ def check(session: str = typer.Argument(..., help="Session id."), store: str = S
     out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
 
 
+@app.command()
+def doctor(
+    llm: str = opt("llm", "LLM backend to check: local, openai or fake"),
+    model: str = opt("model", "Model name to check"),
+    base_url: str = opt("base_url", "OpenAI-compatible endpoint URL (also OPENAI_BASE_URL)"),
+    store: str = StoreOpt,
+) -> None:
+    """Check that a run can start: Python, the embedding model, the store, the LLM
+    endpoint and model. Exit 0 when all are fine, 1 otherwise."""
+    from rich.table import Table
+
+    from dagmca.doctor import run_checks
+
+    cfg = build_config({"llm": llm, "model": model, "base_url": base_url})
+    results = run_checks(cfg, resolve_store(store))
+    table = Table("check", "", "detail", title="dagmca doctor", title_justify="left")
+    for c in results:
+        table.add_row(c.name, "[green]ok[/]" if c.ok else "[red]FAIL[/]", c.detail)
+    out.print(table)
+    if not all(c.ok for c in results):
+        raise typer.Exit(1)
+
+
 @db_app.command("init")
 def db_init(store: str = StoreOpt) -> None:
     """Create the store's schema. Safe to run twice."""
@@ -458,7 +481,8 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors are one line and an exit code, never a traceback."""
     command = typer.main.get_command(app)
     try:
-        command.main(args=argv, prog_name="dagmca", standalone_mode=False)
+        # standalone_mode=False: click returns a raised Exit's code instead of exiting.
+        returned = command.main(args=argv, prog_name="dagmca", standalone_mode=False)
     except UserError as exc:
         err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
         return exc.exit_code
@@ -476,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
         err.print(f"dagmca: error: {message}{hint}", markup=False, highlight=False, soft_wrap=True)
         return int(getattr(exc, "exit_code", 2))
-    return 0
+    return returned if isinstance(returned, int) else 0
 
 
 if __name__ == "__main__":
