@@ -191,3 +191,17 @@ def test_check_exits_1_on_a_broken_session(tmp_path: Path, passage: Path) -> Non
         conn.execute("DELETE FROM edges WHERE type = 'IN_SESSION'")
     proc = dagmca("check", "s", cwd=tmp_path)
     assert proc.returncode == 1 and "broken:" in proc.stdout
+
+
+def test_export_every_format_from_the_command_line(tmp_path: Path, passage: Path) -> None:
+    run = dagmca(
+        "run", str(passage), "--llm", "fake", "--session", "ex", "--quiet", "--max-depth", "0", cwd=tmp_path
+    )
+    assert run.returncode == 0, run.stderr
+    for fmt, ext in [("json", "json"), ("graphml", "graphml"), ("gexf", "gexf"), ("cypher", "cypher"),
+                     ("mermaid", "mmd"), ("dot", "dot")]:  # fmt: skip
+        proc = dagmca("export", "ex", "--format", fmt, cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        assert (tmp_path / f"ex.{ext}").stat().st_size > 1000
+    bad = dagmca("export", "ex", "--format", "pdf", cwd=tmp_path)
+    assert bad.returncode == 2 and "graphml" in bad.stderr

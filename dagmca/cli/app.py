@@ -343,21 +343,24 @@ def show(session: str = typer.Argument(..., help="Session id."), store: str = St
 @app.command()
 def export(
     session: str = typer.Argument(..., help="Session id."),
-    format_: str = typer.Option("json", "--format", "-f", help="Export format: json (node-link)."),
-    output: Path = typer.Option(None, "--output", "-o", help="Output file (default: <session>.<format>)"),
+    format_: str = typer.Option(
+        "json", "--format", "-f", help="json (node-link), graphml, gexf, cypher, mermaid or dot."
+    ),
+    output: Path = typer.Option(None, "--output", "-o", help="Output file (default: <session>.<extension>)"),
     store: str = StoreOpt,
 ) -> None:
-    """Export a session for visualization."""
-    from dagmca.export.json_export import to_json
+    """Export a session for visualization and other tools."""
+    from dagmca.export.formats import EXTENSIONS, WRITERS
 
-    if format_ != "json":
-        raise UserError(f"unknown export format {format_!r}", "use --format json")
+    if format_ not in WRITERS:
+        raise UserError(f"unknown export format {format_!r}", f"use one of: {', '.join(WRITERS)}")
     with open_existing(resolve_store(store)) as st:
         _session_or_fail(st, session)
-        data = to_json(st, session)
-    target = output or Path(f"{session}.{format_}")
-    target.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    out.print(f"wrote {target} ({len(data['nodes'])} nodes, {len(data['edges'])} edges)")
+        nodes, edges = st.nodes(session), st.edges(session)
+    text = WRITERS[format_](session, nodes, edges)
+    target = output or Path(f"{session.replace('/', '_')}.{EXTENSIONS[format_]}")
+    target.write_text(text, encoding="utf-8")
+    out.print(f"wrote {target} ({format_}: {len(nodes)} nodes, {len(edges)} edges)")
 
 
 @app.command()
