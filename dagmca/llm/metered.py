@@ -228,19 +228,7 @@ class MeteredLLM(LLMClient):
         m.retries += exc.retries
         m.faults.update(exc.faults)
         self._failures_in_a_row += 1
-        self._emit(
-            CallRecord(
-                session=self.session,
-                agent=meta.agent,
-                debate=meta.debate,
-                phase=meta.phase,
-                model=self.model,
-                key=key,
-                retries=exc.retries,
-                faults=exc.faults,
-                error=str(exc)[:500],
-            )
-        )
+        self._emit(self._call_record(meta, key, retries=exc.retries, faults=exc.faults, error=str(exc)[:500]))
         if self._failures_in_a_row >= self.down_after:
             raise EndpointDown(
                 f"the LLM endpoint failed {self._failures_in_a_row} calls in a row, each after its retries "
@@ -250,13 +238,9 @@ class MeteredLLM(LLMClient):
     def _record(self, meta: CallMeta, key: str, done: Completion) -> None:
         u = done.usage
         self._emit(
-            CallRecord(
-                session=self.session,
-                agent=meta.agent,
-                debate=meta.debate,
-                phase=meta.phase,
-                model=self.model,
-                key=key,
+            self._call_record(
+                meta,
+                key,
                 prompt_tokens=u.prompt_tokens,
                 completion_tokens=u.completion_tokens,
                 cached_tokens=u.cached_tokens,
@@ -267,6 +251,17 @@ class MeteredLLM(LLMClient):
                 repaired=done.repaired,
                 cost_usd=0.0 if done.cache_hit else round(self.prices.cost(u), 8),
             )
+        )
+
+    def _call_record(self, meta: CallMeta, key: str, **fields: Any) -> CallRecord:
+        return CallRecord(
+            session=self.session,
+            agent=meta.agent,
+            debate=meta.debate,
+            phase=meta.phase,
+            model=self.model,
+            key=key,
+            **fields,
         )
 
     def _emit(self, record: CallRecord) -> None:
