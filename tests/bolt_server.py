@@ -69,6 +69,11 @@ class BoltServer:
 
     def stop(self) -> None:
         self.server.stop()
+        import jpype
+
+        # A JVM left running crashes the interpreter at exit next to llama.cpp's threads.
+        if jpype.isJVMStarted():
+            jpype.shutdownJVM()
 
 
 def real_neo4j_target() -> BoltTarget | None:
