@@ -3,9 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-# Graphviz lets the export tests render the dot output too (they parse it either way).
-if ! command -v dot >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-  apt-get install -y -qq graphviz >/dev/null 2>&1 || echo "note: graphviz not installed; dot output is only parsed"
+# Debian packages some tests use, installed when we can (root, apt): chromium for
+# the HTML viewer test (skipped, with the reason shown, without it) and graphviz to
+# render the dot export (parsed either way).
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  for pkg in chromium:chromium graphviz:dot; do
+    command -v "${pkg#*:}" >/dev/null && continue
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkg%%:*}" >/dev/null 2>&1 \
+      || echo "note: could not install ${pkg%%:*}"
+  done
 fi
 .venv/bin/ruff check dagmca tests scripts
 .venv/bin/mypy

@@ -344,7 +344,10 @@ def show(session: str = typer.Argument(..., help="Session id."), store: str = St
 def export(
     session: str = typer.Argument(..., help="Session id."),
     format_: str = typer.Option(
-        "json", "--format", "-f", help="json (node-link), graphml, gexf, cypher, mermaid or dot."
+        "json",
+        "--format",
+        "-f",
+        help="json (node-link), graphml, gexf, cypher, mermaid, dot or html (offline viewer).",
     ),
     output: Path = typer.Option(None, "--output", "-o", help="Output file (default: <session>.<extension>)"),
     store: str = StoreOpt,

@@ -245,6 +245,12 @@ def to_dot(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord
     return "\n".join(out) + "\n"
 
 
+def _html(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> str:
+    from dagmca.export.html import to_html  # it builds on this module's colours
+
+    return to_html(session, nodes, edges)
+
+
 WRITERS: dict[str, Callable[[str, Sequence[NodeRecord], Sequence[EdgeRecord]], str]] = {
     "json": to_json,
     "graphml": to_graphml,
@@ -252,6 +258,7 @@ WRITERS: dict[str, Callable[[str, Sequence[NodeRecord], Sequence[EdgeRecord]], s
     "cypher": to_cypher,
     "mermaid": to_mermaid,
     "dot": to_dot,
+    "html": _html,
 }
 EXTENSIONS = {
     "json": "json",
@@ -260,4 +267,5 @@ EXTENSIONS = {
     "cypher": "cypher",
     "mermaid": "mmd",
     "dot": "dot",
+    "html": "html",
 }
