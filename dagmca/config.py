@@ -21,7 +21,7 @@ DEFAULT_PERSPECTIVES = (
     "ethical",
     "systemic",
 )
-DEFAULT_OBSERVERS = ("dialectical", "skeptical")
+DEFAULT_OBSERVERS = ("dialectical", "skeptical", "pragmatic")
 
 
 class SessionConfig(BaseModel):
@@ -70,6 +70,10 @@ class SessionConfig(BaseModel):
     # merging, relations and stubs
     merge_threshold: float = Field(0.7, ge=0.0, le=1.0)
     relation_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # A pair merges only when it is also this much more alike than two texts of the
+    # same run usually are (the run's own baseline; small models make everything alike).
+    merge_margin: float = Field(0.1, ge=0.0, le=1.0)
+    classify_relations: bool = True  # ask the LLM: contradicts or elaborates
     reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
     supersede_threshold: float = Field(0.65, ge=0.0, le=1.0)
     revisit_threshold: float = Field(0.5, ge=0.0, le=1.0)

@@ -218,6 +218,7 @@ class RevisitCheck(Strict):
     after: str  # id of the node whose arrival triggered the check
     similarity: float
     outcome: Literal["open", "relevant", "superseded"]
+    reason: str = ""
     at: str = Field(default_factory=utcnow)
 
 

@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
+from dagmca.prompts.schemas import RelationVerdict
 from dagmca.store.base import GraphStore
 from tests.conftest import RunSession
 from tests.test_pipeline import QUESTIONS, flag, no_flag
@@ -27,6 +28,8 @@ def pure(call: ScriptedCall) -> Any:
     """Replies that depend only on the prompt (the scripted helper pops flags in call
     order, which is itself latency-dependent)."""
     h = hashlib.sha256(call.prompt.encode()).digest()
+    if call.schema is RelationVerdict:
+        return {"relation": ("contradicts", "elaborates", "unrelated")[h[0] % 3], "reason": "r"}
     if call.schema is not None:
         if h[0] % 3 == 0:
             return no_flag()

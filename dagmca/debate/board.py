@@ -9,6 +9,7 @@ came back first, so a replay from the cache asks exactly the same questions.
 from __future__ import annotations
 
 import asyncio
+import re
 from dataclasses import dataclass, field
 
 from dagmca.models import DebateNode, TensionNode
@@ -28,6 +29,7 @@ class BranchBoard:
     rounds_done: dict[str, int] = field(default_factory=dict)
     current: dict[str, int] = field(default_factory=dict)
     stopped: set[str] = field(default_factory=set)
+    tags: dict[str, str] = field(default_factory=dict)  # branch id -> citation tag, "B2"
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @classmethod
@@ -37,6 +39,7 @@ class BranchBoard:
 
     def add(self, branch: DebateNode) -> None:
         self.questions[branch.id] = branch.question
+        self.tags[branch.id] = f"B{len(self.tags) + 1}"
         self.outputs[branch.id] = {}
         self.rounds_done[branch.id] = 0
 
@@ -73,6 +76,11 @@ class BranchBoard:
                 visible[b] = by_round[max(seen)]
         return visible
 
+    def cited(self, branch_id: str, text: str) -> list[str]:
+        """The other branches a text cites by tag, in tag order."""
+        found = set(re.findall(r"\[(B\d+)\]", text))
+        return [b for b, tag in self.tags.items() if tag in found and b != branch_id]
+
     def background(self, branch_id: str) -> str:
         lines = [
             f"This is a branch debate. Parent question: {clip(self.parent.question, 300)}",
@@ -81,9 +89,12 @@ class BranchBoard:
         others = [b for b in self.questions if b != branch_id]
         visible = self.visible_outputs(branch_id)
         if others:
-            lines.append("Other branches running now:")
+            lines.append(
+                f"You are branch [{self.tags[branch_id]}]. Other branches running now "
+                "(cite one by its tag, e.g. [B2], when you build on it or dispute it):"
+            )
             for b in others:
-                lines.append(f"- {clip(self.questions[b], 200)}")
+                lines.append(f"- [{self.tags[b]}] {clip(self.questions[b], 200)}")
                 if b in visible:
                     lines.append(f"  latest output: {clip(visible[b], OUTPUT_CHARS)}")
         if self.stubs:

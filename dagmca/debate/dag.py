@@ -17,6 +17,7 @@ from dagmca.models import (
     DebateOrigin,
     EdgeType,
     GraphNode,
+    Phase,
     RevisitCheck,
     SynthesisNode,
     TensionNode,
@@ -24,6 +25,7 @@ from dagmca.models import (
     TurnNode,
 )
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.schemas import RelationVerdict
 from dagmca.prompts.text import tidy
 
 
@@ -49,6 +51,8 @@ class DagRunner:
     def __init__(self, state: SessionState) -> None:
         self.state = state
         self.outcomes: dict[str, DebateOutcome] = {}
+        self.contradictions: list[tuple[DebateNode, DebateNode, str]] = []
+        self._baseline: float | None = None
 
     def frame(self, question: str, background: Callable[[], str] | None = None) -> Callable[[], tpl.Frame]:
         cfg = self.state.config
@@ -102,12 +106,25 @@ class DagRunner:
         return outcome
 
     def _references(self, turn: TurnNode, board: BranchBoard) -> None:
-        """A branch turn that closely echoes another branch's visible output REFERENCES it."""
+        """A branch REFERENCES another when one of its turns cites it by tag ([B2]) or
+        closely echoes the other's visible output. Debate to debate, so two branches
+        that cite each other form a cycle of reference (allowed: relations are not
+        structure)."""
         st = self.state
+        edges = [
+            st.edge(turn.debate, other, EdgeType.REFERENCES, via="citation", turn=turn.id)
+            for other in board.cited(turn.debate, turn.text)
+        ]
+        cited = {e.target for e in edges}
         for other, text in board.visible_outputs(turn.debate).items():
             sim = st.embedder.similarity(turn.text, text)
-            if sim >= st.config.reference_threshold:
-                st.write([], [st.edge(turn.id, other, EdgeType.REFERENCES, similarity=round(sim, 4))])
+            if other not in cited and sim >= st.config.reference_threshold:
+                edges.append(
+                    st.edge(turn.debate, other, EdgeType.REFERENCES, via="similarity", turn=turn.id,
+                            similarity=round(sim, 4))
+                )  # fmt: skip
+        if edges:
+            st.write([], edges)
 
     # -- selection and branches -------------------------------------------------------
     def _can_branch(self) -> bool:
@@ -176,34 +193,84 @@ class DagRunner:
             await self.revisit(branch, branch.resolution)
 
     # -- merging and relations ------------------------------------------------------
+    def baseline(self) -> float:
+        """How alike two independent texts of this run are anyway: the mean pairwise
+        similarity of the main debate's first-round responses (written before anyone saw
+        anyone). Small models make everything alike, so a merge must beat this, not only
+        the absolute threshold."""
+        if self._baseline is None:
+            main = self.outcomes.get(f"{self.state.session_id}/main")
+            texts = [
+                t.text for t in (main.turns if main else []) if t.round == 1 and t.phase is Phase.RESPOND
+            ]
+            if len(texts) < 2:
+                return 0.0
+            m = self.state.embedder.matrix(texts)
+            pairs = [float(m[i, j]) for i in range(len(texts)) for j in range(i + 1, len(texts))]
+            self._baseline = round(sum(pairs) / len(pairs), 4)
+        return self._baseline
+
     async def merge(self, branches: list[DebateNode], parent: DebateNode) -> None:
         st, cfg = self.state, self.state.config
         if len(branches) < 2:
             return
         sim = st.embedder.matrix([b.resolution for b in branches])
-        merge_pairs, relations = [], []
+        baseline = self.baseline()
+        merge_pairs, related = [], []
         for i in range(len(branches)):
             for j in range(i + 1, len(branches)):
                 s = float(sim[i, j])
-                if s >= cfg.merge_threshold:
+                if s >= cfg.merge_threshold and s >= baseline + cfg.merge_margin:
                     merge_pairs.append((i, j))
                 elif s >= cfg.relation_threshold:
-                    relations.append((i, j, s))
-        # A later branch that stays close without converging elaborates an earlier one.
-        st.write(
-            [],
-            [
-                st.edge(branches[j].id, branches[i].id, EdgeType.ELABORATES, similarity=round(s, 4))
-                for i, j, s in relations
-            ],
+                    related.append((branches[j], branches[i], s))
+        verdicts = await asyncio.gather(
+            *(self._relation(later, earlier, parent) for later, earlier, _ in related)
         )
+        edges = []
+        for (later, earlier, s), (type_, reason) in zip(related, verdicts, strict=True):
+            if type_ is EdgeType.CONTRADICTS:
+                self.contradictions.append((later, earlier, reason))
+            if type_ is not None:
+                edges.append(st.edge(later.id, earlier.id, type_, similarity=round(s, 4), reason=reason))
+                st.events.emit("relation", source=later.id, target=earlier.id, type=type_.value)
+        st.write([], edges)
         for k, group in enumerate(components(len(branches), merge_pairs), start=1):
             members = [branches[i] for i in group]
             pair_sims = [float(sim[a, b]) for a in group for b in group if a < b]
-            await self._synthesize(f"{parent.id}/syn{k}", members, parent, sum(pair_sims) / len(pair_sims))
+            await self._synthesize(
+                f"{parent.id}/syn{k}", members, parent, sum(pair_sims) / len(pair_sims), baseline
+            )
+
+    async def _relation(
+        self, later: DebateNode, earlier: DebateNode, parent: DebateNode
+    ) -> tuple[EdgeType | None, str]:
+        """Related but not merged: does the later resolution contradict or elaborate the
+        earlier one? The LLM decides; without it (off, budget, failure) they elaborate."""
+        st, cfg = self.state, self.state.config
+        fallback = (EdgeType.ELABORATES, "similar resolutions that did not converge")
+        if not cfg.classify_relations or st.llm.exhausted(reserve_calls=2):
+            return fallback
+        messages = tpl.relation(self.frame(parent.question)(), (earlier.question, earlier.resolution),
+                                (later.question, later.resolution))  # fmt: skip
+        try:
+            done = await st.llm.complete(
+                messages,
+                schema=RelationVerdict,
+                max_tokens=cfg.max_flag_tokens,
+                temperature=cfg.temperature,
+                seed=cfg.seed,
+                meta=CallMeta(agent="merger", debate=parent.id, phase="relation"),
+            )
+        except LLMError as exc:
+            st.events.emit("call_failed", debate=parent.id, agent="merger", error=str(exc))
+            return fallback
+        verdict: RelationVerdict = done.parsed
+        type_ = {"contradicts": EdgeType.CONTRADICTS, "elaborates": EdgeType.ELABORATES}.get(verdict.relation)
+        return type_, verdict.reason.strip() or verdict.relation
 
     async def _synthesize(
-        self, node_id: str, members: list[DebateNode], parent: DebateNode, similarity: float
+        self, node_id: str, members: list[DebateNode], parent: DebateNode, similarity: float, baseline: float
     ) -> None:
         st, cfg = self.state, self.state.config
         if st.llm.exhausted(reserve_calls=1):
@@ -226,7 +293,9 @@ class DagRunner:
             id=node_id,
             session=st.session_id,
             resolution=tidy(done.text),
-            reason=f"resolution embeddings converge (mean cosine {similarity:.2f} >= {cfg.merge_threshold})",
+            reason=f"resolution embeddings converge: mean cosine {similarity:.2f} >= {cfg.merge_threshold}, "
+            f"and {similarity - baseline:+.2f} over this run's baseline {baseline:.2f} "
+            f"(mean cosine between the main debate's independent first answers)",
             similarity=round(similarity, 4),
         )
         st.write(
@@ -248,6 +317,7 @@ class DagRunner:
                 parent = st.debates.get(stub.debate)
                 if sim >= cfg.supersede_threshold:
                     outcome = "superseded"
+                    reason = f"answered: cosine {sim:.2f} >= supersede threshold {cfg.supersede_threshold}"
                     stub.status = TensionStatus.SUPERSEDED
                     edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, similarity=round(sim, 4)))
                 elif (
@@ -258,13 +328,20 @@ class DagRunner:
                     and self._can_branch()
                 ):
                     outcome = "relevant"
+                    reason = (
+                        f"relevant: cosine {sim:.2f} >= revisit threshold {cfg.revisit_threshold}; explored"
+                    )
                     st.revisits_used += 1
                     relevant.append(stub)
                 else:
                     outcome = "open"
+                    reason = f"cosine {sim:.2f} below the revisit threshold {cfg.revisit_threshold}"
+                    if sim >= cfg.revisit_threshold:
+                        reason = "relevant, but no revisit, depth or budget left"
                 stub.revisit_checks.append(
-                    RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome)
+                    RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome, reason=reason)
                 )
+                st.events.emit("revisit_check", stub=stub.id, outcome=outcome, similarity=round(sim, 2))
                 st.write([stub], edges)
         for stub in relevant:
             parent = st.debates[stub.debate]

@@ -20,6 +20,8 @@ async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
     for s in st.syntheses.values():
         used.append(s)
         sections.append(("Synthesis of converging branches", s.resolution))
+    for later, earlier, reason in runner.contradictions:
+        sections.append((f"Unreconciled: '{earlier.question}' versus '{later.question}'", reason))
     stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
     for t in stubs:
         used.append(t)

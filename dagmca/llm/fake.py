@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ValidationError
 
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
 
@@ -153,7 +153,10 @@ class ScriptedLLM(LLMClient):
             usage.completion_tokens = len(text.split())
             return Completion(text=text, usage=usage, finish_reason="stop")
         data = reply.model_dump() if isinstance(reply, BaseModel) else reply
-        parsed = schema.model_validate(data)
+        try:
+            parsed = schema.model_validate(data)
+        except ValidationError as exc:  # as a real backend does after its repair try
+            raise LLMError(f"scripted reply does not fit {schema.__name__}") from exc
         text = parsed.model_dump_json()
         usage.completion_tokens = len(text.split())
         return Completion(text=text, parsed=parsed, usage=usage, finish_reason="stop")

@@ -3,7 +3,7 @@ because grammar-constrained small models neither stop nor respect bounds."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
@@ -38,3 +38,11 @@ def round_flag_schema(turns: int) -> type[TensionFlag]:
     fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
     model = create_model("RoundTensionFlag", __config__=ConfigDict(extra="forbid"), **fields)
     return cast(type[TensionFlag], model)
+
+
+class RelationVerdict(BaseModel):
+    """How a later debate's resolution stands to an earlier one's."""
+
+    model_config = ConfigDict(extra="forbid")
+    relation: Literal["contradicts", "elaborates", "unrelated"]
+    reason: Text(300)  # type: ignore[valid-type]

@@ -168,6 +168,17 @@ def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> list[Message
     return _msgs(frame, parts)
 
 
+def relation(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -> list[Message]:
+    parts = [
+        quote(f"Earlier debate on: {clip(earlier[0], 200)}", earlier[1]),
+        quote(f"Later debate on: {clip(later[0], 200)}", later[1]),
+        "Do these two resolutions contradict each other (they cannot both hold), does the "
+        "later one elaborate the earlier (it adds to it, consistently), or are they "
+        "unrelated? Reply with one JSON object: relation and a one-sentence reason.",
+    ]
+    return _msgs(frame, parts)
+
+
 def integrate(frame: Frame, sections: Sequence[tuple[str, str]]) -> list[Message]:
     parts = [quote(label, text, 500) for label, text in sections]
     parts.append(

@@ -1,0 +1,136 @@
+"""The seed's success criteria for the DAG, all at once, on the stored graph of one
+session driven by the scripted fake (DESIGN §1, §6)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from typing import Any
+
+import networkx as nx
+
+from dagmca.llm.fake import ScriptedCall
+from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
+from dagmca.prompts.schemas import RelationVerdict
+from dagmca.store.check import check_store
+from dagmca.store.graph import load_graph
+from tests.conftest import RunSession
+from tests.test_pipeline import QUESTIONS
+
+CONVERGED = "Pricing works when revenue funds buses and exemptions protect workers. See [B1] and [B2]."
+URGENCY = {0: 0.9, 1: 0.85, 2: 0.8, 3: 0.5, 4: 0.45}
+ANSWERS = {
+    QUESTIONS[0]: CONVERGED,
+    QUESTIONS[1]: CONVERGED,
+    QUESTIONS[2]: "Would shops in the centre lose suburban visitors? Yes, some shops would.",
+    QUESTIONS[4]: "Polls mislead; public reaction follows experience of the charge.",
+}
+SYNTHESIS = (
+    "Are predictions of public reaction reliable? Pricing works when revenue funds buses and "
+    "exemptions protect workers."
+)
+
+
+def responder(call: ScriptedCall) -> Any:
+    h = hashlib.sha256(call.prompt.encode()).digest()
+    if call.schema is RelationVerdict:
+        return {"relation": "contradicts", "reason": "one says the charge is fair, the other that it is not"}
+    if call.schema is not None:  # an observer
+        if call.meta.debate.endswith("/main"):
+            k = h[0] % 5
+            return {
+                "category": ("gap", "assumption", "contradiction", "open_question", "meta")[k],
+                "urgency": URGENCY[k],
+                "question": QUESTIONS[k],
+                "excerpt": "e",
+                "rationale": "r",
+            }
+        topic = call.meta.debate.rsplit("/", 1)[-1]
+        return {
+            "category": "gap",
+            "urgency": 0.4,
+            "question": f"What does {topic} leave open, point {h[0] % 3}?",
+            "excerpt": "e",
+            "rationale": "r",
+        }
+    if call.meta.agent == "merger":
+        return SYNTHESIS
+    for question, answer in ANSWERS.items():
+        if f"Question under debate: {question}" in call.prompt and "/main/" in call.meta.debate:
+            return answer
+    return f"{call.meta.agent} on {call.meta.phase}: {h.hex()[:12]}"
+
+
+def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession) -> None:
+    result, state, _ = run_fake(
+        responder,
+        max_branches=3,
+        max_depth=1,
+        max_revisits=1,
+        rounds=2,
+        strategy="urgent",
+        monitor_every="turn",
+        supersede_threshold=0.6,
+        revisit_threshold=0.45,
+        relation_threshold=0.0,
+    )
+    st = state.store
+    assert result.session.status == "done" and result.final is not None
+    g = load_graph(st, "s1")
+    kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
+    types = Counter(k for _, _, k in g.edges(keys=True))
+
+    # observers flagged tensions during every debate, several per debate
+    per_debate = Counter(d["debate"] for _, d in g.nodes(data=True) if d["kind"] == "Tension")
+    debates = [n for n, d in g.nodes(data=True) if d["kind"] == "Debate"]
+    assert all(per_debate[d] >= 2 for d in debates), per_debate
+    # flags are tied to the turns that raised them
+    assert types["FLAGGED_AT"] >= sum(per_debate.values())
+    # the selection chose a subset: three branches, the rest kept as stubs
+    branches = [d for d in state.debates.values() if d.origin is DebateOrigin.BRANCH]
+    assert len(branches) == 3
+    stubs = [n for n, d in g.nodes(data=True) if "Stub" in d["labels"]]
+    assert stubs and all(g.nodes[s]["status"] == "stub" for s in stubs)
+    # branches ran aware of each other: their prompts carried each other's tags; they cite
+    # each other, which makes a cycle of reference A -> B -> A
+    refs = nx.DiGraph([(u, v) for u, v, k in g.edges(keys=True) if k == "REFERENCES"])
+    assert ("s1/main/b1", "s1/main/b2") in refs.edges and ("s1/main/b2", "s1/main/b1") in refs.edges
+    # merges were found and synthesized: a Synthesis with two parents
+    syntheses = [n for n, d in g.nodes(data=True) if d["kind"] == "Synthesis"]
+    assert len(syntheses) == 1
+    parents = [u for u, _, k in g.in_edges(syntheses[0], keys=True) if k == "MERGES_INTO"]
+    assert sorted(parents) == ["s1/main/b1", "s1/main/b2"]
+    assert "baseline" in g.nodes[syntheses[0]]["reason"]
+    # related but not merged: classified (here: contradicts)
+    assert types["CONTRADICTS"] >= 1
+    # stubs were revisited: one superseded by a branch that answered it, one explored
+    superseded = [n for n, d in g.nodes(data=True) if d.get("status") == "superseded"]
+    assert any(d["question"] == QUESTIONS[3] for n, d in g.nodes(data=True) if n in superseded)
+    assert ("s1/main/b3", next(n for n in superseded if g.nodes[n]["question"] == QUESTIONS[3])) in [
+        (u, v) for u, v, k in g.edges(keys=True) if k == "SUPERSEDES"
+    ]
+    revisits = [d for d in state.debates.values() if d.origin is DebateOrigin.REVISIT]
+    assert len(revisits) == 1 and revisits[0].question == QUESTIONS[4]
+    explored = next(v for u, v, k in g.edges(keys=True) if k == "EXPLORES" and u == revisits[0].id)
+    assert g.nodes[explored]["status"] == "explored"
+    checks = json.loads(g.nodes[explored]["revisit_checks"])
+    assert (
+        checks[-1]["outcome"] == "relevant" and checks[-1]["after"] == syntheses[0] and checks[-1]["reason"]
+    )
+    # a true DAG: nodes with several structural parents
+    structural = nx.DiGraph(
+        [(u, v) for u, v, k in g.edges(keys=True) if k in {t.value for t in STRUCTURAL_EDGES}]
+    )
+    assert nx.is_directed_acyclic_graph(structural)
+    assert any(structural.in_degree(n) >= 2 for n in structural)
+    # the final read the whole graph, contradictions included
+    integrated = {v for u, v, k in g.edges(keys=True) if k == "INTEGRATES"}
+    assert {"s1/main", *syntheses, *(b.id for b in branches)} <= integrated
+    assert kinds["Final"] == 1
+    assert check_store(st, "s1") == []
+
+    # a deliberately added structural cycle makes `check` fail
+    state.write([], [edge("s1/main", "s1/main/b1", EdgeType.BRANCHES_FROM, "s1")])
+    assert any("cycle" in p for p in check_store(st, "s1"))
+    assert NodeKind.SYNTHESIS.value in kinds
