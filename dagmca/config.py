@@ -78,6 +78,7 @@ class SessionConfig(BaseModel):
     supersede_threshold: float = Field(0.65, ge=0.0, le=1.0)
     revisit_threshold: float = Field(0.5, ge=0.0, le=1.0)
     max_revisits: int = Field(1, ge=0, le=32)
+    max_nodes: int | None = Field(None, ge=10)  # no branch starts that would take the session past it
     final_stubs: int = Field(5, ge=0, le=50)
 
     # budgets (None: unbounded)

@@ -45,6 +45,7 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
         delay: float | Callable[[ScriptedCall], float] = 0.0,
         budget: Budget | None = None,
         cache: bool = False,
+        events: Any = None,
         **settings: Any,
     ) -> tuple[SessionResult, SessionState, ScriptedLLM]:
         settings.setdefault("llm", "fake")
@@ -68,6 +69,8 @@ def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
                 embedder=HashingEmbedder(),
                 passage=PASSAGE,
             )
+            if events is not None:
+                state.events = events
             result = await run_session(
                 state, title="test", model="scripted", out_dir=tmp_path / "out" / session
             )

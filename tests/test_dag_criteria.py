@@ -134,3 +134,16 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     state.write([], [edge("s1/main", "s1/main/b1", EdgeType.BRANCHES_FROM, "s1")])
     assert any("cycle" in p for p in check_store(st, "s1"))
     assert NodeKind.SYNTHESIS.value in kinds
+
+
+def test_max_nodes_caps_the_session(run_fake: RunSession) -> None:
+    settings = dict(
+        max_branches=3, max_depth=2, max_revisits=1, rounds=2, strategy="urgent", monitor_every="turn"
+    )
+    _, free, _ = run_fake(responder, session="free", **settings)
+    uncapped = len(free.node_ids)
+    cap = uncapped // 3
+    _, capped, _ = run_fake(responder, session="capped", max_nodes=cap, **settings)
+    assert len(capped.debates) < len(free.debates)
+    assert len(capped.node_ids) <= cap * 1.15, (len(capped.node_ids), cap)
+    assert check_store(capped.store, "capped") == []

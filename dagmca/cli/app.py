@@ -125,6 +125,7 @@ def run(
     max_depth: int = opt("max_depth", "Maximum branch depth (0 = main debate only)"),
     merge_threshold: float = opt("merge_threshold", "Cosine above which finished branches merge"),
     max_revisits: int = opt("max_revisits", "Stubs that may be explored when they become relevant"),
+    max_nodes: int = opt("max_nodes", "Cap on the session's nodes: no branch starts that would pass it"),
     max_llm_calls: int = opt("max_llm_calls", "Budget: LLM calls"),
     max_tokens: int = opt("max_tokens", "Budget: tokens"),
     max_cost_usd: float = opt("max_cost_usd", "Budget: cost in USD, from the price flags"),

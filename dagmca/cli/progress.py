@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from typing import Any
 
 from rich.console import Console, Group
@@ -24,6 +24,8 @@ class LiveProgress:
         self.where = ""
         self.started = time.monotonic()
         self.meter: Meter | None = None
+        self.log: deque[str] = deque(maxlen=10)  # the latest decisions, newest last
+        self.branch_rounds: dict[str, str] = {}  # branch -> "round 2" / "done"
         self._live = Live(console=console, refresh_per_second=4, transient=True, get_renderable=self.render)
 
     def __enter__(self) -> LiveProgress:
@@ -35,14 +37,41 @@ class LiveProgress:
 
     def emit(self, event: str, **data: Any) -> None:
         self.counts[event] += 1
+        short = str(data.get("debate", "")).split("/", 1)[-1]
         if event == "phase":
             self.phase = str(data["phase"])
         elif event == "round":
-            self.where = f"{data['debate'].split('/', 1)[-1]} round {data['number']}"
+            self.where = f"{short} round {data['number']}"
+            if short != "main":
+                self.branch_rounds[short] = f"round {data['number']}"
         elif event == "debate_done" and data.get("origin") != "main":
             self.counts["branch_done"] += 1
+            self.branch_rounds[short] = "done"
+        elif event == "tension":
+            self._note(
+                f"{short}: {data.get('observer')} flags ({data['urgency']:.2f}) {_clip(data.get('question'))}"
+            )
         elif event == "branches":
             self.counts["branches_selected"] += int(data["count"])
+            chosen = ", ".join(f"{_clip(q, 40)} ({u:.2f})" for q, u in data.get("selected", []))
+            self._note(f"{short}: selected {chosen}; {len(data.get('stubbed', []))} kept as stubs")
+        elif event == "synthesis":
+            self._note(
+                f"merge of {data['members']} branches, similarity {data['similarity']:.2f}: {data['reason']}"
+            )
+        elif event == "relation":
+            self._note(
+                f"{data['source'].split('/', 1)[-1]} {data['type']} {data['target'].split('/', 1)[-1]}"
+            )
+        elif event == "revisit_check" and data.get("outcome") != "open":
+            self._note(
+                f"stub {_clip(data.get('question'), 50)}: {data['outcome']} ({data['similarity']:.2f})"
+            )
+        elif event == "call_failed":
+            self._note(f"call failed ({data.get('agent')}): {_clip(data.get('error'), 80)}")
+
+    def _note(self, line: str) -> None:
+        self.log.append(line)
 
     def render(self) -> Group:
         m = self.meter
@@ -62,4 +91,13 @@ class LiveProgress:
             grid.add_row("tokens", f"{m.usage.total:,}")
             grid.add_row("cost", f"${m.cost_usd:.4f}")
         grid.add_row("elapsed", f"{time.monotonic() - self.started:.0f}s")
-        return Group(Text("dagmca run", style="bold"), grid)
+        if self.branch_rounds:
+            recent = list(self.branch_rounds.items())[-6:]
+            grid.add_row("branch progress", "  ".join(f"{b}: {r}" for b, r in recent))
+        log = Text("\n".join(self.log), style="dim", overflow="ellipsis", no_wrap=True)
+        return Group(Text("dagmca run", style="bold"), grid, log)
+
+
+def _clip(value: object, limit: int = 70) -> str:
+    text = " ".join(str(value or "").split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

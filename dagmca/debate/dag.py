@@ -129,6 +129,9 @@ class DagRunner:
     # -- selection and branches -------------------------------------------------------
     def _can_branch(self) -> bool:
         st = self.state
+        if st.room_for_debates() == 0:
+            st.events.emit("node_cap", nodes=len(st.node_ids))
+            return False
         # Keep one debate round and the final integration in reserve.
         return not st.llm.exhausted(reserve_calls=st.config.per_round_calls() + 1)
 
@@ -142,7 +145,9 @@ class DagRunner:
         similarity = (
             st.embedder.matrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
         )
-        chosen = select(cfg.strategy, candidates, cfg.max_branches, similarity)
+        room = st.room_for_debates()
+        limit = cfg.max_branches if room is None else min(cfg.max_branches, room)
+        chosen = select(cfg.strategy, candidates, limit, similarity)
         pairs: list[tuple[DebateNode, TensionNode]] = []
         for i, tension in enumerate(chosen, start=1):
             pairs.append(
@@ -151,7 +156,14 @@ class DagRunner:
         board = BranchBoard.start(debate, st.open_stubs())
         for branch, _ in pairs:
             board.add(branch)
-        st.events.emit("branches", debate=debate.id, count=len(pairs), candidates=len(candidates))
+        st.events.emit(
+            "branches",
+            debate=debate.id,
+            count=len(pairs),
+            candidates=len(candidates),
+            selected=[(t.question, t.urgency) for _, t in pairs],
+            stubbed=[(t.question, t.urgency) for t in candidates if t.status is TensionStatus.STUB],
+        )
         for branch, _ in pairs:
             st.events.emit("branch_start", debate=branch.id, question=branch.question)
         # The debates run in parallel; everything after them that touches shared state
@@ -302,7 +314,13 @@ class DagRunner:
             [synthesis],
             [st.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members],
         )
-        st.events.emit("synthesis", node=synthesis.id, members=len(members))
+        st.events.emit(
+            "synthesis",
+            node=synthesis.id,
+            members=len(members),
+            similarity=synthesis.similarity,
+            reason=synthesis.reason,
+        )
         await self.revisit(synthesis, synthesis.resolution)
 
     # -- stubs ---------------------------------------------------------------------
@@ -341,7 +359,10 @@ class DagRunner:
                 stub.revisit_checks.append(
                     RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome, reason=reason)
                 )
-                st.events.emit("revisit_check", stub=stub.id, outcome=outcome, similarity=round(sim, 2))
+                st.events.emit(
+                    "revisit_check", stub=stub.id, question=stub.question, outcome=outcome, after=node.id,
+                    similarity=round(sim, 2),
+                )  # fmt: skip
                 st.write([stub], edges)
         for stub in relevant:
             parent = st.debates[stub.debate]

@@ -138,4 +138,10 @@ class Monitor:
                 category=flag.category,
             )
             st.write([tension], [st.edge(tension.id, turn.id, EdgeType.FLAGGED_AT, observer=lens)])
-        st.events.emit("tension", debate=self.debate.id, urgency=tension.urgency)
+        st.events.emit(
+            "tension",
+            debate=self.debate.id,
+            urgency=tension.urgency,
+            question=tension.question,
+            observer=lens,
+        )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -48,7 +47,7 @@ class SessionState:
     debates: dict[str, DebateNode] = field(default_factory=dict)
     tensions: dict[str, TensionNode] = field(default_factory=dict)
     syntheses: dict[str, SynthesisNode] = field(default_factory=dict)
-    written: Counter[str] = field(default_factory=Counter)
+    node_ids: set[str] = field(default_factory=set)  # every node written so far (--max-nodes)
     revisits_used: int = 0
     phase: str = "starting"
     _agents: set[str] = field(default_factory=set)
@@ -58,6 +57,7 @@ class SessionState:
     def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         """One event, one transaction: nodes are written before the edges that use them."""
         self.store.write([n.to_record() for n in nodes], list(edges))
+        self.node_ids.update(n.id for n in nodes)
         for n in nodes:
             if isinstance(n, DebateNode):
                 self.debates[n.id] = n
@@ -85,6 +85,15 @@ class SessionState:
     def set_phase(self, phase: str) -> None:
         self.phase = phase
         self.events.emit("phase", phase=phase)
+
+    def room_for_debates(self) -> int | None:
+        """How many more debates fit under --max-nodes (None: no cap), estimated from the
+        nodes per debate so far and keeping two for a synthesis and the final."""
+        cap = self.config.max_nodes
+        if cap is None:
+            return None
+        per_debate = len(self.node_ids) / max(1, len(self.debates))
+        return max(0, int((cap - 2 - len(self.node_ids)) // max(1.0, per_debate)))
 
     def open_stubs(self) -> list[TensionNode]:
         return [t for t in self.tensions.values() if t.status is TensionStatus.STUB]

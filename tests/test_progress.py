@@ -1,0 +1,44 @@
+"""The live progress tells what the run decides, as the seed's interface did."""
+
+from __future__ import annotations
+
+from rich.console import Console
+
+from dagmca.cli.progress import LiveProgress
+from tests.conftest import RunSession
+from tests.test_dag_criteria import responder
+
+
+def test_progress_reports_flags_selection_branches_merges_and_revisits(run_fake: RunSession) -> None:
+    console = Console(record=True, width=200)
+    progress = LiveProgress(console)
+    lines: list[str] = []
+    note = progress._note
+
+    def keep(line: str) -> None:  # the panel shows the latest ten; the test reads them all
+        lines.append(line)
+        note(line)
+
+    progress._note = keep  # type: ignore[method-assign]
+    run_fake(
+        responder,
+        events=progress,
+        max_branches=3,
+        max_depth=1,
+        max_revisits=1,
+        rounds=2,
+        strategy="urgent",
+        monitor_every="turn",
+        supersede_threshold=0.6,
+        revisit_threshold=0.45,
+        relation_threshold=0.0,
+    )
+    text = "\n".join(lines)
+    assert "flags (0.90) Is a flat charge fair" in text
+    assert "main: selected Is a flat charge fair" in text and "kept as stubs" in text
+    assert "merge of 2 branches, similarity" in text and "baseline" in text
+    assert "CONTRADICTS" in text
+    assert ": superseded (" in text and ": relevant (" in text
+    console.print(progress.render())
+    panel = console.export_text()
+    assert "b1: done" in panel and "tensions flagged" in panel
