@@ -124,6 +124,7 @@ def run(
     max_branches: int = opt("max_branches", "Branches per node"),
     max_depth: int = opt("max_depth", "Maximum branch depth (0 = main debate only)"),
     merge_threshold: float = opt("merge_threshold", "Cosine above which finished branches merge"),
+    merge_margin: float = opt("merge_margin", "How far above this run's baseline similarity a merge must be"),
     max_revisits: int = opt("max_revisits", "Stubs that may be explored when they become relevant"),
     max_nodes: int = opt("max_nodes", "Cap on the session's nodes: no branch starts that would pass it"),
     max_llm_calls: int = opt("max_llm_calls", "Budget: LLM calls"),
