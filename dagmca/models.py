@@ -265,6 +265,18 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
 }
 
 
+def node_from_record(record: NodeRecord) -> GraphNode:
+    """The model of a stored node: the inverse of `GraphNode.to_record` (structured
+    values come back from their JSON strings)."""
+    model = NODE_MODELS[record.kind]
+    data: dict[str, Any] = {"id": record.id, "session": record.session, "created_at": record.created_at}
+    for key, value in record.props.items():
+        field = model.model_fields.get(key)
+        rich = field is not None and getattr(field.annotation, "__origin__", None) is list
+        data[key] = json.loads(value) if rich and isinstance(value, str) else value
+    return model.model_validate(data)
+
+
 def edge(source: str, target: str, type_: EdgeType, session: str, **props: JSONScalar) -> EdgeRecord:
     return EdgeRecord(source=source, target=target, type=type_, session=session, props=props)
 

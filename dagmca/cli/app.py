@@ -9,9 +9,10 @@ import os
 import re
 import sys
 import time
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from pydantic import ValidationError
@@ -22,6 +23,10 @@ from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError, UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, resolve_store
 from dagmca.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from dagmca.debate.state import SessionState
+    from dagmca.llm.metered import MeteredLLM
 from dagmca.store.neo4j import is_bolt_uri
 
 app = typer.Typer(
@@ -187,27 +192,28 @@ def run(
         graph_store.close()
 
 
-def _run(
+Work = Callable[["SessionState", str], Awaitable[Any]]
+
+
+def _with_session(
     cfg: SessionConfig,
     store: GraphStore,
     text: str,
-    title: str,
     session_id: str,
-    target: Path,
     quiet: bool,
+    work: Work,
     *,
     resume: bool = False,
-) -> None:
+) -> tuple[Any, MeteredLLM]:
+    """Start the backend, meter and state for a session, run `work(state, model)`
+    under live progress, and turn the ways a run can stop into clear endings."""
     from dagmca.cli.progress import LiveProgress
-    from dagmca.cli.render import summary_table
-    from dagmca.debate.session import run_session
     from dagmca.debate.state import NoEvents, SessionState
     from dagmca.llm.base import EndpointDown
     from dagmca.llm.factory import open_backend
     from dagmca.llm.metered import Budget, MeteredLLM, Prices
     from dagmca.similarity import SentenceTransformerEmbedder
 
-    started = time.monotonic()
     backend = open_backend(cfg)
     progress = None if quiet else LiveProgress(err)
     llm = MeteredLLM(
@@ -239,13 +245,13 @@ def _run(
             if progress is not None:
                 progress.meter = llm.meter
             with progress or contextlib.nullcontext():
-                return await run_session(state, title=title, model=backend.model, out_dir=target)
+                return await work(state, backend.model)
         finally:
             await llm.aclose()
 
     resume_hint = f"`dagmca resume {session_id}` continues it"
     try:
-        result = asyncio.run(main())
+        return asyncio.run(main()), llm
     except KeyboardInterrupt:
         err.print(f"dagmca: interrupted; session {session_id} keeps every finished turn in {store.location}")
         err.print(f"dagmca: {resume_hint} without repeating a finished call")
@@ -254,6 +260,28 @@ def _run(
         raise EndpointError(str(exc), f"every finished turn is kept; {resume_hint}") from None
     finally:
         backend.stop()
+
+
+def _run(
+    cfg: SessionConfig,
+    store: GraphStore,
+    text: str,
+    title: str,
+    session_id: str,
+    target: Path,
+    quiet: bool,
+    *,
+    resume: bool = False,
+) -> None:
+    from dagmca.cli.render import summary_table
+    from dagmca.debate.session import run_session
+
+    started = time.monotonic()
+
+    async def work(state: SessionState, model: str) -> Any:
+        return await run_session(state, title=title, model=model, out_dir=target)
+
+    result, llm = _with_session(cfg, store, text, session_id, quiet, work, resume=resume)
     m = llm.meter
     s = result.session
     faults = ", ".join(f"{k} {v}" for k, v in sorted(m.faults.items())) or "none"
@@ -265,7 +293,7 @@ def _run(
                 "status": s.status + (" (resumed)" if resume else ""),
                 "store": store.location,
                 "reports": str(result.out_dir),
-                "model": backend.model,
+                "model": llm.model,
                 "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed, "
                 f"{m.refused} refused by a budget",
                 "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
@@ -382,6 +410,55 @@ def check(session: str = typer.Argument(..., help="Session id."), store: str = S
             out.print(f"[red]broken:[/] {p}")
         raise typer.Exit(1)
     out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
+
+
+@app.command()
+def revisit(
+    session: str = typer.Argument(..., help="Session id."),
+    passage: Path = typer.Option(
+        None, "--passage", help="New context: a passage to check the open stubs against (default: the final)"
+    ),
+    store: str = StoreOpt,
+    out_dir: Path = typer.Option(None, "--out", help="Folder for the session's reports"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress; summary only."),
+) -> None:
+    """Later, with new context: re-check a finished session's open stubs, explore the
+    relevant ones into the same DAG, and integrate again."""
+    from dagmca.debate.session import revisit_session
+    from dagmca.llm.factory import check_backend
+    from dagmca.passage import read_passage
+
+    location = resolve_store(store)
+    with open_existing(location) as st:
+        _session_or_fail(st, session)
+        node = st.get_node(session)
+        assert node is not None
+        try:
+            cfg = SessionConfig.model_validate_json(str(node.props["config"]))
+        except (KeyError, ValidationError) as exc:
+            raise UserError(f"session {session} has no usable settings: {exc}") from None
+        new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
+        check_backend(cfg)
+        final = st.get_node(f"{session}/final")
+        context = new_text or str(final.props.get("text", "")) if final else new_text or ""
+        if not context:
+            raise UserError(f"session {session} has no final answer to revisit against", "pass --passage")
+        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
+        target = out_dir or reports_root / "sessions" / session
+
+        async def work(state: SessionState, model: str) -> Any:
+            return await revisit_session(state, context=context, out_dir=target)
+
+        text = new_text or str(node.props["passage"])
+        result, llm = _with_session(cfg, st, text, session, quiet, work)
+        out.print(
+            f"revisited {session}: {result.checked} open stubs checked against "
+            f"{'the new passage' if new_text else 'the final answer'}; {len(result.superseded)} superseded, "
+            f"{len(result.explored)} explored ({', '.join(result.explored) or 'none'}); "
+            f"{llm.meter.calls} LLM calls"
+        )
+        if result.final is not None and (result.explored or result.superseded):
+            out.print(f"[bold green]Final (integrated again):[/] {result.final.text}")
 
 
 @app.command()

@@ -12,7 +12,18 @@ from dagmca.debate import reports
 from dagmca.debate.dag import DagRunner
 from dagmca.debate.integrator import integrate
 from dagmca.debate.state import SessionState
-from dagmca.models import DebateNode, DebateOrigin, EdgeType, FinalNode, SessionNode, utcnow
+from dagmca.models import (
+    DebateNode,
+    DebateOrigin,
+    EdgeType,
+    FinalNode,
+    SessionNode,
+    SynthesisNode,
+    TensionNode,
+    TensionStatus,
+    node_from_record,
+    utcnow,
+)
 from dagmca.prompts.templates import MAIN_QUESTION
 
 
@@ -91,3 +102,52 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
             reports.write_json(out_dir / name, report)
         reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
     return SessionResult(session=session, final=final, out_dir=out_dir)
+
+
+@dataclass
+class RevisitResult:
+    checked: int
+    superseded: list[str]
+    explored: list[str]  # ids of the new revisit branches
+    final: FinalNode | None
+
+
+async def revisit_session(state: SessionState, *, context: str, out_dir: Path) -> RevisitResult:
+    """Later, with new context (a new passage, or the session's own final answer):
+    check the session's open stubs against it, explore the relevant ones as revisit
+    branches in the same DAG, and integrate again (DESIGN §1, `dagmca revisit`)."""
+    session_record = state.store.get_node(state.session_id)
+    if session_record is None:
+        raise ValueError(f"no session {state.session_id}")
+    session = node_from_record(session_record)
+    assert isinstance(session, SessionNode)
+    final: FinalNode | None = None
+    for record in state.store.nodes(state.session_id):
+        node = node_from_record(record)
+        if isinstance(node, DebateNode):
+            state.debates[node.id] = node
+        elif isinstance(node, TensionNode):
+            state.tensions[node.id] = node
+        elif isinstance(node, SynthesisNode):
+            state.syntheses[node.id] = node
+        elif isinstance(node, FinalNode):
+            final = node
+        state.node_ids.add(node.id)
+    main = state.debates[f"{state.session_id}/main"]
+    runner = DagRunner(state)
+    before = {t.id: t.status for t in state.open_stubs()}
+    state.set_phase("revisiting stubs")
+    await runner.revisit(final or session, context)
+    superseded = [i for i in before if state.tensions[i].status is TensionStatus.SUPERSEDED]
+    explored = [d for d in runner.outcomes if state.debates[d].origin is DebateOrigin.REVISIT]
+    if explored or superseded or final is None:
+        state.set_phase("final integration")
+        final = await integrate(runner, main)
+    spent = [c for c in state.store.calls(state.session_id) if not c.cache_hit]
+    session.llm_calls = len(spent)
+    session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
+    session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+    session.finished_at = utcnow()
+    state.write([session])
+    reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
+    return RevisitResult(checked=len(before), superseded=superseded, explored=explored, final=final)
