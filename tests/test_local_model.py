@@ -83,6 +83,8 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
             "48",
             "--max-revisits",
             "0",
+            "--urgency-threshold",
+            "0.1",
         ],
         cwd=tmp_path,
         capture_output=True,
@@ -107,3 +109,6 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     main_turns = [n for n in data["nodes"] if n["kind"] == "Turn" and n["debate"] == "tiny/main"]
     assert len(main_turns) == 7
     assert all(n["text"].strip() for n in main_turns)
+    # the real model's observers flagged tensions: one became a branch, others stubs
+    assert any(n["kind"] == "Debate" and n["origin"] == "branch" for n in data["nodes"])
+    assert any("Stub" in n["labels"] for n in data["nodes"])

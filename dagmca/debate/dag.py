@@ -329,7 +329,8 @@ class DagRunner:
         st, cfg = self.state, self.state.config
         relevant: list[TensionNode] = []
         async with st.revisit_lock:
-            for stub in st.open_stubs():
+            # A debate's own flags are what it left open, not what it answered.
+            for stub in (t for t in st.open_stubs() if t.debate != node.id):
                 sim = st.embedder.similarity(stub.question, text)
                 edges = []
                 parent = st.debates.get(stub.debate)
