@@ -147,3 +147,29 @@ def test_max_nodes_caps_the_session(run_fake: RunSession) -> None:
     assert len(capped.debates) < len(free.debates)
     assert len(capped.node_ids) <= cap * 1.15, (len(capped.node_ids), cap)
     assert check_store(capped.store, "capped") == []
+
+
+class Clock:
+    """Records when the branches of the main debate start and when the last one ends."""
+
+    def __init__(self) -> None:
+        self.start = 0.0
+        self.end = 0.0
+
+    def emit(self, event: str, **data: Any) -> None:
+        import time
+
+        if event == "branches" and data["debate"].endswith("/main"):
+            self.start = time.monotonic()
+        elif event == "debate_done" and data["origin"] == "branch":
+            self.end = time.monotonic()
+
+
+def test_sibling_branches_run_in_parallel(run_fake: RunSession) -> None:
+    settings = dict(max_depth=1, max_revisits=0, rounds=1, delay=0.05, concurrency=64, strategy="urgent")
+    one, three = Clock(), Clock()
+    run_fake(session="one", max_branches=1, events=one, **settings)
+    run_fake(session="three", max_branches=3, events=three, **settings)
+    t1, t3 = one.end - one.start, three.end - three.start
+    assert t1 > 0.2  # a branch is several sequential phases of 50 ms calls
+    assert t3 < 1.6 * t1, f"three branches took {t3:.2f}s, one took {t1:.2f}s"
