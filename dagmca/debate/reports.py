@@ -104,7 +104,8 @@ def final_state(state: SessionState, session: SessionNode, final: FinalNode | No
             for d in state.debates.values()
         ],
         "syntheses": [
-            {"id": s.id, "resolution": s.resolution, "similarity": s.similarity}
+            # the reason states the similarity against the run's own baseline
+            {"id": s.id, "resolution": s.resolution, "similarity": s.similarity, "reason": s.reason}
             for s in state.syntheses.values()
         ],
         "tensions": [
