@@ -62,19 +62,23 @@ def responder(call: ScriptedCall) -> Any:
     return f"{call.meta.agent} on {call.meta.phase}: {h.hex()[:12]}"
 
 
+# With `responder`: three branches, two that converge and cite each other, one that
+# answers a stub, and a synthesis that makes another stub relevant.
+CRITERIA_SETTINGS: dict[str, Any] = {
+    "max_branches": 3,
+    "max_depth": 1,
+    "max_revisits": 1,
+    "rounds": 2,
+    "strategy": "urgent",
+    "monitor_every": "turn",
+    "supersede_threshold": 0.6,
+    "revisit_threshold": 0.45,
+    "relation_threshold": 0.0,
+}
+
+
 def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession) -> None:
-    result, state, _ = run_fake(
-        responder,
-        max_branches=3,
-        max_depth=1,
-        max_revisits=1,
-        rounds=2,
-        strategy="urgent",
-        monitor_every="turn",
-        supersede_threshold=0.6,
-        revisit_threshold=0.45,
-        relation_threshold=0.0,
-    )
+    result, state, _ = run_fake(responder, **CRITERIA_SETTINGS)
     st = state.store
     assert result.session.status == "done" and result.final is not None
     g = load_graph(st, "s1")
@@ -172,4 +176,4 @@ def test_sibling_branches_run_in_parallel(run_fake: RunSession) -> None:
     run_fake(session="three", max_branches=3, events=three, **settings)
     t1, t3 = one.end - one.start, three.end - three.start
     assert t1 > 0.2  # a branch is several sequential phases of 50 ms calls
-    assert t3 < 1.6 * t1, f"three branches took {t3:.2f}s, one took {t1:.2f}s"
+    assert t3 < 2.0 * t1, f"three branches (sequential: about 3x) took {t3:.2f}s, one took {t1:.2f}s"

@@ -6,7 +6,7 @@ from rich.console import Console
 
 from dagmca.cli.progress import LiveProgress
 from tests.conftest import RunSession
-from tests.test_dag_criteria import responder
+from tests.test_dag_criteria import CRITERIA_SETTINGS, responder
 
 
 def test_progress_reports_flags_selection_branches_merges_and_revisits(run_fake: RunSession) -> None:
@@ -20,19 +20,7 @@ def test_progress_reports_flags_selection_branches_merges_and_revisits(run_fake:
         note(line)
 
     progress._note = keep  # type: ignore[method-assign]
-    run_fake(
-        responder,
-        events=progress,
-        max_branches=3,
-        max_depth=1,
-        max_revisits=1,
-        rounds=2,
-        strategy="urgent",
-        monitor_every="turn",
-        supersede_threshold=0.6,
-        revisit_threshold=0.45,
-        relation_threshold=0.0,
-    )
+    run_fake(responder, events=progress, **CRITERIA_SETTINGS)
     text = "\n".join(lines)
     assert "flags (0.90) Is a flat charge fair" in text
     assert "main: selected Is a flat charge fair" in text and "kept as stubs" in text

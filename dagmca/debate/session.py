@@ -18,8 +18,6 @@ from dagmca.models import (
     EdgeType,
     FinalNode,
     SessionNode,
-    SynthesisNode,
-    TensionNode,
     TensionStatus,
     node_from_record,
     utcnow,
@@ -121,18 +119,9 @@ async def revisit_session(state: SessionState, *, context: str, out_dir: Path) -
         raise ValueError(f"no session {state.session_id}")
     session = node_from_record(session_record)
     assert isinstance(session, SessionNode)
-    final: FinalNode | None = None
-    for record in state.store.nodes(state.session_id):
-        node = node_from_record(record)
-        if isinstance(node, DebateNode):
-            state.debates[node.id] = node
-        elif isinstance(node, TensionNode):
-            state.tensions[node.id] = node
-        elif isinstance(node, SynthesisNode):
-            state.syntheses[node.id] = node
-        elif isinstance(node, FinalNode):
-            final = node
-        state.node_ids.add(node.id)
+    nodes = [node_from_record(r) for r in state.store.nodes(state.session_id)]
+    state.track(nodes)
+    final = next((n for n in nodes if isinstance(n, FinalNode)), None)
     main = state.debates[f"{state.session_id}/main"]
     runner = DagRunner(state)
     before = {t.id: t.status for t in state.open_stubs()}

@@ -57,6 +57,10 @@ class SessionState:
     def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         """One event, one transaction: nodes are written before the edges that use them."""
         self.store.write([n.to_record() for n in nodes], list(edges))
+        self.track(nodes)
+
+    def track(self, nodes: Sequence[GraphNode]) -> None:
+        """Keep written (or, on a revisit, reloaded) nodes in the session's memory."""
         self.node_ids.update(n.id for n in nodes)
         for n in nodes:
             if isinstance(n, DebateNode):
