@@ -81,3 +81,26 @@ def test_lateral_sees_siblings_only_and_convergence_stops_early(run_fake: RunSes
     assert lateral and "L2N2" in lateral[0].prompt and "L2N3" not in lateral[0].prompt
     main = state.debates["s1/main"]
     assert main.converged and main.rounds == 2
+
+
+def test_prompts_stay_bounded_as_rounds_accumulate(run_fake: RunSession) -> None:
+    counter = iter(range(10**6))
+
+    def long_answers(call: Any) -> Any:
+        if call.schema is not None:
+            return {"category": "gap", "urgency": 0.0, "question": "", "excerpt": "", "rationale": ""}
+        # a different long answer every call, so nothing converges and context could pile up
+        n = next(counter)
+        return f"{call.meta.agent} answer{n} " + " ".join(f"w{n}x{i}" for i in range(120))
+
+    _, _, fake = run_fake(long_answers, cpp=2, depth=3, rounds=5, max_depth=0, convergence_threshold=1.0)
+    by_role: dict[tuple[str, str], list[int]] = {}
+    for call in fake.calls:
+        if call.meta.phase in ("respond", "lateral", "observe", "signal"):
+            by_role.setdefault((call.meta.agent, call.meta.phase), []).append(len(call.prompt))
+    assert by_role and all(len(sizes) == 5 for sizes in by_role.values()), "five rounds of every role"
+    for (agent, phase), sizes in by_role.items():
+        # Round 2 adds the agent's own previous turn and its parent's signal; after that
+        # nothing accumulates: every quoted text is clipped to a fixed length.
+        assert sizes[4] <= 3 * sizes[0], f"{agent} {phase}: round 5 prompt {sizes[4]} vs round 1 {sizes[0]}"
+        assert max(sizes[1:]) <= 1.1 * min(sizes[1:]), f"{agent} {phase} grows: {sizes}"
