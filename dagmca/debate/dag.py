@@ -11,7 +11,7 @@ from dagmca.debate.mca import DebateOutcome, MCAEngine
 from dagmca.debate.monitor import Monitor
 from dagmca.debate.selector import select
 from dagmca.debate.state import SessionState
-from dagmca.llm.base import CallMeta, LLMError
+from dagmca.llm.base import CallMeta
 from dagmca.models import (
     DebateNode,
     DebateOrigin,
@@ -265,17 +265,9 @@ class DagRunner:
             return fallback
         messages = tpl.relation(self.frame(parent.question)(), (earlier.question, earlier.resolution),
                                 (later.question, later.resolution))  # fmt: skip
-        try:
-            done = await st.llm.complete(
-                messages,
-                schema=RelationVerdict,
-                max_tokens=cfg.max_flag_tokens,
-                temperature=cfg.temperature,
-                seed=cfg.seed,
-                meta=CallMeta(agent="merger", debate=parent.id, phase="relation"),
-            )
-        except LLMError as exc:
-            st.events.emit("call_failed", debate=parent.id, agent="merger", error=str(exc))
+        meta = CallMeta(agent="merger", debate=parent.id, phase="relation")
+        done = await st.ask(messages, schema=RelationVerdict, max_tokens=cfg.max_flag_tokens, meta=meta)
+        if done is None:
             return fallback
         verdict: RelationVerdict = done.parsed
         type_ = {"contradicts": EdgeType.CONTRADICTS, "elaborates": EdgeType.ELABORATES}.get(verdict.relation)
@@ -290,16 +282,9 @@ class DagRunner:
         messages = tpl.synthesize(
             self.frame(parent.question)(), [(m.question, m.resolution) for m in members]
         )
-        try:
-            done = await st.llm.complete(
-                messages,
-                max_tokens=cfg.turn_tokens() * 2,
-                temperature=cfg.temperature,
-                seed=cfg.seed,
-                meta=CallMeta(agent="merger", debate=parent.id, phase="merge"),
-            )
-        except LLMError as exc:  # a skipped merge, not a lost run
-            st.events.emit("call_failed", debate=parent.id, agent="merger", error=str(exc))
+        meta = CallMeta(agent="merger", debate=parent.id, phase="merge")
+        done = await st.ask(messages, max_tokens=cfg.turn_tokens() * 2, meta=meta)
+        if done is None:  # a skipped merge, not a lost run
             return
         synthesis = SynthesisNode(
             id=node_id,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dagmca.debate.dag import DagRunner
-from dagmca.llm.base import CallMeta, LLMError
+from dagmca.llm.base import CallMeta
 from dagmca.models import DebateNode, DebateOrigin, EdgeType, FinalNode, GraphNode, TensionNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.text import tidy
@@ -27,19 +27,10 @@ async def integrate(runner: DagRunner, main: DebateNode) -> FinalNode:
         used.append(t)
         sections.append((f"Open question (urgency {t.urgency:.2f})", t.question))
     messages = tpl.integrate(runner.frame(main.question)(), sections)
-    try:
-        done = await st.llm.complete(
-            messages,
-            max_tokens=cfg.turn_tokens() * 3,
-            temperature=cfg.temperature,
-            seed=cfg.seed,
-            meta=CallMeta(agent="root-integrator", debate=main.id, phase="final"),
-        )
-        text = tidy(done.text)
-    except LLMError as exc:
-        # Degrade: keep the main resolution as the final text and say why.
-        st.events.emit("call_failed", debate=main.id, agent="root-integrator", error=str(exc))
-        text = f"(final integration failed: {exc}) {main.resolution}"
+    meta = CallMeta(agent="root-integrator", debate=main.id, phase="final")
+    done = await st.ask(messages, max_tokens=cfg.turn_tokens() * 3, meta=meta)
+    # Degrade: without the call, the main resolution stands as the final text, and says why.
+    text = tidy(done.text) if done is not None else f"(final integration failed) {main.resolution}"
     final = FinalNode(id=f"{st.session_id}/final", session=st.session_id, text=text)
     st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in used])
     return final

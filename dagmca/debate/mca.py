@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from dagmca.debate.agents import Agent, AgentTree, build_tree
 from dagmca.debate.state import SessionState
-from dagmca.llm.base import CallMeta, LLMError, Message
+from dagmca.llm.base import CallMeta, Message
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.text import clip, tidy
@@ -71,16 +71,8 @@ class MCAEngine:
     ) -> TurnNode | None:
         st, cfg = self.state, self.state.config
         meta = CallMeta(agent=agent.name, debate=self.debate.id, phase=phase.value)
-        try:
-            done = await st.llm.complete(
-                messages,
-                max_tokens=cfg.turn_tokens(),
-                temperature=cfg.temperature,
-                seed=cfg.seed,
-                meta=meta,
-            )
-        except LLMError as exc:
-            st.events.emit("call_failed", debate=self.debate.id, agent=agent.name, error=str(exc))
+        done = await st.ask(messages, max_tokens=cfg.turn_tokens(), meta=meta)
+        if done is None:
             return None
         text = tidy(done.text) or "(no answer)"
         revised = revises is not None and jaccard(text, revises.text) < 0.9

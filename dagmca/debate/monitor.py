@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import Callable
 
 from dagmca.debate.state import SessionState
-from dagmca.llm.base import CallMeta, LLMError, Message
+from dagmca.llm.base import CallMeta, Message
 from dagmca.models import DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import TensionFlag, round_flag_schema
@@ -90,20 +90,11 @@ class Monitor:
             mine.set()
 
     async def _ask(self, lens: str, messages: list[Message], schema: type[TensionFlag]) -> TensionFlag | None:
-        st, cfg = self.state, self.state.config
-        try:
-            done = await st.llm.complete(
-                messages,
-                schema=schema,
-                max_tokens=cfg.max_flag_tokens,
-                temperature=cfg.temperature,
-                seed=cfg.seed,
-                meta=CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase="monitor"),
-            )
-        except LLMError as exc:  # a lost flag, not a lost run
-            st.events.emit("call_failed", debate=self.debate.id, agent=lens, error=str(exc))
-            return None
-        flag: TensionFlag = done.parsed
+        meta = CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase="monitor")
+        done = await self.state.ask(
+            messages, schema=schema, max_tokens=self.state.config.max_flag_tokens, meta=meta
+        )
+        flag: TensionFlag | None = done.parsed if done is not None else None  # None: a lost flag
         return flag
 
     async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:

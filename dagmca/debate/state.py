@@ -7,7 +7,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import BaseModel
+
 from dagmca.config import SessionConfig
+from dagmca.llm.base import CallMeta, Completion, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
 from dagmca.models import (
     AgentNode,
@@ -69,6 +72,30 @@ class SessionState:
                 self.tensions[n.id] = n
             elif isinstance(n, SynthesisNode):
                 self.syntheses[n.id] = n
+
+    async def ask(
+        self,
+        messages: list[Message],
+        *,
+        max_tokens: int,
+        meta: CallMeta,
+        schema: type[BaseModel] | None = None,
+    ) -> Completion | None:
+        """One call with the session's sampling settings. A call that still fails after
+        its retries and repair is reported and gives None: the caller degrades (a lost
+        flag, a skipped merge), the run goes on."""
+        try:
+            return await self.llm.complete(
+                messages,
+                schema=schema,
+                max_tokens=max_tokens,
+                temperature=self.config.temperature,
+                seed=self.config.seed,
+                meta=meta,
+            )
+        except LLMError as exc:
+            self.events.emit("call_failed", debate=meta.debate, agent=meta.agent, error=str(exc))
+            return None
 
     def edge(self, source: str, target: str, type_: EdgeType, **props: Any) -> EdgeRecord:
         return edge(source, target, type_, self.session_id, **props)
