@@ -21,6 +21,7 @@ from typer.exceptions import TyperException
 
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError, UserError
+from dagmca.models import NodeRecord
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, resolve_store
 from dagmca.store.base import GraphStore
 
@@ -86,6 +87,20 @@ def _session_or_fail(store: GraphStore, session: str) -> None:
         known = [s.id for s in store.sessions()][-3:]
         hint = f"known: {', '.join(known)}" if known else "the store holds no session yet"
         raise UserError(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
+
+
+def _reports_dir(location: str, session: str, out_dir: Path | None) -> Path:
+    """--out, else sessions/<id>/ beside the embedded store (under .dagmca/ for Neo4j)."""
+    root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
+    return out_dir or root / "sessions" / session
+
+
+def _stored_config(node: NodeRecord) -> SessionConfig:
+    """The settings a session ran with, as its Session node keeps them."""
+    try:
+        return SessionConfig.model_validate_json(str(node.props["config"]))
+    except (KeyError, ValidationError) as exc:
+        raise UserError(f"session {node.id} has no usable settings: {exc}") from None
 
 
 # -- run ------------------------------------------------------------------------------
@@ -185,8 +200,7 @@ def run(
             raise UserError(
                 f"session {session_id!r} already exists in {graph_store.location}", "choose another --session"
             )
-        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
-        target = out_dir or reports_root / "sessions" / session_id
+        target = _reports_dir(location, session_id, out_dir)
         _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
     finally:
         graph_store.close()
@@ -328,13 +342,9 @@ def resume(
         if status == "done":
             out.print(f"session {session} is already done; nothing to resume")
             return
-        try:
-            cfg = SessionConfig.model_validate_json(str(node.props["config"]))
-        except (KeyError, ValidationError) as exc:
-            raise UserError(f"session {session} has no usable settings to resume with: {exc}") from None
+        cfg = _stored_config(node)
         check_backend(cfg)
-        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
-        target = out_dir or reports_root / "sessions" / session
+        target = _reports_dir(location, session, out_dir)
         text, title = str(node.props["passage"]), str(node.props.get("title", session))
         _run(cfg, st, text, title, session, target, quiet, resume=True)
 
@@ -433,18 +443,14 @@ def revisit(
         _session_or_fail(st, session)
         node = st.get_node(session)
         assert node is not None
-        try:
-            cfg = SessionConfig.model_validate_json(str(node.props["config"]))
-        except (KeyError, ValidationError) as exc:
-            raise UserError(f"session {session} has no usable settings: {exc}") from None
+        cfg = _stored_config(node)
         new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
         check_backend(cfg)
         final = st.get_node(f"{session}/final")
         context = new_text or str(final.props.get("text", "")) if final else new_text or ""
         if not context:
             raise UserError(f"session {session} has no final answer to revisit against", "pass --passage")
-        reports_root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
-        target = out_dir or reports_root / "sessions" / session
+        target = _reports_dir(location, session, out_dir)
 
         async def work(state: SessionState, model: str) -> Any:
             return await revisit_session(state, context=context, out_dir=target)

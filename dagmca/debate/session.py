@@ -32,6 +32,15 @@ class SessionResult:
     out_dir: Path
 
 
+def _add_up_calls(state: SessionState, session: SessionNode) -> None:
+    """Totals over every run of the session (resumed and revisited ones included), from
+    the call records; calls answered from the cache cost nothing."""
+    spent = [c for c in state.store.calls(state.session_id) if not c.cache_hit]
+    session.llm_calls = len(spent)
+    session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
+    session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+
+
 async def run_session(state: SessionState, *, title: str, model: str, out_dir: Path) -> SessionResult:
     cfg = state.config
     session = SessionNode(
@@ -80,12 +89,7 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         raise
     finally:
         session.finished_at = utcnow()
-        # Totals over every run of the session (a resumed one included), from the
-        # call records; calls answered from the cache cost nothing.
-        spent = [c for c in state.store.calls(state.session_id) if not c.cache_hit]
-        session.llm_calls = len(spent)
-        session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
-        session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+        _add_up_calls(state, session)
         state.write([session])
         state.set_phase(session.status)
         save_status()
@@ -132,10 +136,7 @@ async def revisit_session(state: SessionState, *, context: str, out_dir: Path) -
     if explored or superseded or final is None:
         state.set_phase("final integration")
         final = await integrate(runner, main)
-    spent = [c for c in state.store.calls(state.session_id) if not c.cache_hit]
-    session.llm_calls = len(spent)
-    session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
-    session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+    _add_up_calls(state, session)
     session.finished_at = utcnow()
     state.write([session])
     reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
