@@ -7,6 +7,7 @@ never reach the Session node, the reports or an export.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -22,6 +23,7 @@ DEFAULT_PERSPECTIVES = (
     "systemic",
 )
 DEFAULT_OBSERVERS = ("dialectical", "skeptical", "pragmatic")
+NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 
 
 class SessionConfig(BaseModel):
@@ -45,7 +47,8 @@ class SessionConfig(BaseModel):
     passage_prompt_chars: int = Field(1800, ge=200)
 
     # MCA engine (DESIGN §2)
-    protocol: Literal["mca"] = "mca"
+    # mca: the bottom-up rounds; decompose: the top-down baseline (one pass)
+    protocol: Literal["mca", "decompose"] = "mca"
     cpp: int = Field(3, ge=1, le=8)
     depth: int = Field(2, ge=1, le=4)
     rounds: int = Field(2, ge=1, le=20)
@@ -54,13 +57,17 @@ class SessionConfig(BaseModel):
     convergence_threshold: float = Field(0.85, ge=0.0, le=1.0)
     strange_loops: int = Field(1, ge=0, le=5)
     perspectives: tuple[str, ...] = DEFAULT_PERSPECTIVES
+    # second-seed options, off by default
+    broadcast: bool = False  # the root states the team's goal before round 1
+    self_reflect: bool = False  # every agent rates its output 0-1 each round and may signal up
+    max_iterations: int = Field(2, ge=0, le=10)  # re-broadcasts a debate may make on critical signals
 
     # monitoring and selection (DESIGN §1)
     observers: tuple[str, ...] = DEFAULT_OBSERVERS
     # turn: every observer checks every turn (DESIGN). round: one call per observer per
     # round over the round's turns. auto: round for the embedded CPU model (it makes a
     # default session several times cheaper), turn for every other backend.
-    monitor_every: Literal["auto", "turn", "round"] = "auto"
+    monitor_every: Literal["auto", "turn", "round", "off"] = "auto"  # off: no observer calls
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0)
     duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
     strategy: Literal["diverse", "urgent", "deep", "meta"] = "diverse"
@@ -93,10 +100,19 @@ class SessionConfig(BaseModel):
 
     @field_validator("perspectives", "observers")
     @classmethod
-    def _non_empty_names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
-        names = tuple(v.strip() for v in value if v.strip())
-        if not names:
+    def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        """A comma-separated list of plain names: 'analytical,critical'. Anything else
+        (empty items, brackets, quotes, other separators) is a format mistake, not a name."""
+        names = tuple(v.strip() for v in value)
+        if not names or names == ("",):
             raise ValueError("needs at least one name")
+        for name in names:
+            if not NAME.match(name):
+                raise ValueError(
+                    f"{name!r} is not a name; give comma-separated names like analytical,critical"
+                )
+        if len(set(names)) != len(names):
+            raise ValueError("names repeat")
         return names
 
     def turn_tokens(self) -> int:
@@ -104,13 +120,17 @@ class SessionConfig(BaseModel):
             return self.max_turn_tokens
         return 64 if self.llm == "local" else 256
 
-    def monitor_mode(self) -> Literal["turn", "round"]:
+    def monitor_mode(self) -> Literal["turn", "round", "off"]:
         if self.monitor_every == "auto":
             return "round" if self.llm == "local" else "turn"
         return self.monitor_every
 
     def per_round_calls(self) -> int:
-        """Calls in one MCA round, as in the seed's cost table."""
+        """Calls in one round of the protocol (the seed's cost tables), before any
+        re-broadcast; a decompose debate is one round."""
         from dagmca.debate.agents import build_tree
 
-        return build_tree(self.cpp, self.depth, self.perspectives).calls_per_round(self.signals)
+        tree = build_tree(self.cpp, self.depth, self.perspectives)
+        if self.protocol == "decompose":
+            return tree.legacy_calls()
+        return tree.calls_per_round(self.signals, self.self_reflect)

@@ -89,6 +89,12 @@ class Phase(StrEnum):
     OBSERVE = "observe"
     SIGNAL = "signal"
     STRANGE_LOOP = "strange_loop"
+    # second-seed options of the MCA engine
+    BROADCAST = "broadcast"
+    REFLECT = "reflect"
+    # the top-down baseline (--protocol decompose)
+    DECOMPOSE = "decompose"
+    SYNTHESIZE = "synthesize"
 
 
 JSONScalar = str | int | float | bool
@@ -204,6 +210,9 @@ class TurnNode(GraphNode):
     text: str
     revised: bool = False
     tokens: int = 0
+    # a reflect turn (--self-reflect): how satisfied the agent is, and the signal it sends up
+    satisfaction: float | None = None
+    signal_kind: str | None = None
 
 
 class AgentNode(GraphNode):

@@ -35,15 +35,14 @@ def pure(call: ScriptedCall) -> Any:
             return no_flag()
         category = ("gap", "assumption", "contradiction")[h[2] % 3]
         return flag(QUESTIONS[h[1] % len(QUESTIONS)] + f" (case {h[3] % 4})", 0.4 + h[4] / 500, category)
-    if (
-        "Question under debate: " + QUESTIONS[0] in call.prompt
-        or "Question under debate: " + QUESTIONS[1] in call.prompt
-    ):
+    if any(f"Question under debate: {QUESTIONS[k]}" in call.prompt for k in (0, 1, 4)):
         return "Pricing works when revenue funds buses and exemptions protect workers."
     if "Question under debate: " + QUESTIONS[2] in call.prompt:
         return "Would shops in the centre lose suburban visitors? Yes, some shops would."
+    # Mostly words of the questions (turns then echo each other: references), with two
+    # hex words so independent turns stay apart (the merge baseline).
     return f"{call.meta.agent} on {call.meta.phase}: " + " ".join(
-        QUESTIONS[b % 5].split()[b % 3] for b in h[:10]
+        [QUESTIONS[b % 5].split()[b % 3] for b in h[:8]] + [h.hex()[:6], h.hex()[6:12]]
     )
 
 

@@ -52,12 +52,13 @@ class AgentTree:
             return []
         return [a for a in self.children(parent) if a.name != name]
 
-    def calls_per_round(self, signals: bool) -> int:
+    def calls_per_round(self, signals: bool, reflect: bool = False) -> int:
         """The seed's cost table: respond + lateral per leaf, observe + lateral per
-        coordinator, root observe, one signal per non-leaf. Only children skip lateral."""
+        coordinator, root observe, one signal per non-leaf. Only children skip lateral.
+        With self-reflection, one more call per agent (re-broadcasts come on top)."""
+        calls = len(self.agents) if reflect else 0
         if self.depth == 1:
-            return 1
-        calls = 0
+            return calls + 1
         for a in self.agents.values():
             if a.is_leaf:
                 calls += 1
@@ -66,6 +67,11 @@ class AgentTree:
             if a.parent is not None and self.siblings(a.name):
                 calls += 1
         return calls
+
+    def legacy_calls(self) -> int:
+        """The seed's legacy (top-down) pass: a decomposition per non-leaf, an answer per
+        leaf, one synthesis at the root. Strange loops come on top."""
+        return 1 if self.depth == 1 else len(self.agents) + 1
 
 
 def build_tree(cpp: int, depth: int, perspectives: tuple[str, ...]) -> AgentTree:

@@ -7,8 +7,9 @@ import asyncio
 from collections.abc import Callable
 
 from dagmca.debate.board import BranchBoard
-from dagmca.debate.mca import DebateOutcome, MCAEngine
+from dagmca.debate.engine import DebateOutcome
 from dagmca.debate.monitor import Monitor
+from dagmca.debate.protocols import ENGINES
 from dagmca.debate.selector import select
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
@@ -89,7 +90,10 @@ class DagRunner:
             if board is not None:
                 await board.before_round(debate.id, number)
 
-        engine = MCAEngine(st, debate, frame, on_turn=on_turn, on_round=on_round, before_round=before_round)
+        debate.protocol = st.config.protocol
+        engine = ENGINES[st.config.protocol](
+            st, debate, frame, on_turn=on_turn, on_round=on_round, before_round=before_round
+        )
         try:
             outcome = await engine.run()
         finally:

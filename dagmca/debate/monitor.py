@@ -2,7 +2,8 @@
 
 Mode `turn`: after each turn, every observer checks it with the recent transcript.
 Mode `round`: after each round, every observer reads the round's turns in one call
-and names the turn that triggered its flag.
+and names the turn that triggered its flag. Mode `off`: no observer calls (`compare`
+measures protocols alone).
 """
 
 from __future__ import annotations
@@ -40,6 +41,8 @@ class Monitor:
         self._recorded: asyncio.Event | None = None
 
     async def on_turn(self, turn: TurnNode) -> None:
+        if self.mode == "off":
+            return
         if self.mode == "round":
             self._round_turns.append(turn)
             return

@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dagmca.debate.mca import DebateOutcome
+from dagmca.debate.engine import DebateOutcome
 from dagmca.debate.state import SessionState
 from dagmca.models import DebateNode, FinalNode, Phase, SessionNode, utcnow
 

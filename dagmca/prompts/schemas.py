@@ -46,3 +46,37 @@ class RelationVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
     relation: Literal["contradicts", "elaborates", "unrelated"]
     reason: Text(300)  # type: ignore[valid-type]
+
+
+SignalKind = Literal[
+    "none",
+    "unexpected_finding",
+    "goal_mismatch",
+    "needs_reframing",
+    "contradiction_detected",
+    "resource_request",
+]
+
+
+class Reflection(BaseModel):
+    """An agent's look at its own output (--self-reflect), and what it signals up."""
+
+    model_config = ConfigDict(extra="forbid")
+    satisfaction: UnitStep
+    signal: SignalKind
+    note: Text(240)  # type: ignore[valid-type]
+
+
+MAX_SUBTASKS = 8
+
+
+class Subtasks(BaseModel):
+    """A decomposition (--protocol decompose). The count is fixed by the caller, which
+    pads or trims: a small model does not keep to an array length."""
+
+    model_config = ConfigDict(extra="forbid")
+    subtasks: Annotated[
+        list[Text(240)],  # type: ignore[valid-type]
+        BeforeValidator(lambda v: v[:MAX_SUBTASKS] if isinstance(v, list) else v),
+        Field(json_schema_extra={"minItems": 1, "maxItems": MAX_SUBTASKS}),
+    ]

@@ -5,13 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dagmca.debate.agents import Agent
 from dagmca.llm.base import Message
-from dagmca.models import Role
 from dagmca.prompts.text import bound, clip, fence
 
 TURN_CHARS = 700  # one quoted turn inside another prompt
-SIGNAL_CHARS = 400
 
 MAIN_QUESTION = "What does this passage claim, what does it assume, and what follows from it?"
 
@@ -20,12 +17,6 @@ OBSERVER_LENSES = {
     "skeptical": "You look for unsupported assumptions, missing evidence and overreach.",
     "pragmatic": "You look for consequences and practical questions nobody worked out.",
     "meta": "You look at the debate itself: framing, blind spots, what everyone takes for granted.",
-}
-
-_ROLE_TEXT = {
-    Role.SPECIALIST: "a specialist who argues from the {perspective} perspective",
-    Role.COORDINATOR: "a coordinator who reads the specialists below you and finds what emerges",
-    Role.INTEGRATOR: "the integrator who reads everyone and forms the group's answer",
 }
 
 
@@ -60,15 +51,7 @@ SYSTEM = (
 )
 
 
-def role_of(agent: Agent, single: bool = False) -> str:
-    role = _ROLE_TEXT[Role.SPECIALIST if single else agent.role].format(perspective=agent.perspective)
-    return (
-        f"You are agent {agent.name}, {role}. Everyone sees the whole question; nobody has a "
-        "subtask. Answer in plain prose, at most five sentences."
-    )
-
-
-def _msgs(frame: Frame, parts: Sequence[str], system: str = SYSTEM) -> list[Message]:
+def messages(frame: Frame, parts: Sequence[str], system: str = SYSTEM) -> list[Message]:
     # Every prompt of a debate starts with the same system text, question and passage,
     # so a server's prompt cache (llama.cpp reuses the longest common prefix) skips
     # most of the prompt; what differs per call comes after.
@@ -80,64 +63,6 @@ def _msgs(frame: Frame, parts: Sequence[str], system: str = SYSTEM) -> list[Mess
 
 def quote(label: str, text: str, limit: int = TURN_CHARS) -> str:
     return f"{label}:\n{fence('turn', text, limit)}"
-
-
-def respond(
-    agent: Agent, frame: Frame, previous: str = "", signal: str = "", single: bool = False
-) -> list[Message]:
-    parts = []
-    if previous:
-        parts.append(quote("Your previous response", previous))
-    if signal:
-        parts.append(quote("Guidance from your coordinator", signal, SIGNAL_CHARS))
-    ask = "Give your view" if not previous else "Give your updated view"
-    parts.append(f"{role_of(agent, single)} {ask} from the {agent.perspective} perspective.")
-    return _msgs(frame, parts)
-
-
-def lateral(agent: Agent, frame: Frame, own: str, siblings: Sequence[tuple[Agent, str]]) -> list[Message]:
-    parts = [quote("Your response", own)]
-    for sib, text in siblings:
-        parts.append(quote(f"{sib.name} ({sib.perspective})", text))
-    parts.append(
-        f"{role_of(agent)} Revise your response where your peers improve it, keeping your "
-        "own perspective. If nothing should change, repeat your response."
-    )
-    return _msgs(frame, parts)
-
-
-def observe(
-    agent: Agent, frame: Frame, children: Sequence[tuple[Agent, str]], previous: str = ""
-) -> list[Message]:
-    parts = [quote(f"{child.name} ({child.perspective})", text) for child, text in children]
-    if previous:
-        parts.append(quote("Your previous synthesis", previous))
-    parts.append(
-        f"{role_of(agent)} What emerges from these together that none of them said alone? "
-        "Where do they contradict each other, and what is missing? Write the synthesis."
-    )
-    return _msgs(frame, parts)
-
-
-def signal(agent: Agent, frame: Frame, own: str) -> list[Message]:
-    return _msgs(
-        frame,
-        [
-            quote("Your current synthesis", own),
-            f"{role_of(agent)} Write a 2-3 sentence nudge to the agents below you for the next round.",
-        ],
-    )
-
-
-def strange_loop(agent: Agent, frame: Frame, own: str) -> list[Message]:
-    return _msgs(
-        frame,
-        [
-            quote("Your integrated answer", own),
-            f"{role_of(agent)} Reflect on your own answer: what did you miss, where are you "
-            "overconfident? Write only the improved final answer.",
-        ],
-    )
 
 
 def monitor(
@@ -155,7 +80,7 @@ def monitor(
         "urgency from 0 (no tension) to 1, the question that debate should ask, the excerpt "
         "that triggered it (words quoted from the turn) and a one-sentence rationale."
     )
-    return _msgs(frame, parts)
+    return messages(frame, parts)
 
 
 def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> list[Message]:
@@ -165,7 +90,7 @@ def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> list[Message
         "keeps what each contributes and states where they still differ. Plain prose, at "
         "most six sentences."
     )
-    return _msgs(frame, parts)
+    return messages(frame, parts)
 
 
 def relation(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -> list[Message]:
@@ -176,7 +101,7 @@ def relation(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -> 
         "later one elaborate the earlier (it adds to it, consistently), or are they "
         "unrelated? Reply with one JSON object: relation and a one-sentence reason.",
     ]
-    return _msgs(frame, parts)
+    return messages(frame, parts)
 
 
 def integrate(frame: Frame, sections: Sequence[tuple[str, str]]) -> list[Message]:
@@ -187,7 +112,7 @@ def integrate(frame: Frame, sections: Sequence[tuple[str, str]]) -> list[Message
         "final integrated answer to the passage, naming what the branches added and what "
         "remains open. Plain prose, at most eight sentences."
     )
-    return _msgs(frame, parts)
+    return messages(frame, parts)
 
 
 def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> list[Message]:
@@ -201,4 +126,4 @@ def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> 
         "to 1, the question a separate debate should ask about the passage's subject, the "
         "excerpt that triggered it (words quoted from the turn) and a one-sentence rationale."
     )
-    return _msgs(frame, parts)
+    return messages(frame, parts)

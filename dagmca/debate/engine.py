@@ -1,0 +1,226 @@
+"""What every debate protocol shares: calls recorded as Turns in Rounds, phases of
+concurrent calls handed on in agent order, and the strange loop at the root."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel
+
+from dagmca.debate.agents import Agent, AgentTree, build_tree
+from dagmca.debate.state import SessionState
+from dagmca.llm.base import CallMeta, Completion, Message
+from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
+from dagmca.prompts import agents as ap
+from dagmca.prompts import templates as tpl
+from dagmca.prompts.text import tidy
+from dagmca.similarity import jaccard
+
+TurnHook = Callable[[TurnNode], Awaitable[None]]
+RoundHook = Callable[[int, str], None]
+BeforeRoundHook = Callable[[int], Awaitable[None]]
+
+# Phases that carry the debate's content; the others (reflections) are about it.
+OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT}
+
+
+@dataclass
+class SignalEvent:
+    """A bottom-up signal (--self-reflect) and the re-broadcast it caused, if any."""
+
+    round: int
+    sender: str
+    receiver: str | None  # None: the root has no one above it
+    kind: str
+    critical: bool
+    note: str
+    rebroadcast: str | None = None  # the id of the re-broadcast turn
+
+
+@dataclass
+class DebateOutcome:
+    resolution: str
+    rounds: int
+    converged: bool
+    protocol: str = "mca"
+    scores: list[float] = field(default_factory=list)
+    turns: list[TurnNode] = field(default_factory=list)
+    calls: int = 0  # every call the protocol made, failed ones included
+    goal: str = ""  # the broadcast goal (--broadcast), if any
+    subtasks: dict[str, str] = field(default_factory=dict)  # decompose: agent -> its subtask
+    signal_chain: list[SignalEvent] = field(default_factory=list)
+
+
+class Engine:
+    """One debate over an agent tree. Subclasses implement `run`."""
+
+    protocol = ""
+
+    def __init__(
+        self,
+        state: SessionState,
+        debate: DebateNode,
+        frame: Callable[[], tpl.Frame],
+        *,
+        on_turn: TurnHook | None = None,
+        on_round: RoundHook | None = None,
+        before_round: BeforeRoundHook | None = None,
+    ) -> None:
+        cfg = state.config
+        self.state = state
+        self.debate = debate
+        self.frame = frame  # called per prompt: branch background changes while we run
+        self.tree: AgentTree = build_tree(cfg.cpp, cfg.depth, cfg.perspectives)
+        self.on_turn = on_turn
+        self.on_round = on_round
+        self.before_round = before_round
+        self.latest: dict[str, TurnNode] = {}  # agent -> its latest contribution
+        self.outcome = DebateOutcome(resolution="", rounds=0, converged=False, protocol=self.protocol)
+        self.setup()
+
+    def setup(self) -> None:
+        """A protocol's own state, set up after the shared one."""
+
+    async def run(self) -> DebateOutcome:
+        raise NotImplementedError
+
+    # -- one call, recorded as a Turn --------------------------------------------
+    async def _call(
+        self,
+        agent: Agent,
+        phase: Phase,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion | None:
+        st = self.state
+        self.outcome.calls += 1
+        meta = CallMeta(agent=agent.name, debate=self.debate.id, phase=phase.value)
+        tokens = max_tokens or st.config.turn_tokens()
+        return await st.ask(messages, max_tokens=tokens, meta=meta, schema=schema)
+
+    def _record(
+        self,
+        agent: Agent,
+        phase: Phase,
+        rnd: RoundNode,
+        text: str,
+        tokens: int,
+        *,
+        revises: TurnNode | None = None,
+        observes: Sequence[TurnNode] = (),
+        turn_id: str | None = None,
+        **extra: float | str | None,
+    ) -> TurnNode:
+        st = self.state
+        text = tidy(text) or "(no answer)"
+        turn = TurnNode(
+            id=turn_id or f"{rnd.id}/{agent.name}/{phase.value}",
+            session=st.session_id,
+            debate=self.debate.id,
+            agent=agent.name,
+            role=agent.role,
+            perspective=agent.perspective,
+            phase=phase,
+            round=rnd.number,
+            text=text,
+            revised=revises is not None and jaccard(text, revises.text) < 0.9,
+            tokens=tokens,
+            **extra,
+        )
+        edges: list[EdgeRecord] = [
+            st.edge(turn.id, rnd.id, EdgeType.IN_ROUND),
+            st.edge(turn.id, st.agent_id(agent.name), EdgeType.BY),
+        ]
+        if revises is not None:
+            edges.append(st.edge(turn.id, revises.id, EdgeType.REVISES))
+        edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
+        agent_node = st.agent_node(agent.name, agent.role, agent.perspective, agent.level)
+        st.write([*([agent_node] if agent_node else []), turn], edges)
+        st.events.emit("turn", debate=self.debate.id, agent=agent.name, phase=phase.value)
+        return turn
+
+    async def _turn(
+        self,
+        agent: Agent,
+        phase: Phase,
+        rnd: RoundNode,
+        messages: list[Message],
+        *,
+        revises: TurnNode | None = None,
+        observes: Sequence[TurnNode] = (),
+        turn_id: str | None = None,
+        keep: bool = True,
+    ) -> TurnNode | None:
+        """A plain-text call; `keep` makes it the agent's latest contribution."""
+        done = await self._call(agent, phase, messages)
+        if done is None:
+            return None
+        turn = self._record(
+            agent,
+            phase,
+            rnd,
+            done.text,
+            done.usage.total,
+            revises=revises,
+            observes=observes,
+            turn_id=turn_id,
+        )
+        if keep:
+            self.latest[agent.name] = turn
+        return turn
+
+    async def _phase(self, calls: Sequence[Awaitable[TurnNode | None]]) -> list[TurnNode]:
+        """Run a phase's calls concurrently, then hand the turns on in agent order, never
+        in completion order: what observers and other branches see must not depend on
+        latency, or a replay from the cache (resume, re-run) would ask different questions."""
+        turns = [t for t in await asyncio.gather(*calls) if t is not None]
+        for turn in turns:
+            self.outcome.turns.append(turn)
+            if self.on_turn is not None and turn.phase in OBSERVED_PHASES:
+                await self.on_turn(turn)
+        return turns
+
+    def _text(self, name: str) -> str:
+        turn = self.latest.get(name)
+        return turn.text if turn else ""
+
+    async def _open_round(self, number: int, previous: RoundNode | None) -> RoundNode:
+        st = self.state
+        rnd = RoundNode(
+            id=f"{self.debate.id}/r{number}", session=st.session_id, debate=self.debate.id, number=number
+        )
+        edges = [st.edge(self.debate.id, rnd.id, EdgeType.HAS_ROUND)]
+        if previous is not None:
+            edges.append(st.edge(previous.id, rnd.id, EdgeType.NEXT))
+        if self.before_round is not None:
+            await self.before_round(number)
+        st.write([rnd], edges)
+        st.events.emit("round", debate=self.debate.id, number=number)
+        return rnd
+
+    def _close_round(self, rnd: RoundNode) -> None:
+        self.state.write([rnd])
+        self.outcome.rounds = rnd.number
+        if self.on_round is not None:
+            self.on_round(rnd.number, rnd.root_output)
+
+    async def _strange_loops(self, last: RoundNode, goal: str = "") -> None:
+        root = self.tree.root
+        for i in range(1, self.state.config.strange_loops + 1):
+            own = self.latest.get(root.name)
+            if own is None:
+                break
+            loop = self._turn(
+                root,
+                Phase.STRANGE_LOOP,
+                last,
+                ap.strange_loop(root, self.frame(), own.text, goal),
+                revises=own,
+                turn_id=f"{last.id}/{root.name}/strange_loop{i}",
+            )
+            await self._phase([loop])
+        self.outcome.resolution = self._text(root.name)

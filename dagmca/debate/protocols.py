@@ -1,0 +1,12 @@
+"""The debate protocols a session can run (`--protocol`, DESIGN §2)."""
+
+from __future__ import annotations
+
+from dagmca.debate.decompose import DecomposeEngine
+from dagmca.debate.engine import Engine
+from dagmca.debate.mca import MCAEngine
+
+ENGINES: dict[str, type[Engine]] = {
+    "mca": MCAEngine,
+    "decompose": DecomposeEngine,
+}
