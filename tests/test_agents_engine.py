@@ -104,3 +104,29 @@ def test_prompts_stay_bounded_as_rounds_accumulate(run_fake: RunSession) -> None
         # nothing accumulates: every quoted text is clipped to a fixed length.
         assert sizes[4] <= 3 * sizes[0], f"{agent} {phase}: round 5 prompt {sizes[4]} vs round 1 {sizes[0]}"
         assert max(sizes[1:]) <= 1.1 * min(sizes[1:]), f"{agent} {phase} grows: {sizes}"
+
+
+def test_a_phase_of_n_calls_takes_about_one_calls_time(run_fake: RunSession) -> None:
+    """Four leaves respond at once: the phase spans about one call's delay, not four."""
+    import time
+
+    from dagmca.llm.fake import ScriptedCall, default_responder
+
+    started: dict[str, float] = {}
+    ended: dict[str, float] = {}
+
+    def delay(call: ScriptedCall) -> float:
+        started[call.meta.agent + call.meta.phase] = time.monotonic()
+        return 0.25
+
+    def responder(call: ScriptedCall) -> Any:
+        ended[call.meta.agent + call.meta.phase] = time.monotonic()
+        return default_responder(call)
+
+    run_fake(
+        responder, cpp=4, depth=2, rounds=1, strange_loops=0, max_depth=0, monitor_every="off",
+        delay=delay, concurrency=4,
+    )  # fmt: skip
+    leaves = [f"L1N{n}respond" for n in range(1, 5)]
+    span = max(ended[k] for k in leaves) - min(started[k] for k in leaves)
+    assert 0.25 <= span < 0.5, f"4 concurrent calls of 0.25 s took {span:.2f} s"

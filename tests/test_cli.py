@@ -70,6 +70,15 @@ def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> No
     ("args", "needle"),
     [
         (["--cpp", "0"], "--cpp"),
+        (["--depth", "0"], "--depth"),
+        (["--convergence-threshold", "1.5"], "--convergence-threshold"),
+        (["--convergence-threshold", "-0.1"], "--convergence-threshold"),
+        (["--perspectives", "analytical;critical"], "not a name"),
+        (["--perspectives", "[analytical, critical]"], "not a name"),
+        (["--perspectives", "analytical,,critical"], "not a name"),
+        (["--perspectives", "critical,critical"], "names repeat"),
+        (["--protocol", "anarchy"], "--protocol"),
+        (["--max-iterations", "-1"], "--max-iterations"),
         (["--rounds", "-1"], "--rounds"),
         (["--strategy", "loudest"], "--strategy"),
         (["--llm", "gpt"], "--llm"),
@@ -82,6 +91,44 @@ def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> No
 def test_bad_options_fail_cleanly(tmp_path: Path, passage: Path, args: list[str], needle: str) -> None:
     proc = dagmca("run", str(passage), "--llm", "fake", *args, cwd=tmp_path)
     assert_user_error(proc, needle, tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--cpp", "0"], "--cpp"),
+        (["--convergence-threshold", "2"], "--convergence-threshold"),
+        (["--perspectives", "a|b"], "not a name"),
+        (["--protocols", "mca"], "two or more"),
+        (["--protocols", "mca,anarchy"], "unknown protocol 'anarchy'"),
+    ],
+)
+def test_compare_rejects_bad_values_before_any_call(
+    tmp_path: Path, passage: Path, args: list[str], needle: str
+) -> None:
+    proc = dagmca("compare", str(passage), "--llm", "fake", *args, cwd=tmp_path)
+    assert_user_error(proc, needle, tmp_path)
+
+
+def test_compare_prints_the_protocols_side_by_side(tmp_path: Path, passage: Path) -> None:
+    args = ["compare", str(passage), "--llm", "fake", "--session", "c", "-q", "--rounds", "3"]
+    proc = dagmca(*args, "--convergence-threshold", "1", "--strange-loops", "1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    for needle in ("mca", "decompose", "LLM calls", "lateral revision rate", "mean sibling similarity",
+                   "final length (words)", "c-mca", "c-decompose", "mca_report.json"):  # fmt: skip
+        assert needle in proc.stdout, needle
+    again = dagmca(*args, "--json", "--session", "d", "--convergence-threshold", "1", cwd=tmp_path)
+    rows = {r["protocol"]: r for r in json.loads(again.stdout)}
+    # cpp=3, depth=2: 8 calls a round, 3 rounds, 1 strange loop; the baseline 5 + 1
+    assert rows["mca"]["llm_calls"] == 3 * 8 + 1 and rows["decompose"]["llm_calls"] == 5 + 1
+    assert rows["mca"]["rounds"] == 3 and rows["decompose"]["rounds"] == 1
+    assert len(rows["mca"]["mean_sibling_similarity"]) == 3
+    assert rows["mca"]["tokens"] > rows["decompose"]["tokens"] > 0
+    for row in rows.values():
+        assert Path(tmp_path / row["report"]).is_file()
+        assert dagmca("check", row["session"], cwd=tmp_path).returncode == 0
+    clash = dagmca(*args, cwd=tmp_path)
+    assert clash.returncode == 2 and "already exists" in clash.stderr
 
 
 def test_environment_settings_are_validated_too(tmp_path: Path, passage: Path) -> None:

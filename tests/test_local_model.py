@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from openai import AsyncOpenAI
 
+from dagmca.debate.report_models import FinalState, MCAReport
 from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
@@ -112,3 +113,57 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     # the real model's observers flagged tensions: one became a branch, others stubs
     assert any(n["kind"] == "Debate" and n["origin"] == "branch" for n in data["nodes"])
     assert any("Stub" in n["labels"] for n in data["nodes"])
+
+
+def dagmca(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": "200"}
+    return subprocess.run(
+        [sys.executable, "-m", "dagmca", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=1200,
+    )
+
+
+def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: Path) -> None:
+    """cpp=2, depth=3, rounds=2 (16 calls a round), with self-reflection: the real
+    model's structured reflections (numbers it does not keep in range) validate too."""
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    shape = ["--cpp", "2", "--depth", "3", "--rounds", "2", "--convergence-threshold", "1"]
+    run = dagmca(
+        tmp_path, "run", str(passage), "--session", "deep", "-q", *shape,
+        "--max-depth", "0", "--monitor-every", "off", "--self-reflect", "--strange-loops", "1",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    out = tmp_path / ".dagmca" / "sessions" / "deep"
+    report = MCAReport.model_validate_json((out / "mca_report.json").read_text(encoding="utf-8"))
+    FinalState.model_validate_json((out / "final_state.json").read_text(encoding="utf-8"))
+    # 16 a round + 7 reflections a round + 1 loop, + a re-broadcast per critical signal (at most 2)
+    rebroadcasts = len({h.rebroadcast for h in report.signal_chain if h.rebroadcast})
+    assert rebroadcasts <= 2 and all(h.critical and h.receiver for h in report.signal_chain if h.rebroadcast)
+    assert 2 * (16 + 7) + 1 + rebroadcasts <= report.summary_metrics.total_llm_calls <= 2 * (16 + 7) + 1 + 2
+    assert [r.round for r in report.rounds] == [1, 2]
+    assert sorted(report.rounds[0].agents) == ["L0N1", "L1N1", "L1N2", "L2N1", "L2N2", "L2N3", "L2N4"]
+    assert sorted(report.satisfaction_map[1]) == sorted(report.rounds[0].agents)
+    assert report.final_response.strip()
+    assert dagmca(tmp_path, "check", "deep").returncode == 0
+
+
+def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> None:
+    example = Path(__file__).parent.parent / "examples" / "congestion_pricing.txt"
+    proc = dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q")
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    header = next(line for line in proc.stdout.splitlines() if "mca" in line and "decompose" in line)
+    assert header.index("mca") < header.index("decompose")
+    rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") >= 3}
+    calls = [c.strip() for c in rows["LLM calls"].split("│")[2:4]]
+    assert calls == ["17", "6"]  # cpp=3, depth=2: 8 a round x 2 + 1 loop; the baseline 5 + 1
+    for label in ("tokens", "wall time (s)", "rounds", "converged", "lateral revision rate",
+                  "mean sibling similarity per round", "final length (words)", "report"):  # fmt: skip
+        assert label in rows, label
+    for arm in ("cmp-mca", "cmp-decompose"):
+        path = tmp_path / ".dagmca" / "sessions" / arm / "mca_report.json"
+        MCAReport.model_validate_json(path.read_text(encoding="utf-8"))

@@ -9,6 +9,7 @@ import os
 import re
 import sys
 import time
+import typing
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -95,6 +96,12 @@ def _reports_dir(location: str, session: str, out_dir: Path | None) -> Path:
     return out_dir or root / "sessions" / session
 
 
+def _new_session_id(text: str) -> str:
+    import hashlib
+
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+
+
 def _stored_config(node: NodeRecord) -> SessionConfig:
     """The settings a session ran with, as its Session node keeps them."""
     try:
@@ -121,6 +128,9 @@ def run(
     out_dir: Path = typer.Option(
         None, "--out", help="Folder for the session's reports (default: sessions/<id>/ beside the store)"
     ),
+    protocol: str = opt(
+        "protocol", "Debate protocol: mca (bottom-up rounds) or decompose (the top-down baseline)"
+    ),
     cpp: int = opt("cpp", "Children per parent in the agent tree"),
     depth: int = opt("depth", "Levels in the agent tree (1 = a single agent)"),
     rounds: int = opt("rounds", "Maximum rounds per debate"),
@@ -134,10 +144,25 @@ def run(
     convergence: str = opt("convergence", "Convergence measure: jaccard or embedding"),
     convergence_threshold: float = opt("convergence_threshold", "Stop when root outputs are this similar"),
     perspectives: str = opt("perspectives", "Comma-separated leaf perspectives"),
+    broadcast: bool = typer.Option(
+        None,
+        "--broadcast/--no-broadcast",
+        envvar="DAGMCA_BROADCAST",
+        help="The root states the team's goal before round 1; every prompt carries it (default: off)",
+    ),
+    self_reflect: bool = typer.Option(
+        None,
+        "--self-reflect/--no-self-reflect",
+        envvar="DAGMCA_SELF_REFLECT",
+        help="Each round every agent rates its output 0-1 and may signal its parent (default: off)",
+    ),
+    max_iterations: int = opt(
+        "max_iterations", "Re-broadcasts a debate may make when a critical signal comes up"
+    ),
     observers: str = opt("observers", "Comma-separated observer lenses"),
     monitor_every: str = opt(
         "monitor_every",
-        "Observers check each turn, or each round in one call; auto: round for the local model",
+        "Observers check each turn, or each round in one call, or off; auto: round for the local model",
     ),
     urgency_threshold: float = opt("urgency_threshold", "Drop flags below this urgency"),
     strategy: str = opt("strategy", "Selection strategy: diverse, urgent, deep or meta"),
@@ -185,12 +210,7 @@ def run(
             f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-' (max 64)"
         )
     location = resolve_store(store)
-    import hashlib
-
-    session_id = (
-        session
-        or datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
-    )
+    session_id = session or _new_session_id(text)
 
     # Everything that can be checked without spending is checked above; now the store.
     graph_store = open_store(location, create=True)
@@ -320,6 +340,92 @@ def _run(
     )
     if result.final is not None:
         out.print(f"[bold green]Final:[/] {result.final.text}")
+
+
+@app.command()
+def compare(
+    passage: Path = typer.Argument(..., help="UTF-8 text file with the passage to debate."),
+    protocols: str = typer.Option(
+        "mca,decompose", "--protocols", help="Comma-separated protocols to run, in this order"
+    ),
+    llm: str = opt("llm", "LLM backend: local, openai or fake"),
+    model: str = opt("model", "Model name (openai backend)"),
+    base_url: str = opt("base_url", "OpenAI-compatible endpoint URL"),
+    store: str = StoreOpt,
+    session: str = typer.Option(
+        None, "--session", help="Prefix of the arms' session ids: <prefix>-<protocol> (default: generated)"
+    ),
+    out_dir: Path = typer.Option(None, "--out", help="Folder for the arms' reports (one subfolder each)"),
+    cpp: int = opt("cpp", "Children per parent in the agent tree"),
+    depth: int = opt("depth", "Levels in the agent tree"),
+    rounds: int = opt("rounds", "Maximum rounds (mca)"),
+    signals: bool = typer.Option(None, "--signals/--no-signals", envvar="DAGMCA_SIGNALS"),
+    strange_loops: int = opt("strange_loops", "Self-reflection passes at the root"),
+    convergence: str = opt("convergence", "Convergence measure: jaccard or embedding"),
+    convergence_threshold: float = opt("convergence_threshold", "Stop when root outputs are this similar"),
+    perspectives: str = opt("perspectives", "Comma-separated leaf perspectives"),
+    max_turn_tokens: int = opt("max_turn_tokens", "Output cap of one turn, in tokens"),
+    concurrency: int = opt("concurrency", "LLM calls in flight at once"),
+    temperature: float = opt("temperature", "Sampling temperature"),
+    seed: int = opt("seed", "Seed for sampling"),
+    request_timeout_s: float = opt("request_timeout_s", "Per-call timeout, seconds", "--request-timeout"),
+    max_retries: int = opt("max_retries", "Retries of a failed call"),
+    max_passage_bytes: int = opt("max_passage_bytes", "Largest passage accepted"),
+    as_json: bool = typer.Option(False, "--json", help="Print the comparison as JSON"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No live progress."),
+) -> None:
+    """Run protocols on the same passage, model and seed, and print them side by side.
+
+    Each arm is a stored session with the main debate only (no observers, no branches,
+    no cache reads), so the numbers are the protocol's own."""
+    values = dict(locals())
+    for key in ("passage", "protocols", "store", "session", "out_dir", "as_json", "quiet"):
+        values.pop(key)
+    from dagmca.cli.compare import ARM_SETTINGS, collect, compare_table
+    from dagmca.debate.session import run_session
+    from dagmca.llm.factory import check_backend
+    from dagmca.passage import read_passage, title_of
+
+    names = [p.strip() for p in protocols.split(",") if p.strip()]
+    known = typing.get_args(SessionConfig.model_fields["protocol"].annotation)
+    unknown = [p for p in names if p not in known]
+    if unknown:
+        raise UserError(f"--protocols: unknown protocol {unknown[0]!r}", f"use some of: {', '.join(known)}")
+    configs = [build_config({**values, **ARM_SETTINGS, "protocol": p}) for p in names]
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise UserError("--protocols: name two or more different protocols", "e.g. --protocols mca,decompose")
+    text = read_passage(passage, configs[0].max_passage_bytes)
+    check_backend(configs[0])
+    if session is not None and not SESSION_ID.match(session):
+        raise UserError(f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-'")
+    prefix = session or "compare-" + _new_session_id(text)
+    location = resolve_store(store)
+    graph_store = open_store(location, create=True)
+    arms = []
+    try:
+        graph_store.init_schema()
+        for name in names:
+            if graph_store.has_session(f"{prefix}-{name}"):
+                raise UserError(f"session {prefix}-{name!r} already exists", "choose another --session")
+        for name, cfg in zip(names, configs, strict=True):
+            sid = f"{prefix}-{name}"
+            target = _reports_dir(location, sid, out_dir / name if out_dir else None)
+
+            async def work(state: SessionState, model: str, target: Path = target) -> Any:
+                title = title_of(text, passage.stem)
+                return await run_session(state, title=title, model=model, out_dir=target)
+
+            started = time.monotonic()
+            _with_session(cfg, graph_store, text, sid, quiet, work)
+            arms.append(collect(graph_store, name, sid, target, time.monotonic() - started))
+            if not as_json:
+                err.print(f"{name}: session {sid} done in {arms[-1].wall_s:.1f}s")
+    finally:
+        graph_store.close()
+    if as_json:
+        print(json.dumps([a.row() for a in arms], indent=2))
+    else:
+        out.print(compare_table(arms))
 
 
 @app.command()

@@ -21,7 +21,7 @@ from dagmca.prompts.schemas import Reflection
 from dagmca.prompts.text import clip
 from dagmca.similarity import jaccard
 
-REFLECT_TOKENS = 80
+REFLECT_TOKENS = 110
 
 
 class MCAEngine(Engine):

@@ -8,13 +8,20 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel
+
+from dagmca.debate import report_models as m
+from dagmca.debate.agents import build_tree
 from dagmca.debate.engine import DebateOutcome
+from dagmca.debate.metrics import mean_sibling_similarity
 from dagmca.debate.state import SessionState
-from dagmca.models import DebateNode, FinalNode, Phase, SessionNode, utcnow
+from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode, utcnow
 
 
 def write_json(path: Path, data: Any) -> None:
     """Atomic: a reader never sees half a file, even if we are killed mid-write."""
+    if isinstance(data, BaseModel):
+        data = data.model_dump(mode="json")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -37,91 +44,133 @@ def status(state: SessionState, session: SessionNode) -> dict[str, Any]:
     }
 
 
-def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcome) -> dict[str, Any]:
-    """The seed's mca_report format, for one debate."""
-    rounds: dict[int, dict[str, dict[str, Any]]] = {}
+def report_path(debate: DebateNode) -> str:
+    """Where a debate's mca_report.json goes, relative to the session's folder."""
+    if debate.origin is DebateOrigin.MAIN:
+        return "mca_report.json"
+    return f"debates/{safe_name(debate.id)}/mca_report.json"
+
+
+def _final_text(entry: m.AgentRound) -> str:
+    return entry.lateral_response or entry.response
+
+
+def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcome) -> m.MCAReport:
+    """The seed's mca_report format, for one debate, extended with the second-seed
+    options (goal, satisfaction_map, signal_chain) and the baseline's subtasks."""
+    cfg = state.config
+    tree = build_tree(cfg.cpp, cfg.depth, cfg.perspectives)
+    rounds: dict[int, dict[str, m.AgentRound]] = {}
+    satisfaction: dict[int, dict[str, float]] = {}
     revisions: Counter[str] = Counter()
     laterals = 0
+    loops: list[str] = []
     for t in outcome.turns:
-        entry = rounds.setdefault(t.round, {}).setdefault(
-            t.agent,
-            {
-                "role": t.role.value,
-                "perspective": t.perspective,
-                "response": "",
-                "lateral_response": None,
-                "revised": False,
-                "signal_sent": None,
-                "signal_received": None,
-            },
+        if t.phase is Phase.STRANGE_LOOP:
+            loops.append(t.text)
+            continue
+        agents = rounds.setdefault(t.round, {})
+        entry = agents.get(t.agent) or m.AgentRound(
+            role=t.role, perspective=t.perspective, subtask=outcome.subtasks.get(t.agent)
         )
-        if t.phase in (Phase.RESPOND, Phase.OBSERVE):
-            entry["response"] = t.text
+        agents[t.agent] = entry
+        if t.phase in (Phase.RESPOND, Phase.OBSERVE, Phase.SYNTHESIZE):
+            entry.response = t.text
         elif t.phase is Phase.LATERAL:
             laterals += 1
-            entry["lateral_response"] = t.text
-            entry["revised"] = t.revised
+            entry.lateral_response = t.text
+            entry.revised = t.revised
             revisions[t.agent] += int(t.revised)
         elif t.phase is Phase.SIGNAL:
-            entry["signal_sent"] = t.text
-        elif t.phase is Phase.STRANGE_LOOP:
-            entry.setdefault("strange_loop", []).append(t.text)
-    return {
-        "debate": debate.id,
-        "question": debate.question,
-        "config": state.config.model_dump(mode="json"),
-        "rounds": [{"round": n, "agents": agents} for n, agents in sorted(rounds.items())],
-        "convergence": {
-            "converged": outcome.converged,
-            "rounds_used": outcome.rounds,
-            "score_trajectory": outcome.scores,
-        },
-        "summary_metrics": {
-            "total_llm_calls": len(outcome.turns),
-            "lateral_revision_rate": round(sum(revisions.values()) / laterals, 4) if laterals else 0.0,
-            "per_agent_revision_counts": dict(sorted(revisions.items())),
-        },
-        "final_response": outcome.resolution,
-    }
+            entry.signal_sent = t.text
+        elif t.phase is Phase.DECOMPOSE:
+            entry.subtasks = [outcome.subtasks[c] for c in tree.agents[t.agent].children]
+        elif t.phase is Phase.REFLECT and t.satisfaction is not None:
+            entry.satisfaction = t.satisfaction
+            entry.signal_up = None if t.signal_kind in (None, "none") else t.signal_kind
+            satisfaction.setdefault(t.round, {})[t.agent] = t.satisfaction
+    reports: list[m.RoundReport] = []
+    for number, agents in sorted(rounds.items()):
+        for name, entry in agents.items():
+            parent = tree.agents[name].parent if name in tree.agents else None
+            if parent is not None and parent in agents:
+                entry.signal_received = agents[parent].signal_sent
+        groups = [
+            [_final_text(agents[c]) for c in a.children if c in agents]
+            for a in tree.agents.values()
+            if not a.is_leaf
+        ]
+        reports.append(
+            m.RoundReport(
+                round=number,
+                agents=dict(sorted(agents.items())),
+                convergence_score=outcome.scores[number - 2]
+                if 2 <= number <= len(outcome.scores) + 1
+                else None,
+                mean_sibling_similarity=mean_sibling_similarity(groups),
+            )
+        )
+    return m.MCAReport(
+        debate=debate.id,
+        protocol=outcome.protocol,
+        task=debate.question,
+        config=cfg,
+        goal=outcome.goal or None,
+        rounds=reports,
+        convergence=m.Convergence(
+            converged=outcome.converged, rounds_used=outcome.rounds, score_trajectory=outcome.scores
+        ),
+        summary_metrics=m.SummaryMetrics(
+            total_llm_calls=outcome.calls,
+            lateral_revision_rate=round(sum(revisions.values()) / laterals, 4) if laterals else 0.0,
+            per_agent_revision_counts=dict(sorted(revisions.items())),
+            mean_sibling_similarity=[
+                r.mean_sibling_similarity for r in reports if r.mean_sibling_similarity is not None
+            ],
+            final_length_words=len(outcome.resolution.split()),
+        ),
+        strange_loops=loops,
+        satisfaction_map=satisfaction,
+        signal_chain=[m.SignalHop.model_validate(vars(e)) for e in outcome.signal_chain],
+        final_response=outcome.resolution,
+    )
 
 
-def final_state(state: SessionState, session: SessionNode, final: FinalNode | None) -> dict[str, Any]:
-    return {
-        "session": session.id,
-        "title": session.title,
-        "status": session.status,
-        "final": final.text if final else None,
-        "debates": [
-            {
-                "id": d.id,
-                "origin": d.origin.value,
-                "depth": d.depth,
-                "question": d.question,
-                "resolution": d.resolution,
-                "rounds": d.rounds,
-                "converged": d.converged,
-            }
+def final_state(state: SessionState, session: SessionNode, final: FinalNode | None) -> m.FinalState:
+    return m.FinalState(
+        session=session.id,
+        title=session.title,
+        status=session.status,
+        final=final.text if final else None,
+        debates=[
+            m.DebateSummary(
+                id=d.id,
+                origin=d.origin.value,
+                protocol=d.protocol,
+                depth=d.depth,
+                question=d.question,
+                resolution=d.resolution,
+                rounds=d.rounds,
+                converged=d.converged,
+                report=report_path(d) if d.rounds else None,
+            )
             for d in state.debates.values()
         ],
-        "syntheses": [
-            # the reason states the similarity against the run's own baseline
-            {"id": s.id, "resolution": s.resolution, "similarity": s.similarity, "reason": s.reason}
+        # the reason states the similarity against the run's own baseline
+        syntheses=[
+            m.SynthesisSummary(id=s.id, resolution=s.resolution, similarity=s.similarity, reason=s.reason)
             for s in state.syntheses.values()
         ],
-        "tensions": [
-            {
-                "id": t.id,
-                "question": t.question,
-                "urgency": t.urgency,
-                "status": t.status.value,
-                "observer": t.observer,
-            }
+        tensions=[
+            m.TensionSummary(
+                id=t.id, question=t.question, urgency=t.urgency, status=t.status.value, observer=t.observer
+            )
             for t in state.tensions.values()
         ],
-        "llm_calls": session.llm_calls,
-        "tokens": session.tokens,
-        "cost_usd": session.cost_usd,
-    }
+        llm_calls=session.llm_calls,
+        tokens=session.tokens,
+        cost_usd=session.cost_usd,
+    )
 
 
 def safe_name(node_id: str) -> str:

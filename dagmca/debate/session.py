@@ -96,12 +96,7 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         for debate_id, outcome in runner.outcomes.items():
             debate = state.debates[debate_id]
             report = reports.debate_report(state, debate, outcome)
-            name = (
-                "mca_report.json"
-                if debate.origin is DebateOrigin.MAIN
-                else f"debates/{reports.safe_name(debate_id)}/mca_report.json"
-            )
-            reports.write_json(out_dir / name, report)
+            reports.write_json(out_dir / reports.report_path(debate), report)
         reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
     return SessionResult(session=session, final=final, out_dir=out_dir)
 

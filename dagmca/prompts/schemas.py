@@ -64,7 +64,7 @@ class Reflection(BaseModel):
     model_config = ConfigDict(extra="forbid")
     satisfaction: UnitStep
     signal: SignalKind
-    note: Text(240)  # type: ignore[valid-type]
+    note: Text(160)  # type: ignore[valid-type]
 
 
 MAX_SUBTASKS = 8
