@@ -8,9 +8,12 @@ never reach the Session node, the reports or an export.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+if TYPE_CHECKING:
+    from dagmca.debate.agents import AgentTree
 
 DEFAULT_PERSPECTIVES = (
     "analytical",
@@ -47,8 +50,9 @@ class SessionConfig(BaseModel):
     passage_prompt_chars: int = Field(1800, ge=200)
 
     # MCA engine (DESIGN §2)
-    # mca: the bottom-up rounds; decompose: the top-down baseline (one pass)
-    protocol: Literal["mca", "decompose"] = "mca"
+    # mca: the bottom-up rounds; decompose: the top-down baseline (one pass);
+    # vote: MassGen-style answers and votes; ensemble: independent answers, one vote each
+    protocol: Literal["mca", "decompose", "vote", "ensemble"] = "mca"
     cpp: int = Field(3, ge=1, le=8)
     depth: int = Field(2, ge=1, le=4)
     rounds: int = Field(2, ge=1, le=20)
@@ -61,6 +65,16 @@ class SessionConfig(BaseModel):
     broadcast: bool = False  # the root states the team's goal before round 1
     self_reflect: bool = False  # every agent rates its output 0-1 each round and may signal up
     max_iterations: int = Field(2, ge=0, le=10)  # re-broadcasts a debate may make on critical signals
+
+    # vote and ensemble (DESIGN §2): peers answering the whole question
+    agents: int | None = Field(None, ge=1, le=32)  # None: as many as the tree's leaves
+    max_new_answers_per_agent: int = Field(2, ge=0, le=20)
+    max_new_answers_total: int | None = Field(None, ge=0)  # None: agents x the per-agent cap
+    fairness_lead: int = Field(1, ge=0, le=20)  # answers an agent may get ahead of the slowest
+    agent_timeout_s: float | None = Field(None, gt=0)  # per agent per vote round; None: none
+    max_vote_rounds: int = Field(6, ge=1, le=50)
+    decision_retries: int = Field(2, ge=0, le=5)  # re-asks of a mixed or missing decision
+    ensemble_voters: int | None = Field(None, ge=1)  # ensemble: the first N agents vote; None: all
 
     # monitoring and selection (DESIGN §1)
     observers: tuple[str, ...] = DEFAULT_OBSERVERS
@@ -128,9 +142,22 @@ class SessionConfig(BaseModel):
     def per_round_calls(self) -> int:
         """Calls in one round of the protocol (the seed's cost tables), before any
         re-broadcast; a decompose debate is one round."""
-        from dagmca.debate.agents import build_tree
-
-        tree = build_tree(self.cpp, self.depth, self.perspectives)
+        tree = self.tree()
         if self.protocol == "decompose":
             return tree.legacy_calls()
+        if self.protocol in ("vote", "ensemble"):
+            return self.peer_count()
         return tree.calls_per_round(self.signals, self.self_reflect)
+
+    def tree(self) -> AgentTree:
+        """The agents of this protocol: the MCA tree, or a flat team of peers under a
+        root that only holds them together (vote, ensemble)."""
+        from dagmca.debate.agents import build_tree
+
+        if self.protocol in ("vote", "ensemble"):
+            return build_tree(self.peer_count(), 2, self.perspectives)
+        return build_tree(self.cpp, self.depth, self.perspectives)
+
+    def peer_count(self) -> int:
+        """Agents of the vote and ensemble protocols."""
+        return self.agents if self.agents is not None else self.cpp ** (self.depth - 1)

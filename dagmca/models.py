@@ -95,6 +95,13 @@ class Phase(StrEnum):
     # the top-down baseline (--protocol decompose)
     DECOMPOSE = "decompose"
     SYNTHESIZE = "synthesize"
+    # vote (MassGen-style) and ensemble
+    ANSWER = "answer"
+    NEW_ANSWER = "new_answer"
+    VOTE = "vote"
+    RESTART = "restart"  # a new answer reset the votes (no call)
+    TIMEOUT = "timeout"  # an agent ran out of time and was wrapped up (no call)
+    PRESENT = "present"
 
 
 JSONScalar = str | int | float | bool
@@ -213,6 +220,9 @@ class TurnNode(GraphNode):
     # a reflect turn (--self-reflect): how satisfied the agent is, and the signal it sends up
     satisfaction: float | None = None
     signal_kind: str | None = None
+    # vote and ensemble: the anonymous label of an answer (agent2.1), the label voted for
+    label: str | None = None
+    vote_for: str | None = None
 
 
 class AgentNode(GraphNode):

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel
 
-from dagmca.debate.agents import Agent, AgentTree, build_tree
+from dagmca.debate.agents import Agent, AgentTree
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta, Completion, Message
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
@@ -23,7 +23,7 @@ RoundHook = Callable[[int, str], None]
 BeforeRoundHook = Callable[[int], Awaitable[None]]
 
 # Phases that carry the debate's content; the others (reflections) are about it.
-OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT}
+OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT, Phase.VOTE, Phase.RESTART, Phase.TIMEOUT}
 
 
 @dataclass
@@ -51,6 +51,8 @@ class DebateOutcome:
     goal: str = ""  # the broadcast goal (--broadcast), if any
     subtasks: dict[str, str] = field(default_factory=dict)  # decompose: agent -> its subtask
     signal_chain: list[SignalEvent] = field(default_factory=list)
+    winner: str | None = None  # vote, ensemble: the winning answer's label
+    tracker: list[dict[str, object]] = field(default_factory=list)  # vote, ensemble: every step
 
 
 class Engine:
@@ -72,7 +74,7 @@ class Engine:
         self.state = state
         self.debate = debate
         self.frame = frame  # called per prompt: branch background changes while we run
-        self.tree: AgentTree = build_tree(cfg.cpp, cfg.depth, cfg.perspectives)
+        self.tree: AgentTree = cfg.tree()
         self.on_turn = on_turn
         self.on_round = on_round
         self.before_round = before_round

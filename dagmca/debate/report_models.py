@@ -31,6 +31,9 @@ class AgentRound(Strict):
     # --protocol decompose
     subtask: str | None = None
     subtasks: list[str] | None = None
+    # --protocol vote / ensemble: the label of its latest answer, the label it voted for
+    label: str | None = None
+    vote_for: str | None = None
 
 
 class RoundReport(Strict):
@@ -69,9 +72,20 @@ class SignalHop(Strict):
     rebroadcast: str | None  # the id of the re-broadcast turn it caused
 
 
+class TrackerEvent(Strict):
+    round: int
+    kind: Literal[
+        "answer", "new_answer", "vote", "restart", "rejected", "refused", "no_decision", "timeout", "winner"
+    ]
+    agent: str
+    label: str | None = None
+    vote_for: str | None = None
+    detail: str = ""
+
+
 class MCAReport(Strict):
     debate: str
-    protocol: Literal["mca", "decompose"]
+    protocol: Literal["mca", "decompose", "vote", "ensemble"]
     task: str  # the question debated
     config: SessionConfig
     goal: str | None  # --broadcast
@@ -82,6 +96,9 @@ class MCAReport(Strict):
     # round -> agent -> satisfaction (--self-reflect; empty without it)
     satisfaction_map: dict[int, dict[str, float]]
     signal_chain: list[SignalHop]
+    # vote, ensemble: the winning answer's label and every step of the protocol
+    winner: str | None = None
+    tracker: list[TrackerEvent] = Field(default_factory=list)
     final_response: str
 
 

@@ -11,7 +11,6 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.debate import report_models as m
-from dagmca.debate.agents import build_tree
 from dagmca.debate.engine import DebateOutcome
 from dagmca.debate.metrics import mean_sibling_similarity
 from dagmca.debate.state import SessionState
@@ -59,7 +58,7 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
     """The seed's mca_report format, for one debate, extended with the second-seed
     options (goal, satisfaction_map, signal_chain) and the baseline's subtasks."""
     cfg = state.config
-    tree = build_tree(cfg.cpp, cfg.depth, cfg.perspectives)
+    tree = cfg.tree()
     rounds: dict[int, dict[str, m.AgentRound]] = {}
     satisfaction: dict[int, dict[str, float]] = {}
     revisions: Counter[str] = Counter()
@@ -74,8 +73,12 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
             role=t.role, perspective=t.perspective, subtask=outcome.subtasks.get(t.agent)
         )
         agents[t.agent] = entry
-        if t.phase in (Phase.RESPOND, Phase.OBSERVE, Phase.SYNTHESIZE):
+        if t.phase in (Phase.RESPOND, Phase.OBSERVE, Phase.SYNTHESIZE, Phase.PRESENT):
             entry.response = t.text
+        elif t.phase in (Phase.ANSWER, Phase.NEW_ANSWER):
+            entry.response, entry.label = t.text, t.label
+        elif t.phase is Phase.VOTE:
+            entry.vote_for = t.vote_for
         elif t.phase is Phase.LATERAL:
             laterals += 1
             entry.lateral_response = t.text
@@ -132,6 +135,8 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
         strange_loops=loops,
         satisfaction_map=satisfaction,
         signal_chain=[m.SignalHop.model_validate(vars(e)) for e in outcome.signal_chain],
+        winner=outcome.winner,
+        tracker=[m.TrackerEvent.model_validate(e) for e in outcome.tracker],
         final_response=outcome.resolution,
     )
 

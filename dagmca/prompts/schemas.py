@@ -80,3 +80,39 @@ class Subtasks(BaseModel):
         BeforeValidator(lambda v: v[:MAX_SUBTASKS] if isinstance(v, list) else v),
         Field(json_schema_extra={"minItems": 1, "maxItems": MAX_SUBTASKS}),
     ]
+
+
+def _choice(name: str, **fields: Any) -> type[BaseModel]:
+    model = create_model(name, __config__=ConfigDict(extra="forbid"), **fields)
+    return cast(type[BaseModel], model)
+
+
+def decision_schema(labels: list[str], may_answer: bool) -> type[BaseModel]:
+    """A vote-protocol turn after the first answer: exactly one of a vote (for one of
+    `labels`, offered as an enum) or, when the caps allow, a new answer. A union told
+    apart by `action`, so constrained decoding cannot mix the two; a reply that
+    mixes them anyway (an endpoint without constrained decoding) fails validation."""
+    reason = (Text(200), Field(...))
+    vote = _choice(
+        "Vote",
+        action=(Literal["vote"], Field(...)),
+        vote_for=(Literal[tuple(labels)], Field(...)),
+        reason=reason,
+    )
+    choice: Any = vote
+    if may_answer:
+        answer = _choice(
+            "NewAnswer",
+            action=(Literal["new_answer"], Field(...)),
+            new_answer=(Text(900), Field(...)),
+            reason=reason,
+        )
+        # anyOf (a plain union), not oneOf with a discriminator: what strict structured
+        # outputs accept; the literal `action` and extra="forbid" still tell them apart.
+        choice = vote | answer
+    return _choice("Decision", decision=(choice, Field(...)))
+
+
+def ballot_schema(labels: list[str]) -> type[BaseModel]:
+    """An ensemble vote: the label of the best answer, offered as an enum."""
+    return _choice("Ballot", vote_for=(Literal[tuple(labels)], Field(...)), reason=(Text(200), Field(...)))

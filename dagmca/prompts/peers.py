@@ -1,0 +1,88 @@
+"""Prompts of the peer protocols, vote (MassGen-style) and ensemble. Peers' answers
+appear under anonymous labels (agent2.1: agent 2's first answer), never by name or
+perspective, so a vote is for an answer, not for who wrote it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dagmca.debate.agents import Agent
+from dagmca.llm.base import Message
+from dagmca.prompts.agents import system_for
+from dagmca.prompts.templates import Frame, messages, quote
+
+ANSWER_CHARS = 600
+
+
+def _who(agent: Agent, number: int) -> str:
+    return f"You are agent{number}, answering from the {agent.perspective} perspective."
+
+
+def first_answer(agent: Agent, number: int, frame: Frame, context: str = "") -> list[Message]:
+    """Written before the agent has seen any peer answer (first-answer protection)."""
+    parts = [context] if context else []
+    parts.append(f"{_who(agent, number)} Answer the question in plain prose, at most five sentences.")
+    return messages(frame, parts, system_for(agent, single=True))
+
+
+def decision(
+    agent: Agent,
+    number: int,
+    frame: Frame,
+    answers: Sequence[tuple[str, str]],
+    own_label: str,
+    may_answer: bool,
+    correction: str = "",
+) -> list[Message]:
+    parts = [quote(f"Answer {label}" + (" (yours)" if label == own_label else ""), text, ANSWER_CHARS)
+             for label, text in answers]  # fmt: skip
+    labels = ", ".join(label for label, _ in answers)
+    if may_answer:
+        ask = (
+            "Decide: either vote for the best answer above (action vote, vote_for one of "
+            f"{labels}, new_answer empty) or, if you can clearly do better than all of them, "
+            "write a new answer (action new_answer, new_answer your full answer, vote_for empty)."
+        )
+    else:
+        ask = (
+            f"You may not write another answer now. Vote for the best answer: action vote, vote_for "
+            f"one of {labels}, new_answer empty."
+        )
+    parts.append(f"{_who(agent, number)} {ask} Add a one-sentence reason. Reply with one JSON object.")
+    if correction:
+        parts.append(f"Your previous reply was rejected: {correction}. Choose exactly one action.")
+    return messages(frame, parts, system_for(agent, single=True))
+
+
+def present(
+    agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
+) -> list[Message]:
+    parts = [quote("Your winning answer", own, ANSWER_CHARS)]
+    parts += [quote(f"Answer {label}", text, 300) for label, text in others]
+    parts.append(
+        f"{_who(agent, number)} Your answer won the vote. Present the final answer to the "
+        "question, improving yours where the others add something. Plain prose, at most six sentences."
+    )
+    return messages(frame, parts, system_for(agent, single=True))
+
+
+def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str, str]]) -> list[Message]:
+    parts = [quote(f"Answer {label}", text, ANSWER_CHARS) for label, text in answers]
+    labels = ", ".join(label for label, _ in answers)
+    parts.append(
+        f"{_who(agent, number)} Vote for the best answer: vote_for one of {labels}, and a "
+        "one-sentence reason. Reply with one JSON object."
+    )
+    return messages(frame, parts, system_for(agent, single=True))
+
+
+def synthesize_winner(
+    agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
+) -> list[Message]:
+    parts = [quote("Your answer, which the group voted best", own, ANSWER_CHARS)]
+    parts += [quote(f"Answer {label}", text, 400) for label, text in others]
+    parts.append(
+        f"{_who(agent, number)} Write the group's final answer: keep yours as the spine and "
+        "add the strongest point of each other answer. Plain prose, at most six sentences."
+    )
+    return messages(frame, parts, system_for(agent, single=True))
