@@ -101,6 +101,7 @@ def test_bad_options_fail_cleanly(tmp_path: Path, passage: Path, args: list[str]
         (["--perspectives", "a|b"], "not a name"),
         (["--protocols", "mca"], "two or more"),
         (["--protocols", "mca,anarchy"], "unknown protocol 'anarchy'"),
+        (["--protocols", "decompose,vote"], "needs the mca arm"),
     ],
 )
 def test_compare_rejects_bad_values_before_any_call(
@@ -114,13 +115,15 @@ def test_compare_prints_the_protocols_side_by_side(tmp_path: Path, passage: Path
     args = ["compare", str(passage), "--llm", "fake", "--session", "c", "-q", "--rounds", "3"]
     proc = dagmca(*args, "--convergence-threshold", "1", "--strange-loops", "1", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    for needle in ("mca", "decompose", "LLM calls", "lateral revision rate", "mean sibling similarity",
-                   "final length (words)", "c-mca", "c-decompose", "mca_report.json"):  # fmt: skip
+    for needle in ("mca", "decompose", "vote", "LLM calls", "lateral revision rate", "mean sibling",
+                   "final length (words)", "c-mca", "c-decompose", "c-vote", "mca_report.json"):  # fmt: skip
         assert needle in proc.stdout, needle
     again = dagmca(*args, "--json", "--session", "d", "--convergence-threshold", "1", cwd=tmp_path)
     rows = {r["protocol"]: r for r in json.loads(again.stdout)}
-    # cpp=3, depth=2: 8 calls a round, 3 rounds, 1 strange loop; the baseline 5 + 1
+    # cpp=3, depth=2: 8 calls a round, 3 rounds, 1 strange loop; the baseline 5 + 1; the
+    # vote baseline as many as mca: 13 independent answers, 11 votes, 1 final answer
     assert rows["mca"]["llm_calls"] == 3 * 8 + 1 and rows["decompose"]["llm_calls"] == 5 + 1
+    assert rows["vote"]["llm_calls"] == rows["mca"]["llm_calls"]
     assert rows["mca"]["rounds"] == 3 and rows["decompose"]["rounds"] == 1
     assert len(rows["mca"]["mean_sibling_similarity"]) == 3
     assert rows["mca"]["tokens"] > rows["decompose"]["tokens"] > 0

@@ -157,13 +157,14 @@ def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> No
     proc = dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     header = next(line for line in proc.stdout.splitlines() if "mca" in line and "decompose" in line)
-    assert header.index("mca") < header.index("decompose")
+    assert header.index("mca") < header.index("decompose") < header.index("vote")
     rows = {line.split("│")[1].strip(): line for line in proc.stdout.splitlines() if line.count("│") >= 3}
-    calls = [c.strip() for c in rows["LLM calls"].split("│")[2:4]]
-    assert calls == ["17", "6"]  # cpp=3, depth=2: 8 a round x 2 + 1 loop; the baseline 5 + 1
+    calls = [c.strip() for c in rows["LLM calls"].split("│")[2:5]]
+    # cpp=3, depth=2: 8 a round x 2 + 1 loop; the baseline 5 + 1; vote matched to mca
+    assert calls == ["17", "6", "17"]
     for label in ("tokens", "wall time (s)", "rounds", "converged", "lateral revision rate",
-                  "mean sibling similarity per round", "final length (words)", "report"):  # fmt: skip
+                  "mean sibling similarity per round", "final length (words)"):  # fmt: skip
         assert label in rows, label
-    for arm in ("cmp-mca", "cmp-decompose"):
+    for arm in ("cmp-mca", "cmp-decompose", "cmp-vote"):
         path = tmp_path / ".dagmca" / "sessions" / arm / "mca_report.json"
         MCAReport.model_validate_json(path.read_text(encoding="utf-8"))

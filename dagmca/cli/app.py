@@ -9,7 +9,6 @@ import os
 import re
 import sys
 import time
-import typing
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -346,7 +345,10 @@ def _run(
 def compare(
     passage: Path = typer.Argument(..., help="UTF-8 text file with the passage to debate."),
     protocols: str = typer.Option(
-        "mca,decompose", "--protocols", help="Comma-separated protocols to run, in this order"
+        "mca,decompose,vote",
+        "--protocols",
+        help="Comma-separated arms: mca, decompose, vote (independent answers and a majority vote, "
+        "matched to mca's calls), massgen (--protocol vote), ensemble",
     ),
     llm: str = opt("llm", "LLM backend: local, openai or fake"),
     model: str = opt("model", "Model name (openai backend)"),
@@ -381,33 +383,40 @@ def compare(
     values = dict(locals())
     for key in ("passage", "protocols", "store", "session", "out_dir", "as_json", "quiet"):
         values.pop(key)
-    from dagmca.cli.compare import ARM_SETTINGS, collect, compare_table
+    from dagmca.cli.compare import ARM_SETTINGS, ARMS, Arm, collect, compare_table, matched_vote
     from dagmca.debate.session import run_session
     from dagmca.llm.factory import check_backend
     from dagmca.passage import read_passage, title_of
 
     names = [p.strip() for p in protocols.split(",") if p.strip()]
-    known = typing.get_args(SessionConfig.model_fields["protocol"].annotation)
-    unknown = [p for p in names if p not in known]
+    unknown = [p for p in names if p not in ARMS]
     if unknown:
-        raise UserError(f"--protocols: unknown protocol {unknown[0]!r}", f"use some of: {', '.join(known)}")
-    configs = [build_config({**values, **ARM_SETTINGS, "protocol": p}) for p in names]
+        raise UserError(f"--protocols: unknown protocol {unknown[0]!r}", f"use some of: {', '.join(ARMS)}")
     if len(names) < 2 or len(set(names)) != len(names):
-        raise UserError("--protocols: name two or more different protocols", "e.g. --protocols mca,decompose")
-    text = read_passage(passage, configs[0].max_passage_bytes)
-    check_backend(configs[0])
+        raise UserError(
+            "--protocols: name two or more different protocols", "e.g. --protocols mca,decompose,vote"
+        )
+    if "vote" in names and "mca" not in names:
+        raise UserError("--protocols: the matched vote arm needs the mca arm", "add mca")
+    names.sort(key=lambda p: p != "mca")  # the matched vote arm needs mca's call count first
+    configs = {p: build_config({**values, **ARM_SETTINGS, "protocol": ARMS[p]}) for p in names}
+    text = read_passage(passage, configs[names[0]].max_passage_bytes)
+    check_backend(configs[names[0]])
     if session is not None and not SESSION_ID.match(session):
         raise UserError(f"session id {session!r} is not valid", "use letters, digits, '.', '_' or '-'")
     prefix = session or "compare-" + _new_session_id(text)
     location = resolve_store(store)
     graph_store = open_store(location, create=True)
-    arms = []
+    arms: list[Arm] = []
     try:
         graph_store.init_schema()
         for name in names:
             if graph_store.has_session(f"{prefix}-{name}"):
                 raise UserError(f"session {prefix}-{name!r} already exists", "choose another --session")
-        for name, cfg in zip(names, configs, strict=True):
+        for name in names:
+            cfg = configs[name]
+            if name == "vote":
+                cfg = build_config({**values, **ARM_SETTINGS, **matched_vote(arms[0].report)})
             sid = f"{prefix}-{name}"
             target = _reports_dir(location, sid, out_dir / name if out_dir else None)
 
@@ -426,6 +435,8 @@ def compare(
         print(json.dumps([a.row() for a in arms], indent=2))
     else:
         out.print(compare_table(arms))
+        for arm in arms:
+            out.print(f"{arm.protocol} report: {arm.report_path}", soft_wrap=True)
 
 
 @app.command()

@@ -16,6 +16,20 @@ from dagmca.store.base import GraphStore
 # the response cache (an arm answered from it would show no cost and no time).
 ARM_SETTINGS: dict[str, Any] = {"monitor_every": "off", "max_branches": 0, "cache": False}
 
+# arm name -> the protocol it runs; `vote` is the compute-matched baseline (below)
+ARMS = {"mca": "mca", "decompose": "decompose", "vote": "ensemble", "massgen": "vote", "ensemble": "ensemble"}
+MAX_PEERS = 32
+
+
+def matched_vote(mca: MCAReport) -> dict[str, Any]:
+    """Settings of the compute-matched vote baseline: as many calls as the MCA arm made,
+    spent on independent answers, one majority vote per voter, and the winner's final
+    answer (self-consistency). C calls = n answers + (C - 1 - n) votes + 1."""
+    calls = mca.summary_metrics.total_llm_calls
+    answers = min(MAX_PEERS, max(1, -(-(calls - 1) // 2)))
+    voters = max(1, min(answers, calls - 1 - answers))
+    return {"protocol": "ensemble", "agents": answers, "ensemble_voters": voters}
+
 
 @dataclass
 class Arm:
@@ -74,7 +88,6 @@ LABELS = {
     "lateral_revision_rate": "lateral revision rate",
     "mean_sibling_similarity": "mean sibling similarity per round",
     "final_length_words": "final length (words)",
-    "report": "report",
 }
 
 
