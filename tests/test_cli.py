@@ -79,6 +79,8 @@ def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> No
         (["--perspectives", "critical,critical"], "names repeat"),
         (["--protocol", "anarchy"], "--protocol"),
         (["--max-iterations", "-1"], "--max-iterations"),
+        (["--agent-timeout", "0"], "--agent-timeout:"),
+        (["--protocol", "vote", "--agents", "0"], "--agents"),
         (["--rounds", "-1"], "--rounds"),
         (["--strategy", "loudest"], "--strategy"),
         (["--llm", "gpt"], "--llm"),

@@ -69,6 +69,10 @@ StoreOpt = typer.Option(
 )
 
 
+# settings whose flag is not the field name
+FLAG_NAMES = {"request_timeout_s": "--request-timeout", "agent_timeout_s": "--agent-timeout"}
+
+
 def build_config(values: dict[str, Any]) -> SessionConfig:
     given = {k: v for k, v in values.items() if v is not None}
     for key in ("perspectives", "observers"):
@@ -79,7 +83,8 @@ def build_config(values: dict[str, Any]) -> SessionConfig:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "option"
-        raise UserError(f"--{field.replace('_', '-')}: {first['msg']}", "see `dagmca run --help`") from exc
+        flag = FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
+        raise UserError(f"{flag}: {first['msg']}", "see `dagmca run --help`") from exc
 
 
 def _session_or_fail(store: GraphStore, session: str) -> None:
@@ -128,8 +133,19 @@ def run(
         None, "--out", help="Folder for the session's reports (default: sessions/<id>/ beside the store)"
     ),
     protocol: str = opt(
-        "protocol", "Debate protocol: mca (bottom-up rounds) or decompose (the top-down baseline)"
+        "protocol",
+        "Debate protocol: mca (bottom-up rounds), decompose (the top-down baseline), vote "
+        "(MassGen-style answers and votes) or ensemble (independent answers, one vote each)",
     ),
+    agents: int = opt("agents", "vote, ensemble: agents (unset: as many as the tree's leaves)"),
+    max_new_answers_per_agent: int = opt("max_new_answers_per_agent", "vote: new answers per agent"),
+    max_new_answers_total: int = opt(
+        "max_new_answers_total", "vote: new answers in all (unset: agents x per agent)"
+    ),
+    fairness_lead: int = opt("fairness_lead", "vote: answers an agent may get ahead of the slowest"),
+    agent_timeout_s: float = opt("agent_timeout_s", "vote: seconds per agent per round", "--agent-timeout"),
+    max_vote_rounds: int = opt("max_vote_rounds", "vote: rounds after the first answers"),
+    decision_retries: int = opt("decision_retries", "vote, ensemble: re-asks of a mixed or missing decision"),
     cpp: int = opt("cpp", "Children per parent in the agent tree"),
     depth: int = opt("depth", "Levels in the agent tree (1 = a single agent)"),
     rounds: int = opt("rounds", "Maximum rounds per debate"),
