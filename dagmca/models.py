@@ -184,6 +184,12 @@ class SessionNode(GraphNode):
     llm_calls: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    # emergence metrics (DESIGN §5), set when the run ends
+    specialization: float | None = None
+    context_divergence: float | None = None
+    differentiation_chi2: float | None = None
+    differentiation_p: float | None = None
+    cost_per_node: float | None = None
 
 
 class DebateNode(GraphNode):
@@ -196,6 +202,12 @@ class DebateNode(GraphNode):
     rounds: int = 0
     converged: bool = False
     status: Literal["running", "done", "failed"] = "running"
+    # emergence metrics (DESIGN §5), set when the run ends
+    revision_rate: float | None = None
+    sibling_similarity: float | None = None  # the last round's
+    collapse_alarm: bool | None = None
+    bloat_alarm: bool | None = None
+    root_novelty: float | None = None
 
 
 class RoundNode(GraphNode):

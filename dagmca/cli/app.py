@@ -540,6 +540,30 @@ def export(
 
 
 @app.command()
+def metrics(
+    session: str = typer.Argument(..., help="Session id."),
+    store: str = StoreOpt,
+    as_json: bool = typer.Option(False, "--json", help="Print the metrics as JSON"),
+) -> None:
+    """Emergence metrics (DESIGN §5), computed from the stored graph: per debate, lateral
+    revision, sibling similarity (collapse alarm > 0.8), answer length (bloat alarm),
+    root novelty; per session, specialization S, context divergence D, functional
+    differentiation F (chi-square of agent x tension category, with p), cost per node."""
+    from dagmca.cli.render import metrics_tables
+    from dagmca.metrics.session import session_metrics
+    from dagmca.similarity import SentenceTransformerEmbedder
+
+    with open_existing(resolve_store(store)) as st:
+        _session_or_fail(st, session)
+        m = session_metrics(st, session, SentenceTransformerEmbedder())
+    if as_json:
+        print(m.model_dump_json(indent=2))
+        return
+    for table in metrics_tables(m):
+        out.print(table)
+
+
+@app.command()
 def check(session: str = typer.Argument(..., help="Session id."), store: str = StoreOpt) -> None:
     """Check the invariants of DESIGN §6. Exit 0 when they hold, 1 with the broken ones."""
     from dagmca.store.check import check_store

@@ -100,3 +100,48 @@ def rows_table(keys: list[str], rows: list[dict[str, Any]], width: int = 120) ->
             cells.append(escape(clip(text, width)))
         table.add_row(*cells)
     return table
+
+
+def metrics_tables(m: Any) -> list[Table]:
+    """`dagmca metrics`: one table for the session, one row per debate."""
+    head = Table(title=f"session {m.session}", show_header=False, title_justify="left")
+    head.add_column(style="bold cyan")
+    head.add_column()
+
+    def num(v: float | None, digits: int = 2) -> str:
+        return "-" if v is None else f"{v:.{digits}f}"
+
+    f = (
+        f"chi2 {num(m.differentiation_chi2)}, dof {m.differentiation_dof}, p {num(m.differentiation_p, 4)}"
+        if m.differentiation_chi2 is not None
+        else "- (fewer than two agents or categories with flags)"
+    )
+    for label, value in (
+        ("lateral revision rate", num(m.lateral_revision_rate)),
+        ("specialization S", num(m.specialization, 3)),
+        ("context divergence D", num(m.context_divergence, 3)),
+        ("functional differentiation F", f),
+        (
+            "cost per node",
+            f"${m.cost_per_node:.6f} ({m.tokens_per_node:.1f} tokens, {m.calls_per_node:.2f} calls)",
+        ),
+        ("nodes, calls, tokens", f"{m.nodes:,}, {m.llm_calls:,}, {m.tokens:,}"),
+    ):
+        head.add_row(label, value)
+    per = Table(title="debates", title_justify="left")
+    for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
+                "root novelty", "alarms"):  # fmt: skip
+        per.add_column(col)
+    for d in m.debates:
+        alarms = ", ".join(a for a, on in (("collapse", d.collapse_alarm), ("bloat", d.bloat_alarm)) if on)
+        per.add_row(
+            d.debate.split("/", 1)[-1],
+            d.protocol,
+            str(d.rounds),
+            num(d.lateral_revision_rate),
+            ", ".join(f"{s:.2f}" for s in d.sibling_similarity) or "-",
+            ", ".join(f"{x:.0f}" for x in d.answer_length) or "-",
+            num(d.root_novelty),
+            alarms or "none",
+        )
+    return [head, per]

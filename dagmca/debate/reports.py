@@ -12,8 +12,8 @@ from pydantic import BaseModel
 
 from dagmca.debate import report_models as m
 from dagmca.debate.engine import DebateOutcome
-from dagmca.debate.metrics import mean_sibling_similarity
 from dagmca.debate.state import SessionState
+from dagmca.metrics.measures import mean_sibling_similarity
 from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode, utcnow
 
 

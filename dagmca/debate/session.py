@@ -12,6 +12,7 @@ from dagmca.debate import reports
 from dagmca.debate.dag import DagRunner
 from dagmca.debate.integrator import integrate
 from dagmca.debate.state import SessionState
+from dagmca.metrics.session import SessionMetrics, session_metrics
 from dagmca.models import (
     DebateNode,
     DebateOrigin,
@@ -98,7 +99,37 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
             report = reports.debate_report(state, debate, outcome)
             reports.write_json(out_dir / reports.report_path(debate), report)
         reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
+        record_metrics(state, session, out_dir)
     return SessionResult(session=session, final=final, out_dir=out_dir)
+
+
+def record_metrics(state: SessionState, session: SessionNode, out_dir: Path) -> SessionMetrics | None:
+    """The emergence metrics, on the Session and Debate nodes and in metrics.json.
+    Measuring never costs the run: a failure here is reported and the run stands."""
+    try:
+        m = session_metrics(state.store, state.session_id, state.embedder)
+    except Exception as exc:  # a metric must never lose a finished run
+        state.events.emit("metrics_failed", error=str(exc))
+        return None
+    session.specialization = m.specialization
+    session.context_divergence = m.context_divergence
+    session.differentiation_chi2 = m.differentiation_chi2
+    session.differentiation_p = m.differentiation_p
+    session.cost_per_node = m.cost_per_node
+    debates = []
+    for d in m.debates:
+        node = state.debates.get(d.debate)
+        if node is None:
+            continue
+        node.revision_rate = d.lateral_revision_rate
+        node.sibling_similarity = d.sibling_similarity[-1] if d.sibling_similarity else None
+        node.collapse_alarm = d.collapse_alarm
+        node.bloat_alarm = d.bloat_alarm
+        node.root_novelty = d.root_novelty
+        debates.append(node)
+    state.write([session, *debates])
+    reports.write_json(out_dir / "metrics.json", m)
+    return m
 
 
 @dataclass

@@ -1,0 +1,176 @@
+"""The metrics of a stored session, computed from its graph alone (so `dagmca metrics`
+works on any session, also one pushed to Neo4j or run before metrics existed)."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from dagmca.config import SessionConfig
+from dagmca.metrics import measures
+from dagmca.models import (
+    DebateNode,
+    EdgeType,
+    NodeKind,
+    Phase,
+    Role,
+    RoundNode,
+    SessionNode,
+    TensionCategory,
+    TensionNode,
+    TurnNode,
+    node_from_record,
+)
+from dagmca.similarity import Embedder
+from dagmca.store.base import GraphStore
+
+# What an agent contributes in a round: its last turn of these phases.
+CONTENT = (
+    Phase.RESPOND, Phase.LATERAL, Phase.OBSERVE, Phase.SYNTHESIZE,
+    Phase.ANSWER, Phase.NEW_ANSWER, Phase.PRESENT,
+)  # fmt: skip
+CATEGORIES = [c.value for c in TensionCategory]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DebateMetrics(Strict):
+    debate: str
+    protocol: str
+    rounds: int
+    lateral_revision_rate: float
+    per_agent_revision_counts: dict[str, int]
+    convergence_trajectory: list[float]
+    sibling_similarity: list[float]  # per round
+    collapse_alarm: bool
+    answer_length: list[float]  # mean words per agent contribution, per round
+    bloat_alarm: bool
+    root_novelty: float | None
+
+
+class SessionMetrics(Strict):
+    session: str
+    debates: list[DebateMetrics]
+    lateral_revision_rate: float
+    specialization: float | None  # S
+    context_divergence: float | None  # D
+    differentiation_chi2: float | None  # F
+    differentiation_dof: int | None
+    differentiation_p: float | None
+    agent_categories: dict[str, dict[str, int]]  # the table behind S and F
+    nodes: int
+    llm_calls: int
+    tokens: int
+    cost_usd: float
+    cost_per_node: float
+    tokens_per_node: float
+    calls_per_node: float
+
+
+def agent_key(turn: TurnNode) -> str:
+    """Who an agent is across debates: a specialist is its perspective (the context that
+    carries over), a coordinator or integrator its place in the tree."""
+    return turn.perspective if turn.role is Role.SPECIALIST else turn.agent
+
+
+def _contributions(turns: Sequence[TurnNode]) -> dict[int, dict[str, str]]:
+    """round -> agent -> its last content of the round."""
+    out: dict[int, dict[str, str]] = defaultdict(dict)
+    for t in turns:
+        if t.phase in CONTENT:
+            out[t.round][t.agent] = t.text
+    return out
+
+
+def debate_metrics(
+    debate: DebateNode, turns: list[TurnNode], rounds: list[RoundNode], cfg: SessionConfig, embedder: Embedder
+) -> DebateMetrics:
+    tree = cfg.tree()
+    laterals = [t for t in turns if t.phase is Phase.LATERAL]
+    revisions = Counter(t.agent for t in laterals if t.revised)
+    by_round = _contributions(turns)
+    similarity, lengths = [], []
+    for number in sorted(by_round):
+        said = by_round[number]
+        groups = [[said[c] for c in a.children if c in said] for a in tree.agents.values() if not a.is_leaf]
+        s = measures.mean_sibling_similarity(groups)
+        if s is not None:
+            similarity.append(s)
+        lengths.append(round(sum(len(t.split()) for t in said.values()) / len(said), 2))
+    last = by_round[max(by_round)] if by_round else {}
+    children = [last[c.name] for c in tree.children(tree.root.name) if c.name in last]
+    novelty = measures.root_novelty(debate.resolution, children, embedder) if debate.resolution else None
+    return DebateMetrics(
+        debate=debate.id,
+        protocol=debate.protocol,
+        rounds=debate.rounds,
+        lateral_revision_rate=round(sum(revisions.values()) / len(laterals), 4) if laterals else 0.0,
+        per_agent_revision_counts=dict(sorted(revisions.items())),
+        convergence_trajectory=[r.convergence_score for r in rounds if r.convergence_score is not None],
+        sibling_similarity=similarity,
+        collapse_alarm=measures.collapse_alarm(similarity),
+        answer_length=lengths,
+        bloat_alarm=measures.bloat_alarm(lengths),
+        root_novelty=novelty,
+    )
+
+
+def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> SessionMetrics:
+    nodes = [node_from_record(r) for r in store.nodes(session)]
+    head = next(n for n in nodes if isinstance(n, SessionNode))
+    cfg = SessionConfig.model_validate_json(head.config)
+    turns = [n for n in nodes if isinstance(n, TurnNode)]
+    by_id = {t.id: t for t in turns}
+    debates = [n for n in nodes if isinstance(n, DebateNode)]
+    per_debate = [
+        debate_metrics(
+            d,
+            [t for t in turns if t.debate == d.id],
+            sorted(
+                (n for n in nodes if isinstance(n, RoundNode) and n.debate == d.id), key=lambda r: r.number
+            ),
+            cfg,
+            embedder,
+        )
+        for d in debates
+    ]
+    # agent x tension category: who wrote the turn each tension was flagged at
+    tensions = {n.id: n for n in nodes if isinstance(n, TensionNode)}
+    table: dict[str, Counter[str]] = defaultdict(Counter)
+    for e in store.edges(session, EdgeType.FLAGGED_AT):
+        if e.source in tensions and e.target in by_id:
+            table[agent_key(by_id[e.target])][tensions[e.source].category.value] += 1
+    f = measures.differentiation(table, CATEGORIES)
+    # each agent's context: the mean embedding of its contributions
+    texts: dict[str, list[str]] = defaultdict(list)
+    for t in turns:
+        if t.phase in CONTENT:
+            texts[agent_key(t)].append(t.text)
+    vectors = {k: embedder.embed(v).mean(axis=0) for k, v in texts.items()} if texts else {}
+    laterals = [t for t in turns if t.phase is Phase.LATERAL]
+    count = len(nodes)
+    return SessionMetrics(
+        session=session,
+        debates=per_debate,
+        lateral_revision_rate=round(sum(t.revised for t in laterals) / len(laterals), 4) if laterals else 0.0,
+        specialization=measures.specialization(table, CATEGORIES),
+        context_divergence=measures.context_divergence(vectors),
+        differentiation_chi2=f[0] if f else None,
+        differentiation_dof=f[1] if f else None,
+        differentiation_p=f[2] if f else None,
+        agent_categories={k: dict(sorted(v.items())) for k, v in sorted(table.items())},
+        nodes=count,
+        llm_calls=head.llm_calls,
+        tokens=head.tokens,
+        cost_usd=head.cost_usd,
+        cost_per_node=round(head.cost_usd / count, 8) if count else 0.0,
+        tokens_per_node=round(head.tokens / count, 2) if count else 0.0,
+        calls_per_node=round(head.llm_calls / count, 4) if count else 0.0,
+    )
+
+
+KIND = NodeKind  # re-exported for callers that filter by kind
