@@ -103,4 +103,4 @@ def differentiation(
     chi2 = float(((table - expected) ** 2 / expected).sum())
     dof = (table.shape[0] - 1) * (table.shape[1] - 1)
     p = float(gammaincc(dof / 2, chi2 / 2))  # the chi-square survival function
-    return round(chi2, 4), dof, round(p, 6)
+    return round(chi2, 4), dof, float(f"{p:.6g}")
