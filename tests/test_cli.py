@@ -166,6 +166,10 @@ def test_run_then_every_reading_command(tmp_path: Path, passage: Path) -> None:
     assert "demo" in listed.stdout
     shown = dagmca("show", "demo", cwd=tmp_path)
     assert shown.returncode == 0 and "Debate (main" in shown.stdout and "Final" in shown.stdout
+    metrics = dagmca("metrics", "demo", cwd=tmp_path)
+    assert metrics.returncode == 0 and "specialization S" in metrics.stdout and "root novelty" in metrics.stdout
+    as_json = json.loads(dagmca("metrics", "demo", "--json", cwd=tmp_path).stdout)
+    assert as_json == json.loads((out / "metrics.json").read_text())
 
     exported = dagmca("export", "demo", "--format", "json", "-o", "demo.json", cwd=tmp_path)
     assert exported.returncode == 0, exported.stderr
@@ -180,7 +184,7 @@ def test_run_then_every_reading_command(tmp_path: Path, passage: Path) -> None:
     assert again.returncode == 2 and "already exists" in again.stderr
 
 
-@pytest.mark.parametrize("command", ["show", "export", "check"])
+@pytest.mark.parametrize("command", ["show", "export", "check", "metrics"])
 def test_unknown_session(tmp_path: Path, passage: Path, command: str) -> None:
     assert (
         dagmca(
