@@ -540,6 +540,34 @@ def export(
 
 
 @app.command()
+def status(
+    session: str = typer.Argument(..., help="Session id."),
+    store: str = StoreOpt,
+    out_dir: Path = typer.Option(None, "--out", help="The session's report folder, if it ran with --out"),
+    as_json: bool = typer.Option(False, "--json", help="Print status.json as it is"),
+) -> None:
+    """Where a session is: phase, active debates and their rounds, agents, calls, tokens,
+    cost, elapsed time, last event. Reads the session's status.json, so it works while
+    another process runs the session."""
+    from dagmca.cli.render import status_table
+
+    folder = _reports_dir(resolve_store(store), session, out_dir)
+    path = folder / "status.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(
+            f"no status for session {session!r} in {folder}", "check the id, or pass --out if it ran with one"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read {path}: {exc}") from None
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    out.print(status_table(data))
+
+
+@app.command()
 def metrics(
     session: str = typer.Argument(..., help="Session id."),
     store: str = StoreOpt,

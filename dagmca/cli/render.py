@@ -145,3 +145,35 @@ def metrics_tables(m: Any) -> list[Table]:
             alarms or "none",
         )
     return [head, per]
+
+
+def status_table(data: dict[str, Any]) -> Table:
+    """`dagmca status`: status.json, read by another process than the one running."""
+    table = Table(title=f"session {data.get('session')}", show_header=False, title_justify="left")
+    table.add_column(style="bold cyan")
+    table.add_column()
+    table.add_row("status", f"{data.get('status')} ({data.get('phase')})")
+    table.add_row("elapsed", f"{data.get('elapsed_s', 0):.1f}s (updated {data.get('updated_at', '')[:19]})")
+    table.add_row(
+        "LLM calls",
+        f"{data.get('llm_calls', 0):,} made, {data.get('cache_hits', 0):,} from the cache, "
+        f"{data.get('llm_failures', 0):,} failed",
+    )
+    table.add_row("tokens, cost", f"{data.get('tokens', 0):,}, ${data.get('cost_usd', 0):.4f}")
+    active = data.get("active_debates", {})
+    table.add_row(
+        "active debates",
+        "\n".join(f"{escape(k)}: round {v.get('round')}, {v.get('turns')} turns" for k, v in active.items())
+        or "none",
+    )
+    table.add_row("debates done", str(data.get("debates_done", 0)))
+    agents = data.get("agents", {})
+    busy = [a for a in agents.values() if a.get("debate") in active]
+    table.add_row(
+        "agents",
+        "\n".join(f"{escape(str(a.get('debate')))} {a.get('agent')}: {a.get('last_phase')}" for a in busy)
+        or f"{len(agents)} seen",
+    )
+    last = data.get("last_event", {})
+    table.add_row("last event", escape(", ".join(f"{k}={clip(str(v), 60)}" for k, v in last.items())))
+    return table

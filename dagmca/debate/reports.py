@@ -14,7 +14,7 @@ from dagmca.debate import report_models as m
 from dagmca.debate.engine import DebateOutcome
 from dagmca.debate.state import SessionState
 from dagmca.metrics.measures import mean_sibling_similarity
-from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode, utcnow
+from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -25,22 +25,6 @@ def write_json(path: Path, data: Any) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
-
-
-def status(state: SessionState, session: SessionNode) -> dict[str, Any]:
-    m = state.llm.meter
-    nodes = Counter(n.kind.value for n in state.store.nodes(state.session_id))
-    return {
-        "session": state.session_id,
-        "status": session.status,
-        "phase": state.phase,
-        "updated_at": utcnow(),
-        "nodes": dict(sorted(nodes.items())),
-        "llm_calls": m.calls,
-        "llm_failures": m.failures,
-        "tokens": m.usage.total,
-        "cost_usd": round(m.cost_usd, 6),
-    }
 
 
 def report_path(debate: DebateNode) -> str:

@@ -11,6 +11,7 @@ from pathlib import Path
 from dagmca.debate import reports
 from dagmca.debate.dag import DagRunner
 from dagmca.debate.integrator import integrate
+from dagmca.debate.live import LiveStatus
 from dagmca.debate.state import SessionState
 from dagmca.metrics.session import SessionMetrics, session_metrics
 from dagmca.models import (
@@ -67,19 +68,15 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
     runner = DagRunner(state)
     final: FinalNode | None = None
 
-    def save_status() -> None:
-        reports.write_json(out_dir / "status.json", reports.status(state, session))
-
-    save_status()
+    live = LiveStatus(state, session, out_dir, state.events)
+    state.events = live  # every event is logged and moves status.json, then shown
+    live.write()
     try:
         state.set_phase("main debate")
-        save_status()
         await runner.run_debate(main)
         state.set_phase("branches")
-        save_status()
         await runner.explore(main)
         state.set_phase("final integration")
-        save_status()
         final = await integrate(runner, main)
         session.status = "budget_exhausted" if state.llm.budget_hit else "done"
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -93,13 +90,14 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
         _add_up_calls(state, session)
         state.write([session])
         state.set_phase(session.status)
-        save_status()
         for debate_id, outcome in runner.outcomes.items():
             debate = state.debates[debate_id]
             report = reports.debate_report(state, debate, outcome)
             reports.write_json(out_dir / reports.report_path(debate), report)
         reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
         record_metrics(state, session, out_dir)
+        live.close()
+        state.events = live.inner
     return SessionResult(session=session, final=final, out_dir=out_dir)
 
 

@@ -1,0 +1,64 @@
+"""status.json is valid JSON at every moment of a run, and `dagmca status` reads it
+from another process while the run goes on; events.jsonl logs every event."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from tests.conftest import RunSession
+
+
+def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Path) -> None:
+    folder = tmp_path / "out" / "live"
+    done = threading.Event()
+    reads: list[dict[str, Any]] = []
+    from_cli: list[str] = []
+    failure: list[BaseException] = []
+
+    def read() -> None:
+        """Another reader than the writer: the run happens in the test's own thread."""
+        try:
+            while not done.is_set():
+                path = folder / "status.json"
+                if path.exists():
+                    reads.append(json.loads(path.read_text(encoding="utf-8")))  # never half a file
+                    if not from_cli and reads[-1]["active_debates"]:
+                        proc = subprocess.run(
+                            [sys.executable, "-m", "dagmca", "status", "live", "--out", str(folder)],
+                            capture_output=True, text=True, env={"COLUMNS": "200"}, cwd=tmp_path,
+                        )  # fmt: skip
+                        assert proc.returncode == 0, proc.stderr
+                        from_cli.append(proc.stdout)
+                time.sleep(0.005)
+        except BaseException as exc:  # reported by the test thread
+            failure.append(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        run_fake(session="live", cpp=3, depth=2, rounds=3, max_depth=1, max_branches=2, delay=0.05,
+                 convergence_threshold=1.0)  # fmt: skip
+    finally:
+        done.set()
+        reader.join()
+    assert not failure, failure
+    final = json.loads((folder / "status.json").read_text(encoding="utf-8"))
+    assert len(reads) > 20, "the reader saw the file many times during the run"
+    assert final["status"] == "done" and final["active_debates"] == {}
+    # it moved: phases, rounds of active debates, calls
+    assert {"main debate", "branches"} <= {r["phase"] for r in reads}
+    assert any(r["active_debates"].get("live/main", {}).get("round") == 2 for r in reads)
+    calls = [r["llm_calls"] for r in reads]
+    assert calls == sorted(calls) and calls[-1] > calls[0]
+    assert all({"elapsed_s", "agents", "tokens", "cost_usd", "last_event"} <= set(r) for r in reads)
+    assert from_cli and "running (" in from_cli[0] and "live/main" in from_cli[0]
+    events = [json.loads(line) for line in (folder / "events.jsonl").read_text().splitlines()]
+    assert events[0]["event"] == "phase" and events[-1] == {**final["last_event"]}
+    assert sum(e["event"] == "turn" for e in events) > 20
+    assert [e["elapsed_s"] for e in events] == sorted(e["elapsed_s"] for e in events)
