@@ -76,6 +76,12 @@ class SessionConfig(BaseModel):
     decision_retries: int = Field(2, ge=0, le=5)  # re-asks of a mixed or missing decision
     ensemble_voters: int | None = Field(None, ge=1)  # ensemble: the first N agents vote; None: all
 
+    # agents as contexts (DESIGN §3)
+    agent_context_size: int = Field(2, ge=0, le=20)  # an agent's kept contributions; 0: none
+    success_threshold: float = Field(0.5, ge=0.0, le=1.0)  # survival into a resolution (cosine)
+    router: Literal["fixed", "affinity", "random", "round-robin", "greedy", "ucb"] = "fixed"
+    router_temperature: float = Field(0.5, gt=0.0, le=10.0)
+
     # monitoring and selection (DESIGN §1)
     observers: tuple[str, ...] = DEFAULT_OBSERVERS
     # turn: every observer checks every turn (DESIGN). round: one call per observer per
@@ -149,14 +155,19 @@ class SessionConfig(BaseModel):
             return self.peer_count()
         return tree.calls_per_round(self.signals, self.self_reflect)
 
-    def tree(self) -> AgentTree:
+    def tree(self, perspectives: tuple[str, ...] | None = None) -> AgentTree:
         """The agents of this protocol: the MCA tree, or a flat team of peers under a
-        root that only holds them together (vote, ensemble)."""
+        root that only holds them together (vote, ensemble). `perspectives` staffs the
+        leaves in order (a routed branch); by default leaf n gets (n-1) % count."""
         from dagmca.debate.agents import build_tree
 
+        views = perspectives or self.perspectives
         if self.protocol in ("vote", "ensemble"):
-            return build_tree(self.peer_count(), 2, self.perspectives)
-        return build_tree(self.cpp, self.depth, self.perspectives)
+            return build_tree(self.peer_count(), 2, views)
+        return build_tree(self.cpp, self.depth, views)
+
+    def leaf_count(self) -> int:
+        return self.peer_count() if self.protocol in ("vote", "ensemble") else self.cpp ** (self.depth - 1)
 
     def peer_count(self) -> int:
         """Agents of the vote and ensemble protocols."""

@@ -202,6 +202,7 @@ class DebateNode(GraphNode):
     rounds: int = 0
     converged: bool = False
     status: Literal["running", "done", "failed"] = "running"
+    staff: list[str] | None = None  # the routed specialists' perspectives (--router)
     # emergence metrics (DESIGN §5), set when the run ends
     revision_rate: float | None = None
     sibling_similarity: float | None = None  # the last round's

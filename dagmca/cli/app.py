@@ -174,6 +174,14 @@ def run(
     max_iterations: int = opt(
         "max_iterations", "Re-broadcasts a debate may make when a critical signal comes up"
     ),
+    router: str = opt(
+        "router", "Who staffs a branch by tension category: fixed, affinity, random, round-robin, greedy, ucb"
+    ),
+    router_temperature: float = opt("router_temperature", "Softmax temperature of the affinity router"),
+    agent_context_size: int = opt(
+        "agent_context_size", "Contributions an agent keeps and sees later; 0: none"
+    ),
+    success_threshold: float = opt("success_threshold", "Cosine at which a contribution survived its debate"),
     observers: str = opt("observers", "Comma-separated observer lenses"),
     monitor_every: str = opt(
         "monitor_every",

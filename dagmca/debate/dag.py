@@ -13,6 +13,7 @@ from dagmca.debate.protocols import ENGINES
 from dagmca.debate.selector import select
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
+from dagmca.metrics.session import CONTENT
 from dagmca.models import (
     DebateNode,
     DebateOrigin,
@@ -20,6 +21,7 @@ from dagmca.models import (
     GraphNode,
     Phase,
     RevisitCheck,
+    Role,
     SynthesisNode,
     TensionNode,
     TensionStatus,
@@ -183,7 +185,7 @@ class DagRunner:
     def _new_branch(
         self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin
     ) -> DebateNode:
-        st = self.state
+        st, cfg = self.state, self.state.config
         tension.status = TensionStatus.SELECTED
         branch = DebateNode(
             id=branch_id,
@@ -192,6 +194,9 @@ class DagRunner:
             question=tension.question,
             depth=parent.depth + 1,
         )
+        if cfg.router != "fixed":  # branches are created in order, so routing is deterministic
+            branch.staff = st.router.choose(tension.category.value, cfg.leaf_count(), branch_id)
+            st.events.emit("route", debate=branch_id, category=tension.category.value, staff=branch.staff)
         st.write(
             [tension, branch],
             [
@@ -202,7 +207,26 @@ class DagRunner:
         )
         return branch
 
+    def credit(self, debate: DebateNode, category: str | None = None) -> dict[str, bool]:
+        """After a debate, in a fixed order (never completion order, or later prompts would
+        depend on latency): which specialists' contributions survived into its resolution.
+        Survivors keep them in their context; a routed branch updates the router."""
+        st, cfg = self.state, self.state.config
+        outcome = self.outcomes.get(debate.id)
+        if outcome is None:
+            return {}
+        said = {
+            t.perspective: t.text for t in outcome.turns if t.role is Role.SPECIALIST and t.phase in CONTENT
+        }
+        survived = st.contexts.credit(said, debate.resolution, st.embedder, cfg.success_threshold)
+        if category is not None and cfg.router != "fixed":
+            for agent in dict.fromkeys(debate.staff or ()):
+                st.router.update(category, agent, survived.get(agent, False))
+        st.events.emit("credit", debate=debate.id, survived=sorted(a for a, ok in survived.items() if ok))
+        return survived
+
     async def _after_branch(self, branch: DebateNode, tension: TensionNode) -> None:
+        self.credit(branch, tension.category.value)
         tension.status = TensionStatus.EXPLORED
         self.state.write([tension])
         if branch.resolution:

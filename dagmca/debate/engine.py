@@ -74,7 +74,9 @@ class Engine:
         self.state = state
         self.debate = debate
         self.frame = frame  # called per prompt: branch background changes while we run
-        self.tree: AgentTree = cfg.tree()
+        staff = tuple(debate.staff) if debate.staff else None
+        self.tree: AgentTree = cfg.tree(staff)
+        self._default = cfg.tree()  # who sits where without routing
         self.on_turn = on_turn
         self.on_round = on_round
         self.before_round = before_round
@@ -119,6 +121,11 @@ class Engine:
     ) -> TurnNode:
         st = self.state
         text = tidy(text) or "(no answer)"
+        # An Agent node is a seat with its perspective: a routed branch that seats another
+        # perspective there gets its own node (L1N1.ethical), so BY never points at the wrong one.
+        default = self._default.agents.get(agent.name)
+        same = default is not None and default.perspective == agent.perspective
+        key = agent.name if same else f"{agent.name}.{agent.perspective}"
         turn = TurnNode(
             id=turn_id or f"{rnd.id}/{agent.name}/{phase.value}",
             session=st.session_id,
@@ -135,12 +142,12 @@ class Engine:
         )
         edges: list[EdgeRecord] = [
             st.edge(turn.id, rnd.id, EdgeType.IN_ROUND),
-            st.edge(turn.id, st.agent_id(agent.name), EdgeType.BY),
+            st.edge(turn.id, st.agent_id(key), EdgeType.BY),
         ]
         if revises is not None:
             edges.append(st.edge(turn.id, revises.id, EdgeType.REVISES))
         edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
-        agent_node = st.agent_node(agent.name, agent.role, agent.perspective, agent.level)
+        agent_node = st.agent_node(key, agent.role, agent.perspective, agent.level)
         st.write([*([agent_node] if agent_node else []), turn], edges)
         st.events.emit("turn", debate=self.debate.id, agent=agent.name, phase=phase.value)
         return turn

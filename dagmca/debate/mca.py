@@ -55,6 +55,7 @@ class MCAEngine(Engine):
                         self.signals.get(leaf.name, ""),
                         single,
                         self.goals.get(leaf.name, ""),
+                        self.state.contexts.kept(leaf.perspective),
                     ),
                     revises=self.latest.get(leaf.name),
                 )

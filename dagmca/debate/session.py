@@ -74,6 +74,7 @@ async def run_session(state: SessionState, *, title: str, model: str, out_dir: P
     try:
         state.set_phase("main debate")
         await runner.run_debate(main)
+        runner.credit(main)
         state.set_phase("branches")
         await runner.explore(main)
         state.set_phase("final integration")

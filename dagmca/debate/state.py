@@ -10,6 +10,8 @@ from typing import Any, Protocol
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
+from dagmca.debate.contexts import AgentContexts
+from dagmca.debate.router import Router
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
 from dagmca.models import (
@@ -56,6 +58,13 @@ class SessionState:
     _agents: set[str] = field(default_factory=set)
     tension_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     revisit_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    contexts: AgentContexts = field(init=False)
+    router: Router = field(init=False)
+
+    def __post_init__(self) -> None:
+        cfg = self.config
+        self.contexts = AgentContexts(cfg.agent_context_size)
+        self.router = Router(cfg.router, cfg.perspectives, seed=cfg.seed, temperature=cfg.router_temperature)
 
     def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         """One event, one transaction: nodes are written before the edges that use them."""

@@ -29,6 +29,7 @@ from dagmca.debate.engine import DebateOutcome, Engine
 from dagmca.llm.base import Message
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import peers as pp
+from dagmca.prompts.agents import kept_part
 from dagmca.prompts.schemas import ballot_schema, decision_schema
 
 T = TypeVar("T")
@@ -86,7 +87,10 @@ class PeerEngine(Engine):
         return turn
 
     async def _first_answer(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
-        messages = pp.first_answer(agent, self.number[agent.name], self.frame())
+        kept = self.state.contexts.kept(agent.perspective)
+        messages = pp.first_answer(
+            agent, self.number[agent.name], self.frame(), kept_part(kept) if kept else ""
+        )
         done = await self._call(agent, Phase.ANSWER, messages)
         if done is None:
             return None

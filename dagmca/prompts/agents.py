@@ -62,10 +62,21 @@ def _agent_msgs(
     return messages(frame, parts, system_for(agent, single))
 
 
+def kept_part(kept: Sequence[str]) -> str:
+    """An agent's context: what it contributed before that the group kept (DESIGN §3)."""
+    return "Your earlier contributions that the group kept:\n" + "\n".join(f"- {k}" for k in kept)
+
+
 def respond(
-    agent: Agent, frame: Frame, previous: str = "", signal: str = "", single: bool = False, goal: str = ""
+    agent: Agent,
+    frame: Frame,
+    previous: str = "",
+    signal: str = "",
+    single: bool = False,
+    goal: str = "",
+    kept: Sequence[str] = (),
 ) -> list[Message]:
-    parts = []
+    parts = [kept_part(kept)] if kept else []
     if previous:
         parts.append(quote("Your previous response", previous))
     if signal:

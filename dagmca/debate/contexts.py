@@ -1,0 +1,46 @@
+"""Agents as contexts (DESIGN §3): each agent of the pool (a perspective) keeps a
+bounded buffer of its contributions that survived, and sees them in later prompts.
+
+Survival: after a debate, each specialist's last contribution is compared with the
+debate's resolution (embedding cosine). It survived when the cosine reaches
+`success_threshold` and is at least the team's median: relative as well as absolute,
+because a small model makes every text alike. The resolution is what syntheses and
+the final integration are built from, so surviving into it is surviving into them.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import deque
+
+from dagmca.prompts.text import clip
+from dagmca.similarity import Embedder
+
+KEPT_CHARS = 200
+
+
+class AgentContexts:
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.buffers: dict[str, deque[str]] = {}
+
+    def kept(self, agent: str) -> list[str]:
+        return list(self.buffers.get(agent, ()))
+
+    def credit(
+        self, contributions: dict[str, str], resolution: str, embedder: Embedder, threshold: float
+    ) -> dict[str, bool]:
+        """Which agents' contributions survived into `resolution`; the survivors' go into
+        their buffers (first in, first out)."""
+        if not contributions or not resolution:
+            return {}
+        sims = {a: embedder.similarity(text, resolution) for a, text in contributions.items()}
+        median = statistics.median(sims.values())
+        survived = {a: s >= threshold and s >= median for a, s in sims.items()}
+        if self.size:
+            for agent, ok in survived.items():
+                if ok:
+                    self.buffers.setdefault(agent, deque(maxlen=self.size)).append(
+                        clip(contributions[agent], KEPT_CHARS)
+                    )
+        return survived
