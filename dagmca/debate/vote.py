@@ -103,6 +103,18 @@ class PeerEngine(Engine):
         winner = min(labels, key=lambda lab: (-counts[lab], self.seq[lab]))
         return winner, counts
 
+    def _crown(self, rnd: RoundNode) -> tuple[Agent, str, list[tuple[str, str]]]:
+        """The winner: its author, its text, and the other answers, labelled."""
+        winner, counts = self._tally()
+        author = self._author(winner)
+        event = TrackerEvent(
+            rnd.number, "winner", author.name, label=winner, detail=f"{counts[winner]} votes"
+        )
+        self._track(event)
+        self.outcome.winner = winner
+        others = [(label, text) for label, text in self.current() if label != winner]
+        return author, dict(self.current())[winner], others
+
     def _author(self, label: str) -> Agent:
         return next(a for a in self.peers if self.answers[a.name] and self.answers[a.name][-1].label == label)
 
@@ -294,21 +306,14 @@ class VoteEngine(PeerEngine):
             return
         active = [a for a in self.peers if a.name not in self.wrapped and self.answers[a.name]]
         self.outcome.converged = bool(active) and all(a.name in self.votes for a in active)
-        winner, counts = self._tally()
-        author = self._author(winner)
-        self._track(
-            TrackerEvent(rnd.number, "winner", author.name, label=winner, detail=f"{counts[winner]} votes")
-        )
-        self.outcome.winner = winner
-        answers = dict(self.current())
-        others = [(label, text) for label, text in self.current() if label != winner]
-        messages = pp.present(author, self.number[author.name], self.frame(), answers[winner], others)
+        author, own, others = self._crown(rnd)
+        messages = pp.present(author, self.number[author.name], self.frame(), own, others)
         turn = await self._turn(
             author, Phase.PRESENT, rnd, messages, turn_id=f"{rnd.id}/{author.name}/present"
         )
         if turn is not None:
             await self._phase_turns([turn])
-        self.outcome.resolution = turn.text if turn is not None else answers[winner]
+        self.outcome.resolution = turn.text if turn is not None else own
         self.outcome.tracker = [vars(e) for e in self.tracker]
 
 
@@ -345,17 +350,8 @@ class EnsembleEngine(PeerEngine):
         rnd = await self._open_round(2, rnd)
         voters = self.peers[: cfg.ensemble_voters] if cfg.ensemble_voters is not None else self.peers
         await self._phase([self._ballot(a, rnd) for a in voters if self.answers[a.name]])
-        winner, counts = self._tally()
-        author = self._author(winner)
-        self._track(
-            TrackerEvent(rnd.number, "winner", author.name, label=winner, detail=f"{counts[winner]} votes")
-        )
-        self.outcome.winner = winner
-        answers = dict(self.current())
-        others = [(label, text) for label, text in self.current() if label != winner]
-        messages = pp.synthesize_winner(
-            author, self.number[author.name], self.frame(), answers[winner], others
-        )
+        author, own, others = self._crown(rnd)
+        messages = pp.synthesize_winner(author, self.number[author.name], self.frame(), own, others)
         turns = await self._phase(
             [
                 self._turn(
@@ -363,7 +359,7 @@ class EnsembleEngine(PeerEngine):
                 )
             ]
         )
-        self.outcome.resolution = turns[0].text if turns else answers[winner]
+        self.outcome.resolution = turns[0].text if turns else own
         self.outcome.converged = True
         rnd.root_output = self.outcome.resolution
         self._close_round(rnd)

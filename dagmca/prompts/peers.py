@@ -54,16 +54,22 @@ def decision(
     return messages(frame, parts, system_for(agent, single=True))
 
 
+def _final(agent: Agent, number: int, frame: Frame, heading: str, own: str, others: Sequence[tuple[str, str]],
+           ask: str) -> list[Message]:  # fmt: skip
+    parts = [quote(heading, own, ANSWER_CHARS)]
+    parts += [quote(f"Answer {label}", text, 400) for label, text in others]
+    parts.append(f"{_who(agent, number)} {ask} Plain prose, at most six sentences.")
+    return messages(frame, parts, system_for(agent, single=True))
+
+
 def present(
     agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
 ) -> list[Message]:
-    parts = [quote("Your winning answer", own, ANSWER_CHARS)]
-    parts += [quote(f"Answer {label}", text, 300) for label, text in others]
-    parts.append(
-        f"{_who(agent, number)} Your answer won the vote. Present the final answer to the "
-        "question, improving yours where the others add something. Plain prose, at most six sentences."
+    """vote: the winner presents the final answer."""
+    ask = (
+        "Your answer won the vote. Present the final answer, improving yours where the others add something."
     )
-    return messages(frame, parts, system_for(agent, single=True))
+    return _final(agent, number, frame, "Your winning answer", own, others, ask)
 
 
 def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str, str]]) -> list[Message]:
@@ -79,10 +85,6 @@ def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str,
 def synthesize_winner(
     agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
 ) -> list[Message]:
-    parts = [quote("Your answer, which the group voted best", own, ANSWER_CHARS)]
-    parts += [quote(f"Answer {label}", text, 400) for label, text in others]
-    parts.append(
-        f"{_who(agent, number)} Write the group's final answer: keep yours as the spine and "
-        "add the strongest point of each other answer. Plain prose, at most six sentences."
-    )
-    return messages(frame, parts, system_for(agent, single=True))
+    """ensemble: the winner writes the group's answer with the others' strongest points."""
+    ask = "Write the group's final answer: keep yours as the spine and add the strongest point of each other."
+    return _final(agent, number, frame, "Your answer, which the group voted best", own, others, ask)
