@@ -224,3 +224,11 @@ def test_ensemble_answers_blind_votes_once_and_the_winner_synthesizes(
     assert rep.protocol == "ensemble" and rep.winner == "agent2.1"
     assert rep.rounds[1].agents["L1N3"].vote_for == "agent1.1"
     assert check_store(state.store, "s1") == []
+
+
+def test_a_ballot_round_has_no_sibling_similarity(run_fake: RunSession, tmp_path: Path) -> None:
+    """Ballots are not answers: a round where everyone only votes measures nothing."""
+    run_fake(script(lambda c: {"vote_for": "agent1.1", "reason": "r"}), protocol="ensemble", cpp=3, **PEERS)
+    rep = report(tmp_path)
+    assert rep.rounds[0].mean_sibling_similarity is not None and rep.rounds[1].mean_sibling_similarity is None
+    assert len(rep.summary_metrics.mean_sibling_similarity) == 1

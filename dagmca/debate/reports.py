@@ -82,8 +82,8 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
             parent = tree.agents[name].parent if name in tree.agents else None
             if parent is not None and parent in agents:
                 entry.signal_received = agents[parent].signal_sent
-        groups = [
-            [_final_text(agents[c]) for c in a.children if c in agents]
+        groups = [  # only agents that said something this round (a vote round has ballots)
+            [text for c in a.children if c in agents and (text := _final_text(agents[c]))]
             for a in tree.agents.values()
             if not a.is_leaf
         ]
