@@ -13,7 +13,7 @@ from pydantic import BaseModel
 from dagmca.debate import report_models as m
 from dagmca.debate.engine import DebateOutcome
 from dagmca.debate.state import SessionState
-from dagmca.metrics.measures import mean_sibling_similarity
+from dagmca.metrics.session import contributions, round_sibling_similarity
 from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode
 
 
@@ -32,10 +32,6 @@ def report_path(debate: DebateNode) -> str:
     if debate.origin is DebateOrigin.MAIN:
         return "mca_report.json"
     return f"debates/{safe_name(debate.id)}/mca_report.json"
-
-
-def _final_text(entry: m.AgentRound) -> str:
-    return entry.lateral_response or entry.response
 
 
 def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcome) -> m.MCAReport:
@@ -77,16 +73,12 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
             entry.signal_up = None if t.signal_kind in (None, "none") else t.signal_kind
             satisfaction.setdefault(t.round, {})[t.agent] = t.satisfaction
     reports: list[m.RoundReport] = []
+    said = contributions(outcome.turns)
     for number, agents in sorted(rounds.items()):
         for name, entry in agents.items():
             parent = tree.agents[name].parent if name in tree.agents else None
             if parent is not None and parent in agents:
                 entry.signal_received = agents[parent].signal_sent
-        groups = [  # only agents that said something this round (a vote round has ballots)
-            [text for c in a.children if c in agents and (text := _final_text(agents[c]))]
-            for a in tree.agents.values()
-            if not a.is_leaf
-        ]
         reports.append(
             m.RoundReport(
                 round=number,
@@ -94,7 +86,7 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
                 convergence_score=outcome.scores[number - 2]
                 if 2 <= number <= len(outcome.scores) + 1
                 else None,
-                mean_sibling_similarity=mean_sibling_similarity(groups),
+                mean_sibling_similarity=round_sibling_similarity(tree, said.get(number, {})),
             )
         )
     return m.MCAReport(

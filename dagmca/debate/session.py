@@ -165,4 +165,5 @@ async def revisit_session(state: SessionState, *, context: str, out_dir: Path) -
     session.finished_at = utcnow()
     state.write([session])
     reports.write_json(out_dir / "final_state.json", reports.final_state(state, session, final))
+    record_metrics(state, session, out_dir)  # the revisit branches count too
     return RevisitResult(checked=len(before), superseded=superseded, explored=explored, final=final)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict
 
 from dagmca.config import SessionConfig
+from dagmca.debate.agents import AgentTree
 from dagmca.metrics import measures
 from dagmca.models import (
     DebateNode,
@@ -77,7 +78,7 @@ def agent_key(turn: TurnNode) -> str:
     return turn.perspective if turn.role is Role.SPECIALIST else turn.agent
 
 
-def _contributions(turns: Sequence[TurnNode]) -> dict[int, dict[str, str]]:
+def contributions(turns: Sequence[TurnNode]) -> dict[int, dict[str, str]]:
     """round -> agent -> its last content of the round."""
     out: dict[int, dict[str, str]] = defaultdict(dict)
     for t in turns:
@@ -86,18 +87,24 @@ def _contributions(turns: Sequence[TurnNode]) -> dict[int, dict[str, str]]:
     return out
 
 
+def round_sibling_similarity(tree: AgentTree, said: dict[str, str]) -> float | None:
+    """Mean similarity of siblings' contributions in one round; agents that said nothing
+    that round (a ballot round) are not counted."""
+    groups = [[said[c] for c in a.children if c in said] for a in tree.agents.values() if not a.is_leaf]
+    return measures.mean_sibling_similarity(groups)
+
+
 def debate_metrics(
     debate: DebateNode, turns: list[TurnNode], rounds: list[RoundNode], cfg: SessionConfig, embedder: Embedder
 ) -> DebateMetrics:
     tree = cfg.tree()
     laterals = [t for t in turns if t.phase is Phase.LATERAL]
     revisions = Counter(t.agent for t in laterals if t.revised)
-    by_round = _contributions(turns)
+    by_round = contributions(turns)
     similarity, lengths = [], []
     for number in sorted(by_round):
         said = by_round[number]
-        groups = [[said[c] for c in a.children if c in said] for a in tree.agents.values() if not a.is_leaf]
-        s = measures.mean_sibling_similarity(groups)
+        s = round_sibling_similarity(tree, said)
         if s is not None:
             similarity.append(s)
         lengths.append(round(sum(len(t.split()) for t in said.values()) / len(said), 2))
