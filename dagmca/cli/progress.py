@@ -69,6 +69,13 @@ class LiveProgress:
             )
         elif event == "call_failed":
             self._note(f"call failed ({data.get('agent')}): {_clip(data.get('error'), 80)}")
+        elif event == "peer" and data.get("kind") in ("restart", "timeout", "winner"):
+            label = data.get("label") or ""
+            self._note(
+                f"{short}: {data['kind']} {data.get('agent')} {label} {data.get('detail', '')}".rstrip()
+            )
+        elif event == "route":
+            self._note(f"{short}: {data.get('category')} staffed by {', '.join(data.get('staff', []))}")
 
     def _note(self, line: str) -> None:
         self.log.append(line)

@@ -76,7 +76,7 @@ class PeerEngine(Engine):
     def _label(self, agent: Agent) -> str:
         return f"agent{self.number[agent.name]}.{len(self.answers[agent.name]) + 1}"
 
-    async def _post(self, agent: Agent, rnd: RoundNode, text: str, tokens: int, phase: Phase) -> TurnNode:
+    def _post(self, agent: Agent, rnd: RoundNode, text: str, tokens: int, phase: Phase) -> TurnNode:
         label = self._label(agent)
         previous = self.answers[agent.name][-1] if self.answers[agent.name] else None
         turn = self._record(agent, phase, rnd, text, tokens, revises=previous, label=label)
@@ -94,7 +94,7 @@ class PeerEngine(Engine):
         done = await self._call(agent, Phase.ANSWER, messages)
         if done is None:
             return None
-        return await self._post(agent, rnd, done.text, done.usage.total, Phase.ANSWER)
+        return self._post(agent, rnd, done.text, done.usage.total, Phase.ANSWER)
 
     def _tally(self) -> tuple[str, Counter[str]]:
         """The winning label: most votes, then the earliest posted (deterministic)."""
@@ -225,7 +225,7 @@ class VoteEngine(PeerEngine):
             self._track(TrackerEvent(rnd.number, "refused", agent.name, detail="new answer over a cap"))
             return
         self.new_answers[agent.name] += 1
-        turn = await self._post(agent, rnd, value, tokens, Phase.NEW_ANSWER)
+        turn = self._post(agent, rnd, value, tokens, Phase.NEW_ANSWER)
         await self._phase_turns([turn])
         if self.votes:
             reset = len(self.votes)
