@@ -13,7 +13,9 @@ import pytest
 from tests.conftest import PASSAGE
 
 
-def dagmca(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def dagmca(
+    *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "dagmca", *args],
@@ -21,7 +23,7 @@ def dagmca(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproce
         capture_output=True,
         text=True,
         env=full_env,
-        timeout=300,
+        timeout=timeout,
     )
 
 

@@ -19,6 +19,7 @@ from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
 from dagmca.similarity import SentenceTransformerEmbedder, jaccard
 from tests.conftest import PASSAGE
+from tests.test_cli import dagmca
 
 pytestmark = pytest.mark.local_model
 
@@ -115,16 +116,9 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     assert any("Stub" in n["labels"] for n in data["nodes"])
 
 
-def dagmca(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run(
-        [sys.executable, "-m", "dagmca", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=1200,
-    )
+def slow_dagmca(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The CLI on the real model: minutes, not seconds."""
+    return dagmca(*args, cwd=cwd, timeout=1200)
 
 
 def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: Path) -> None:
@@ -133,7 +127,7 @@ def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: 
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
     shape = ["--cpp", "2", "--depth", "3", "--rounds", "2", "--convergence-threshold", "1"]
-    run = dagmca(
+    run = slow_dagmca(
         tmp_path, "run", str(passage), "--session", "deep", "-q", *shape,
         "--max-depth", "0", "--monitor-every", "off", "--self-reflect", "--strange-loops", "1",
     )  # fmt: skip
@@ -149,12 +143,12 @@ def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: 
     assert sorted(report.rounds[0].agents) == ["L0N1", "L1N1", "L1N2", "L2N1", "L2N2", "L2N3", "L2N4"]
     assert sorted(report.satisfaction_map[1]) == sorted(report.rounds[0].agents)
     assert report.final_response.strip()
-    assert dagmca(tmp_path, "check", "deep").returncode == 0
+    assert slow_dagmca(tmp_path, "check", "deep").returncode == 0
 
 
 def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> None:
     example = Path(__file__).parent.parent / "examples" / "congestion_pricing.txt"
-    proc = dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q")
+    proc = slow_dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q")
     assert proc.returncode == 0, proc.stderr[-2000:]
     header = next(line for line in proc.stdout.splitlines() if "mca" in line and "decompose" in line)
     assert header.index("mca") < header.index("decompose") < header.index("vote")

@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from dagmca.debate.reports import write_json
 from dagmca.debate.state import Events, SessionState
 from dagmca.models import SessionNode, utcnow
 
@@ -88,8 +89,6 @@ class LiveStatus:
         }
 
     def write(self) -> None:
-        from dagmca.debate.reports import write_json
-
         write_json(self.out_dir / "status.json", self.snapshot())
         self._written = time.monotonic()
 
