@@ -8,12 +8,12 @@ never reach the Session node, the reports or an export.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
-if TYPE_CHECKING:
-    from dagmca.debate.agents import AgentTree
+from dagmca.models import Strict
+from dagmca.team import AgentTree, build_tree
 
 DEFAULT_PERSPECTIVES = (
     "analytical",
@@ -29,94 +29,156 @@ DEFAULT_OBSERVERS = ("dialectical", "skeptical", "pragmatic")
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 
 
-class SessionConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class SessionConfig(Strict):
+    """Every setting of a session. A field with a `description` is a command-line option
+    (`--name`, `DAGMCA_NAME`); the description is its help text (`dagmca/cli/options.py`)."""
 
     # LLM
-    llm: Literal["local", "openai", "fake"] = "local"
-    model: str = ""  # empty: the backend's default
-    base_url: str | None = None
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
-    seed: int = 0
-    concurrency: int = Field(4, ge=1, le=64)
-    request_timeout_s: float = Field(120.0, gt=0)  # per call (per try)
-    max_retries: int = Field(5, ge=0, le=20)  # tries beyond the first, on 429/5xx/timeouts/...
+    llm: Literal["local", "openai", "fake"] = Field(
+        "local",
+        description="LLM backend: local (embedded SmolLM2), openai (any OpenAI-compatible endpoint) "
+        "or fake (scripted, offline)",
+    )
+    # empty: the backend's default
+    model: str = Field("", description="Model name (openai backend; local uses SmolLM2-135M-Instruct)")
+    base_url: str | None = Field(None, description="OpenAI-compatible endpoint URL (also OPENAI_BASE_URL)")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature")
+    seed: int = Field(0, description="Seed for sampling")
+    concurrency: int = Field(4, ge=1, le=64, description="LLM calls in flight at once, for the whole session")
+    # per call, per try
+    request_timeout_s: float = Field(120.0, gt=0, description="Per-call timeout, seconds")
+    # tries beyond the first
+    max_retries: int = Field(
+        5, ge=0, le=20, description="Retries of a call on 429, 5xx, timeouts, disconnects, bad bodies"
+    )
     endpoint_down_after: int = Field(8, ge=1, le=10_000)  # failed calls in a row that stop the run
-    cache: bool = True  # answer repeated requests from the store's response cache
+    cache: bool = Field(True, description="Answer repeated requests from the store's response cache")
     # None: 64 for the local model (it only gets worse and slower with length), 256 else.
-    max_turn_tokens: int | None = Field(None, ge=8, le=8192)
+    max_turn_tokens: int | None = Field(
+        None, ge=8, le=8192, description="Output cap of one turn, in tokens; unset: 64 local, 256 else"
+    )
     max_flag_tokens: int = Field(120, ge=32, le=4096)
     max_prompt_chars: int = Field(6000, ge=500)
     passage_prompt_chars: int = Field(1800, ge=200)
 
     # MCA engine (DESIGN §2)
-    # mca: the bottom-up rounds; decompose: the top-down baseline (one pass);
-    # vote: MassGen-style answers and votes; ensemble: independent answers, one vote each
-    protocol: Literal["mca", "decompose", "vote", "ensemble"] = "mca"
-    cpp: int = Field(3, ge=1, le=8)
-    depth: int = Field(2, ge=1, le=4)
-    rounds: int = Field(2, ge=1, le=20)
-    signals: bool = True
-    convergence: Literal["jaccard", "embedding"] = "jaccard"
-    convergence_threshold: float = Field(0.85, ge=0.0, le=1.0)
-    strange_loops: int = Field(1, ge=0, le=5)
-    perspectives: tuple[str, ...] = DEFAULT_PERSPECTIVES
+    protocol: Literal["mca", "decompose", "vote", "ensemble"] = Field(
+        "mca",
+        description="Debate protocol: mca (bottom-up rounds), decompose (the top-down baseline), "
+        "vote (MassGen-style answers and votes) or ensemble (independent answers, one vote each)",
+    )
+    cpp: int = Field(3, ge=1, le=8, description="Children per parent in the agent tree")
+    depth: int = Field(2, ge=1, le=4, description="Levels in the agent tree (1 = a single agent)")
+    rounds: int = Field(2, ge=1, le=20, description="Maximum rounds per debate")
+    signals: bool = Field(True, description="Parents send a nudge down each round")
+    convergence: Literal["jaccard", "embedding"] = Field(
+        "jaccard", description="Convergence measure: jaccard or embedding"
+    )
+    convergence_threshold: float = Field(
+        0.85, ge=0.0, le=1.0, description="Stop when root outputs are this similar"
+    )
+    strange_loops: int = Field(
+        1, ge=0, le=5, description="Self-reflection passes at the root after the last round"
+    )
+    perspectives: tuple[str, ...] = Field(
+        DEFAULT_PERSPECTIVES, description="Comma-separated leaf perspectives"
+    )
     # second-seed options, off by default
-    broadcast: bool = False  # the root states the team's goal before round 1
-    self_reflect: bool = False  # every agent rates its output 0-1 each round and may signal up
-    max_iterations: int = Field(2, ge=0, le=10)  # re-broadcasts a debate may make on critical signals
+    broadcast: bool = Field(
+        False, description="The root states the team's goal before round 1; every prompt carries it"
+    )
+    self_reflect: bool = Field(
+        False, description="Each round every agent rates its output 0-1 and may signal its parent"
+    )
+    max_iterations: int = Field(
+        2, ge=0, le=10, description="Re-broadcasts a debate may make when a critical signal comes up"
+    )
 
     # vote and ensemble (DESIGN §2): peers answering the whole question
-    agents: int | None = Field(None, ge=1, le=32)  # None: as many as the tree's leaves
-    max_new_answers_per_agent: int = Field(2, ge=0, le=20)
-    max_new_answers_total: int | None = Field(None, ge=0)  # None: agents x the per-agent cap
-    fairness_lead: int = Field(1, ge=0, le=20)  # answers an agent may get ahead of the slowest
-    agent_timeout_s: float | None = Field(None, gt=0)  # per agent per vote round; None: none
-    max_vote_rounds: int = Field(6, ge=1, le=50)
-    decision_retries: int = Field(2, ge=0, le=5)  # re-asks of a mixed or missing decision
+    agents: int | None = Field(
+        None, ge=1, le=32, description="vote, ensemble: agents (unset: as many as the tree's leaves)"
+    )
+    max_new_answers_per_agent: int = Field(2, ge=0, le=20, description="vote: new answers per agent")
+    max_new_answers_total: int | None = Field(
+        None, ge=0, description="vote: new answers in all (unset: agents x per agent)"
+    )
+    fairness_lead: int = Field(
+        1, ge=0, le=20, description="vote: answers an agent may get ahead of the slowest"
+    )
+    # None: no time limit
+    agent_timeout_s: float | None = Field(None, gt=0, description="vote: seconds per agent per round")
+    max_vote_rounds: int = Field(6, ge=1, le=50, description="vote: rounds after the first answers")
+    decision_retries: int = Field(
+        2, ge=0, le=5, description="vote, ensemble: re-asks of a mixed or missing decision"
+    )
     ensemble_voters: int | None = Field(None, ge=1)  # ensemble: the first N agents vote; None: all
 
     # agents as contexts (DESIGN §3)
-    agent_context_size: int = Field(2, ge=0, le=20)  # an agent's kept contributions; 0: none
-    success_threshold: float = Field(0.5, ge=0.0, le=1.0)  # survival into a resolution (cosine)
-    router: Literal["fixed", "affinity", "random", "round-robin", "greedy", "ucb"] = "fixed"
-    router_temperature: float = Field(0.5, gt=0.0, le=10.0)
+    agent_context_size: int = Field(
+        2, ge=0, le=20, description="Contributions an agent keeps and sees later; 0: none"
+    )
+    success_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="Cosine at which a contribution survived its debate"
+    )
+    router: Literal["fixed", "affinity", "random", "round-robin", "greedy", "ucb"] = Field(
+        "fixed",
+        description="Who staffs a branch by tension category: fixed, affinity, random, round-robin, "
+        "greedy, ucb",
+    )
+    router_temperature: float = Field(
+        0.5, gt=0.0, le=10.0, description="Softmax temperature of the affinity router"
+    )
 
     # monitoring and selection (DESIGN §1)
-    observers: tuple[str, ...] = DEFAULT_OBSERVERS
+    observers: tuple[str, ...] = Field(DEFAULT_OBSERVERS, description="Comma-separated observer lenses")
     # turn: every observer checks every turn (DESIGN). round: one call per observer per
     # round over the round's turns. auto: round for the embedded CPU model (it makes a
-    # default session several times cheaper), turn for every other backend.
-    monitor_every: Literal["auto", "turn", "round", "off"] = "auto"  # off: no observer calls
-    urgency_threshold: float = Field(0.3, ge=0.0, le=1.0)
+    # default session several times cheaper), turn for every other backend. off: no
+    # observer calls.
+    monitor_every: Literal["auto", "turn", "round", "off"] = Field(
+        "auto",
+        description="Observers check each turn, or each round in one call, or off; "
+        "auto: round for the local model",
+    )
+    urgency_threshold: float = Field(0.3, ge=0.0, le=1.0, description="Drop flags below this urgency")
     duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
-    strategy: Literal["diverse", "urgent", "deep", "meta"] = "diverse"
-    max_branches: int = Field(3, ge=0, le=16)
-    max_depth: int = Field(1, ge=0, le=6)
+    strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
+        "diverse", description="Selection strategy: diverse, urgent, deep or meta"
+    )
+    max_branches: int = Field(3, ge=0, le=16, description="Branches per node")
+    max_depth: int = Field(1, ge=0, le=6, description="Maximum branch depth (0 = main debate only)")
 
     # merging, relations and stubs
-    merge_threshold: float = Field(0.7, ge=0.0, le=1.0)
+    merge_threshold: float = Field(
+        0.7, ge=0.0, le=1.0, description="Cosine above which finished branches merge"
+    )
     relation_threshold: float = Field(0.5, ge=0.0, le=1.0)
     # A pair merges only when it is also this much more alike than two texts of the
     # same run usually are (the run's own baseline; small models make everything alike).
-    merge_margin: float = Field(0.1, ge=0.0, le=1.0)
+    merge_margin: float = Field(
+        0.1, ge=0.0, le=1.0, description="How far above this run's baseline similarity a merge must be"
+    )
     classify_relations: bool = True  # ask the LLM: contradicts or elaborates
     reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
     supersede_threshold: float = Field(0.65, ge=0.0, le=1.0)
     revisit_threshold: float = Field(0.5, ge=0.0, le=1.0)
-    max_revisits: int = Field(1, ge=0, le=32)
-    max_nodes: int | None = Field(None, ge=10)  # no branch starts that would take the session past it
+    max_revisits: int = Field(
+        1, ge=0, le=32, description="Stubs that may be explored when they become relevant"
+    )
+    max_nodes: int | None = Field(
+        None, ge=10, description="Cap on the session's nodes: no branch starts that would pass it"
+    )
     final_stubs: int = Field(5, ge=0, le=50)
 
     # budgets (None: unbounded)
-    max_llm_calls: int | None = Field(None, ge=1)
-    max_tokens: int | None = Field(None, ge=1)
-    max_cost_usd: float | None = Field(None, gt=0)
-    price_per_1k_prompt: float = Field(0.0, ge=0.0)
-    price_per_1k_completion: float = Field(0.0, ge=0.0)
+    max_llm_calls: int | None = Field(None, ge=1, description="Budget: LLM calls")
+    max_tokens: int | None = Field(None, ge=1, description="Budget: tokens")
+    max_cost_usd: float | None = Field(None, gt=0, description="Budget: cost in USD, from the price flags")
+    price_per_1k_prompt: float = Field(0.0, ge=0.0, description="Price of 1,000 prompt tokens, USD")
+    price_per_1k_completion: float = Field(0.0, ge=0.0, description="Price of 1,000 completion tokens, USD")
 
     # input
-    max_passage_bytes: int = Field(200_000, ge=1)
+    max_passage_bytes: int = Field(200_000, ge=1, description="Largest passage accepted")
 
     @field_validator("perspectives", "observers")
     @classmethod
@@ -159,8 +221,6 @@ class SessionConfig(BaseModel):
         """The agents of this protocol: the MCA tree, or a flat team of peers under a
         root that only holds them together (vote, ensemble). `perspectives` staffs the
         leaves in order (a routed branch); by default leaf n gets (n-1) % count."""
-        from dagmca.debate.agents import build_tree
-
         views = perspectives or self.perspectives
         if self.protocol in ("vote", "ensemble"):
             return build_tree(self.peer_count(), 2, views)

@@ -19,3 +19,12 @@ class EndpointError(UserError):
     """The LLM endpoint or graph database cannot be used (unreachable, bad auth)."""
 
     exit_code = 3
+
+
+class Interrupted(Exception):
+    """The user stopped a run (Ctrl-C); every finished turn is in the store."""
+
+    def __init__(self, session: str, location: str) -> None:
+        super().__init__(f"session {session} interrupted")
+        self.session = session
+        self.location = location

@@ -104,6 +104,16 @@ class Phase(StrEnum):
     PRESENT = "present"
 
 
+class CallPhase(StrEnum):
+    """What an LLM call that is not a debate turn is for (a turn's call carries the
+    turn's `Phase`). The final integration is always allowed: budgets keep it in reserve."""
+
+    MONITOR = "monitor"
+    RELATION = "relation"
+    MERGE = "merge"
+    FINAL = "final"
+
+
 JSONScalar = str | int | float | bool
 
 
@@ -112,6 +122,8 @@ def utcnow() -> str:
 
 
 class Strict(BaseModel):
+    """The base of every model dagmca writes or reads: unknown fields are errors."""
+
     model_config = ConfigDict(extra="forbid")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from dagmca.errors import UserError
+from dagmca.text import clip
 
 
 def read_passage(path: Path, max_bytes: int) -> str:
@@ -40,4 +41,4 @@ def title_of(text: str, fallback: str) -> str:
     first = text.strip().splitlines()[0].strip().lstrip("#").strip()
     if not first:
         return fallback
-    return first if len(first) <= 80 else first[:77].rsplit(" ", 1)[0] + "…"
+    return first if len(first) <= 80 else clip(first, 78)

@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.export.formats import WRITERS
-from dagmca.synthetic import synthetic_session
+from tests.synthetic import synthetic_session
 
 
 def main() -> None:

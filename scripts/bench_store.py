@@ -25,7 +25,7 @@ from dagmca.models import EdgeRecord, NodeRecord
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.synthetic import synthetic_session
+from tests.synthetic import synthetic_session
 
 
 def write_all(

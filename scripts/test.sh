@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up everything, then runs the linters and the whole test suite.
+# Sets up everything, then runs the linters, the layer rules and the whole test suite.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,4 +15,5 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 .venv/bin/ruff check dagmca tests scripts
 .venv/bin/mypy
+.venv/bin/lint-imports  # the layer rules in pyproject.toml
 .venv/bin/python -m pytest "$@"

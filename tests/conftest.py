@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -8,10 +9,11 @@ from typing import Any
 import pytest
 
 from dagmca.config import SessionConfig
-from dagmca.debate.session import SessionResult, run_session
+from dagmca.debate.events import EventSink
+from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM
-from dagmca.llm.metered import Budget, MeteredLLM
+from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer
@@ -21,6 +23,19 @@ PASSAGE = (
     "Critics say a flat charge is unfair to low-wage workers and that traffic moves to poorer "
     "neighbourhoods. Supporters cite London and Stockholm."
 )
+
+# Settings a developer's shell may carry: none of them may reach a test. (A real Neo4j
+# for the contract suite is read once, at import, by tests/bolt_server.py.)
+ISOLATED_PREFIXES = ("DAGMCA_", "NEO4J_", "OPENAI_")
+
+
+@pytest.fixture(autouse=True)
+def isolated_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test starts without DAGMCA_*, NEO4J_* and OPENAI_* variables, so a stray
+    setting cannot change a default or send a test to a real service."""
+    for key in list(os.environ):
+        if key.startswith(ISOLATED_PREFIXES):
+            monkeypatch.delenv(key)
 
 
 @pytest.fixture
@@ -34,50 +49,49 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
 RunSession = Callable[..., tuple[SessionResult, SessionState, ScriptedLLM]]
 
 
+def run_scripted(
+    store: SQLiteStore,
+    out_dir: Path,
+    responder: Responder | None = None,
+    *,
+    session: str = "s1",
+    delay: float | Callable[[ScriptedCall], float] = 0.0,
+    events: EventSink | None = None,
+    passage: str = PASSAGE,
+    **settings: Any,
+) -> tuple[SessionResult, SessionState, ScriptedLLM]:
+    """A whole session on the scripted fake and the hashing embedder, wired as the CLI
+    wires it (runner.open_state, runner.run_and_report)."""
+    settings.setdefault("llm", "fake")
+    settings.setdefault("cache", False)  # each run asks: runs sharing a store stay independent
+    cfg = SessionConfig(**settings)
+    fake = ScriptedLLM(responder, delay=delay)
+
+    async def go() -> tuple[SessionResult, SessionState]:
+        async with open_state(
+            cfg,
+            store,
+            client=fake,
+            session_id=session,
+            passage=passage,
+            embedder=HashingEmbedder(),
+            events=events,
+        ) as state:
+            result = await run_and_report(state, title="test", model="scripted", out_dir=out_dir / session)
+        return result, state
+
+    result, state = asyncio.run(go())
+    return result, state, fake
+
+
 @pytest.fixture
 def run_fake(store: SQLiteStore, tmp_path: Path) -> RunSession:
-    """Run a whole session on the scripted fake and the hashing embedder."""
+    """Run a whole session on the scripted fake, into the test's SQLite store."""
 
     def run(
-        responder: Responder | None = None,
-        *,
-        session: str = "s1",
-        delay: float | Callable[[ScriptedCall], float] = 0.0,
-        budget: Budget | None = None,
-        cache: bool = False,
-        events: Any = None,
-        **settings: Any,
+        responder: Responder | None = None, **kwargs: Any
     ) -> tuple[SessionResult, SessionState, ScriptedLLM]:
-        settings.setdefault("llm", "fake")
-        cfg = SessionConfig(**settings)
-        fake = ScriptedLLM(responder, delay=delay)
-
-        async def go() -> tuple[SessionResult, SessionState]:
-            llm = MeteredLLM(
-                fake,
-                concurrency=cfg.concurrency,
-                budget=budget,
-                cache=store if cache else None,
-                record=lambda call: store.record_calls([call]),
-                session=session,
-            )
-            state = SessionState(
-                config=cfg,
-                session_id=session,
-                store=store,
-                llm=llm,
-                embedder=HashingEmbedder(),
-                passage=PASSAGE,
-            )
-            if events is not None:
-                state.events = events
-            result = await run_session(
-                state, title="test", model="scripted", out_dir=tmp_path / "out" / session
-            )
-            return result, state
-
-        result, state = asyncio.run(go())
-        return result, state, fake
+        return run_scripted(store, tmp_path / "out", responder, **kwargs)
 
     return run
 

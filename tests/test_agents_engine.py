@@ -4,8 +4,8 @@ from typing import Any
 
 import pytest
 
-from dagmca.debate.agents import build_tree
 from dagmca.models import NodeKind, Phase
+from dagmca.team import build_tree
 from tests.conftest import RunSession
 
 

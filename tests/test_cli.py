@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,18 +10,18 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSAGE
+from tests.sandbox import process_env
 
 
 def dagmca(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, "COLUMNS": "200", **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "dagmca", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
-        env=full_env,
+        env=process_env(env),
         timeout=timeout,
     )
 
@@ -123,7 +122,13 @@ def test_compare_prints_the_protocols_side_by_side(tmp_path: Path, passage: Path
                    "final length (words)", "c-mca", "c-decompose", "c-vote", "mca_report.json"):  # fmt: skip
         assert needle in proc.stdout, needle
     again = dagmca(*args, "--json", "--session", "d", "--convergence-threshold", "1", cwd=tmp_path)
-    rows = {r["protocol"]: r for r in json.loads(again.stdout)}
+    rows = {r["arm"]: r for r in json.loads(again.stdout)}
+    # each arm says which protocol it ran: the matched vote baseline is an ensemble run
+    assert {a: r["protocol"] for a, r in rows.items()} == {
+        "mca": "mca",
+        "decompose": "decompose",
+        "vote": "ensemble",
+    }
     # cpp=3, depth=2: 8 calls a round, 3 rounds, 1 strange loop; the baseline 5 + 1; the
     # vote baseline as many as mca: 13 independent answers, 11 votes, 1 final answer
     assert rows["mca"]["llm_calls"] == 3 * 8 + 1 and rows["decompose"]["llm_calls"] == 5 + 1
@@ -215,15 +220,7 @@ def test_store_from_environment_and_db_init_twice(tmp_path: Path) -> None:
 
 
 def test_openai_backend_without_credentials(tmp_path: Path, passage: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    proc = subprocess.run(
-        [sys.executable, "-m", "dagmca", "run", str(passage), "--llm", "openai", "--model", "m"],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
+    proc = dagmca("run", str(passage), "--llm", "openai", "--model", "m", cwd=tmp_path)
     assert proc.returncode == 2 and "OPENAI_API_KEY" in proc.stderr
 
 
@@ -265,3 +262,28 @@ def test_export_every_format_from_the_command_line(tmp_path: Path, passage: Path
         assert (tmp_path / f"ex.{ext}").stat().st_size > 1000
     bad = dagmca("export", "ex", "--format", "pdf", cwd=tmp_path)
     assert bad.returncode == 2 and "graphml" in bad.stderr
+
+
+def test_every_setting_with_a_help_text_is_an_option_of_run_declared_once() -> None:
+    import typer
+
+    from dagmca.cli.app import app
+    from dagmca.cli.options import flag
+    from dagmca.config import SessionConfig
+
+    settings = {name for name, f in SessionConfig.model_fields.items() if f.description}
+    run = next(c for c in typer.main.get_command(app).commands.values() if c.name == "run")  # type: ignore[attr-defined]
+    params = {p.name: p for p in run.params}
+    assert settings <= set(params), settings - set(params)
+    for name in settings:
+        p = params[name]
+        assert flag(name) in p.opts and p.envvar == f"DAGMCA_{name.upper()}"
+        assert SessionConfig.model_fields[name].description in (p.help or "")
+    compare = next(c for c in typer.main.get_command(app).commands.values() if c.name == "compare")  # type: ignore[attr-defined]
+    for p in compare.params:  # the same option, not a second declaration with another help
+        if p.name in settings:
+            assert (p.opts, p.help, p.envvar) == (
+                params[p.name].opts,
+                params[p.name].help,
+                params[p.name].envvar,
+            )

@@ -10,6 +10,7 @@ from typing import Any
 
 import networkx as nx
 
+from dagmca.debate.events import BranchesSelected, DebateDone, Event
 from dagmca.llm.fake import ScriptedCall
 from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.prompts.schemas import RelationVerdict
@@ -160,12 +161,12 @@ class Clock:
         self.start = 0.0
         self.end = 0.0
 
-    def emit(self, event: str, **data: Any) -> None:
+    def emit(self, event: Event) -> None:
         import time
 
-        if event == "branches" and data["debate"].endswith("/main"):
+        if isinstance(event, BranchesSelected) and event.debate.endswith("/main"):
             self.start = time.monotonic()
-        elif event == "debate_done" and data["origin"] == "branch":
+        elif isinstance(event, DebateDone) and event.origin == "branch":
             self.end = time.monotonic()
 
 

@@ -4,7 +4,6 @@ from another process while the run goes on; events.jsonl logs every event."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -13,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import RunSession
+from tests.sandbox import process_env
 
 
 def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Pa
                                 stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE,
                                 text=True,
-                                env={**os.environ, "COLUMNS": "200"},
+                                env=process_env(),
                                 cwd=tmp_path,
                             )
                         )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -13,12 +12,13 @@ from pathlib import Path
 import pytest
 from openai import AsyncOpenAI
 
-from dagmca.debate.report_models import FinalState, MCAReport
 from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
+from dagmca.reports.models import FinalState, MCAReport
 from dagmca.similarity import SentenceTransformerEmbedder, jaccard
 from tests.conftest import PASSAGE
+from tests.sandbox import process_env
 from tests.test_cli import dagmca
 
 pytestmark = pytest.mark.local_model
@@ -60,7 +60,7 @@ def test_embeddings_are_real_and_offline() -> None:
 def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
-    env = {**os.environ, "COLUMNS": "200"}
+    env = process_env()
     run = subprocess.run(
         [
             sys.executable,

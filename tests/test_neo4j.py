@@ -13,7 +13,6 @@ import pytest
 from dagmca.models import EdgeType, NodeKind, edge
 from dagmca.store.base import GraphStore
 from dagmca.store.check import check_store
-from dagmca.store.cookbook import load_cookbook
 from dagmca.store.graph import load_graph
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.push import push_session
@@ -21,6 +20,7 @@ from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer, free_port
 from tests.conftest import RunSession
+from tests.cookbook import load_cookbook
 from tests.test_cli import dagmca
 from tests.test_pipeline import QUESTIONS, scripted
 
@@ -57,8 +57,8 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
             edge(b3, b1, EdgeType.REFERENCES, "s1"),
         ],
     )
-    assert isinstance(state.store, SQLiteStore)
-    return state.store
+    assert isinstance(state.store.store, SQLiteStore)  # the store under the run's writer thread
+    return state.store.store
 
 
 def signature(

@@ -6,9 +6,9 @@ import json
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
-from dagmca.llm.metered import Budget
 from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.store.check import check_store
+from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
 
 QUESTIONS = [
@@ -126,7 +126,7 @@ def test_branch_prompts_carry_parent_siblings_and_stubs(run_fake: RunSession) ->
 
 
 def test_budget_stops_branching_but_keeps_the_final(run_fake: RunSession) -> None:
-    result, state, _ = run_fake(scripted(QUESTIONS), budget=Budget(max_calls=30), max_depth=1)
+    result, state, _ = run_fake(scripted(QUESTIONS), max_llm_calls=30, max_depth=1)
     assert [d.origin.value for d in state.debates.values()] == ["main"]
     assert result.final is not None and result.session.status == "budget_exhausted"
     assert check_store(state.store, "s1") == []
@@ -148,7 +148,8 @@ def test_failed_calls_degrade_the_run_instead_of_killing_it(run_fake: RunSession
 def test_check_fails_on_a_corrupted_session(run_fake: RunSession) -> None:
     answers = {QUESTIONS[0]: "Same converged answer here.", QUESTIONS[1]: "Same converged answer here."}
     _, state, _ = run_fake(scripted(QUESTIONS[:2], answers), max_depth=1, max_revisits=0, rounds=1)
-    st = state.store
+    st = state.store.store  # the SQLite store under the run's writer thread
+    assert isinstance(st, SQLiteStore)
     assert check_store(st, "s1") == []
     syn = st.nodes("s1", NodeKind.SYNTHESIS)[0]
     branch = state.debates["s1/main/b1"]

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from dagmca.debate.agents import build_tree
-from dagmca.debate.report_models import FinalState, MCAReport
 from dagmca.llm.fake import ScriptedCall, default_responder
 from dagmca.models import EdgeType, NodeKind, Phase
 from dagmca.prompts.schemas import Reflection, Subtasks
+from dagmca.reports.models import FinalState, MCAReport
 from dagmca.store.check import check_store
+from dagmca.team import build_tree
 from tests.conftest import RunSession
 
 ENGINE_PHASES = {p.value for p in Phase}

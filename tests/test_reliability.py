@@ -14,12 +14,12 @@ import pytest
 from openai import AsyncOpenAI
 
 from dagmca.config import SessionConfig
-from dagmca.debate.session import SessionResult, run_session
-from dagmca.debate.state import SessionState
+from dagmca.debate.session import SessionResult
 from dagmca.llm.base import LLMError
-from dagmca.llm.metered import Budget, MeteredLLM, Prices
+from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryPolicy
+from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
@@ -49,33 +49,19 @@ def run_against(
     *,
     timeout: float = 1.0,
     attempts: int = 8,
-    budget: Budget | None = None,
-    prices: Prices | None = None,
     **settings: Any,
 ) -> tuple[SessionResult, MeteredLLM]:
     cfg = SessionConfig(**{**SMALL, **settings})
     client = AsyncOpenAI(base_url=server.base_url, api_key=KEY, timeout=timeout, max_retries=0)
     policy = RetryPolicy(attempts=attempts, base_s=0.02, max_s=0.2)
+    backend = OpenAIBackend(client, cfg.model, policy=policy)
 
     async def go() -> tuple[SessionResult, MeteredLLM]:
-        llm = MeteredLLM(
-            OpenAIBackend(client, cfg.model, policy=policy),
-            concurrency=cfg.concurrency,
-            budget=budget,
-            prices=prices,
-            cache=store,
-            read_cache=cfg.cache,
-            record=lambda call: store.record_calls([call]),
-            session=session,
-        )
-        state = SessionState(
-            config=cfg, session_id=session, store=store, llm=llm, embedder=HashingEmbedder(), passage=PASSAGE
-        )
-        try:
-            result = await run_session(state, title="t", model=cfg.model, out_dir=store.path.parent / session)
-        finally:
-            await llm.aclose()
-        return result, llm
+        async with open_state(
+            cfg, store, client=backend, session_id=session, passage=PASSAGE, embedder=HashingEmbedder()
+        ) as state:
+            out = store.path.parent / session
+            return await run_and_report(state, title="t", model=cfg.model, out_dir=out), state.llm
 
     return asyncio.run(go())
 
@@ -163,24 +149,25 @@ def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: S
 @pytest.mark.parametrize("kind", ["calls", "tokens", "cost"])
 def test_each_budget_stops_cleanly_and_keeps_the_final(kind: str, sqlite: SQLiteStore) -> None:
     with FaultServer() as server:
-        full, _ = run_against(server, sqlite, "full", cache=False, prices=Prices(1.0, 2.0))
-        budget = {
-            "calls": Budget(max_calls=full.session.llm_calls // 3),
-            "tokens": Budget(max_tokens=full.session.tokens // 3),
-            "cost": Budget(max_cost_usd=full.session.cost_usd / 3),
+        prices = {"price_per_1k_prompt": 1.0, "price_per_1k_completion": 2.0}
+        full, _ = run_against(server, sqlite, "full", cache=False, **prices)
+        budget: dict[str, Any] = {
+            "calls": {"max_llm_calls": full.session.llm_calls // 3},
+            "tokens": {"max_tokens": full.session.tokens // 3},
+            "cost": {"max_cost_usd": full.session.cost_usd / 3},
         }[kind]
-        capped, _ = run_against(server, sqlite, "capped", cache=False, budget=budget, prices=Prices(1.0, 2.0))
+        capped, _ = run_against(server, sqlite, "capped", cache=False, **budget, **prices)
     s = capped.session
     assert s.status == "budget_exhausted" and capped.final is not None
     assert check_store(sqlite, "capped") == []
     assert sqlite.calls("capped")[-1].phase == "final"  # the final integration ran last
     assert s.llm_calls < full.session.llm_calls
     if kind == "calls":
-        assert s.llm_calls <= budget.max_calls  # type: ignore[operator]
+        assert s.llm_calls <= budget["max_llm_calls"]
     elif kind == "tokens":
-        assert s.tokens <= budget.max_tokens * 1.6  # type: ignore[operator]  # a round in flight finishes
+        assert s.tokens <= budget["max_tokens"] * 1.6  # a round in flight finishes
     else:
-        assert s.cost_usd <= budget.max_cost_usd * 1.6  # type: ignore[operator]
+        assert s.cost_usd <= budget["max_cost_usd"] * 1.6
 
 
 def test_an_endpoint_that_is_down_fails_the_run_within_seconds(tmp_path: Path) -> None:

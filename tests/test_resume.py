@@ -16,6 +16,7 @@ from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
 from tests.fault_server import FaultServer
+from tests.sandbox import process_env
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 
@@ -78,7 +79,7 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
             proc = subprocess.Popen(
                 [sys.executable, "-m", "dagmca", *argv],
                 cwd=tmp_path,
-                env={**os.environ, **env},
+                env=process_env(env),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )

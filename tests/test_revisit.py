@@ -8,23 +8,25 @@ import json
 from pathlib import Path
 
 from dagmca.config import SessionConfig
-from dagmca.debate.session import revisit_session
+from dagmca.debate.session import RevisitResult
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.llm.metered import MeteredLLM
 from dagmca.models import DebateOrigin, EdgeType, TensionStatus
+from dagmca.runner import open_state, revisit_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
+from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, RunSession
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
 from tests.test_pipeline import QUESTIONS
 
 
-def test_revisit_explores_a_stub_the_new_context_makes_relevant(run_fake: RunSession, tmp_path: Path) -> None:
+def test_revisit_explores_a_stub_the_new_context_makes_relevant(
+    run_fake: RunSession, store: SQLiteStore, tmp_path: Path
+) -> None:
     settings = dict(max_branches=2, max_depth=1, rounds=1, strategy="urgent", monitor_every="turn")
     _, first, _ = run_fake(responder, max_revisits=0, **settings)
-    store = first.store
     stub = next(t for t in first.tensions.values() if t.question == QUESTIONS[4])
     assert stub.status is TensionStatus.STUB
     debates_before = set(first.debates)
@@ -32,16 +34,20 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(run_fake: RunSes
     cfg = SessionConfig(
         llm="fake", max_revisits=1, revisit_threshold=0.3, supersede_threshold=1.0, **settings
     )
-    state = SessionState(
-        config=cfg,
-        session_id="s1",
-        store=store,
-        llm=MeteredLLM(ScriptedLLM(responder), concurrency=4),
-        embedder=HashingEmbedder(),
-        passage=PASSAGE,
-    )
     context = f"{QUESTIONS[4]}? New polls after the first month say yes."
-    result = asyncio.run(revisit_session(state, context=context, out_dir=tmp_path))
+
+    async def go() -> tuple[RevisitResult, SessionState]:
+        async with open_state(
+            cfg,
+            store,
+            client=ScriptedLLM(responder),
+            session_id="s1",
+            passage=PASSAGE,
+            embedder=HashingEmbedder(),
+        ) as state:
+            return await revisit_and_report(state, context=context, out_dir=tmp_path), state
+
+    result, state = asyncio.run(go())
 
     assert result.explored == [f"{stub.id}/revisit"] and result.checked >= 1
     branch = state.debates[result.explored[0]]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from pathlib import Path
 
@@ -65,11 +66,11 @@ def test_contexts_keep_only_surviving_contributions_first_in_first_out() -> None
     e = HashingEmbedder()
     resolution = "road pricing funds buses and protects workers"
     said = {"a": "road pricing funds buses", "b": "sonnets turn on grief", "c": "pricing protects workers"}
-    survived = ctx.credit(said, resolution, e, threshold=0.3)
+    survived = asyncio.run(ctx.credit(said, resolution, e, threshold=0.3))
     assert survived == {"a": True, "b": False, "c": True}
     assert ctx.kept("a") == ["road pricing funds buses"] and ctx.kept("b") == []
     for text in ("road pricing one", "road pricing two"):
-        ctx.credit({"a": text, "b": "x y z"}, "road pricing", e, threshold=0.1)
+        asyncio.run(ctx.credit({"a": text, "b": "x y z"}, "road pricing", e, threshold=0.1))
     assert ctx.kept("a") == ["road pricing one", "road pricing two"]  # bounded: the oldest went
 
 

@@ -1,4 +1,4 @@
-from dagmca.debate.selector import select
+from dagmca.debate.dag.selector import select
 from dagmca.models import TensionCategory, TensionNode
 from dagmca.similarity import HashingEmbedder
 

@@ -13,10 +13,12 @@ from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.graph import load_graph
 from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer, real_neo4j_target, wiped
+from tests.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
+
+REAL_NEO4J = pytest.param("neo4j", marks=pytest.mark.allow_hosts(real_neo4j_hosts()))
 
 
-@pytest.fixture(params=["sqlite", "bolt", "neo4j"])
+@pytest.fixture(params=["sqlite", "bolt", REAL_NEO4J])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
     store: GraphStore
     if request.param == "sqlite":

@@ -7,9 +7,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from dagmca.debate.report_models import MCAReport
 from dagmca.llm.fake import ScriptedCall, default_responder
 from dagmca.models import NodeKind
+from dagmca.reports.models import MCAReport
 from dagmca.store.check import check_store
 from tests.conftest import RunSession
 

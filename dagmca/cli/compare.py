@@ -1,24 +1,62 @@
-"""`dagmca compare`: protocols side by side on one passage, model and seed."""
+"""`dagmca compare`: protocols side by side on one passage, model and seed.
+
+Like `dagmca run`, it imports the pipeline inside the command."""
 
 from __future__ import annotations
 
+import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Annotated, Any
 
+import typer
 from rich.table import Table
 
-from dagmca.debate.report_models import MCAReport
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.cli.progress import LiveProgress
+from dagmca.config import SessionConfig
+from dagmca.errors import UserError
+from dagmca.llm.factory import check_backend
+from dagmca.passage import read_passage, title_of
+from dagmca.reports.models import MCAReport
+from dagmca.store import open_store, resolve_store
 from dagmca.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from dagmca.debate.session import SessionResult
+    from dagmca.debate.state import SessionState
+    from dagmca.similarity import Embedder
 
 # What a comparison holds fixed so that only the protocol differs: no observers and
 # no branches (they would add calls that are not the protocol's), and no reads from
 # the response cache (an arm answered from it would show no cost and no time).
 ARM_SETTINGS: dict[str, Any] = {"monitor_every": "off", "max_branches": 0, "cache": False}
-
-# arm name -> the protocol it runs; `vote` is the compute-matched baseline (below)
-ARMS = {"mca": "mca", "decompose": "decompose", "vote": "ensemble", "massgen": "vote", "ensemble": "ensemble"}
 MAX_PEERS = 32
+
+
+@dataclass(frozen=True)
+class ArmSpec:
+    """An arm of a comparison: its name (the column, and the session id's suffix) and
+    the protocol it runs. `matched`: its size is set from the mca arm's calls."""
+
+    name: str
+    protocol: str
+    about: str
+    matched: bool = False
+
+
+ARMS = {
+    a.name: a
+    for a in (
+        ArmSpec("mca", "mca", "bottom-up rounds"),
+        ArmSpec("decompose", "decompose", "the top-down baseline"),
+        ArmSpec("vote", "ensemble", "independent answers and a majority vote, matched to mca's calls", True),
+        ArmSpec("massgen", "vote", "MassGen-style answers and votes (--protocol vote)"),
+        ArmSpec("ensemble", "ensemble", "independent answers, one vote each, the winner synthesizes"),
+    )
+}
 
 
 def matched_vote(mca: MCAReport) -> dict[str, Any]:
@@ -28,12 +66,12 @@ def matched_vote(mca: MCAReport) -> dict[str, Any]:
     calls = mca.summary_metrics.total_llm_calls
     answers = min(MAX_PEERS, max(1, -(-(calls - 1) // 2)))
     voters = max(1, min(answers, calls - 1 - answers))
-    return {"protocol": "ensemble", "agents": answers, "ensemble_voters": voters}
+    return {"agents": answers, "ensemble_voters": voters}
 
 
 @dataclass
 class Arm:
-    protocol: str
+    spec: ArmSpec
     session: str
     report_path: Path
     report: MCAReport
@@ -43,7 +81,8 @@ class Arm:
     def row(self) -> dict[str, Any]:
         r = self.report
         return {
-            "protocol": self.protocol,
+            "arm": self.spec.name,
+            "protocol": r.protocol,
             "session": self.session,
             "llm_calls": r.summary_metrics.total_llm_calls,
             "tokens": self.tokens,
@@ -57,13 +96,13 @@ class Arm:
         }
 
 
-def collect(store: GraphStore, protocol: str, session: str, out_dir: Path, wall_s: float) -> Arm:
+def collect(store: GraphStore, spec: ArmSpec, session: str, out_dir: Path, wall_s: float) -> Arm:
     """One arm's numbers: its main debate's report, and the tokens of its calls."""
     path = out_dir / "mca_report.json"
     report = MCAReport.model_validate_json(path.read_text(encoding="utf-8"))
     main = f"{session}/main"
     tokens = sum(c.prompt_tokens + c.completion_tokens for c in store.calls(session) if c.debate == main)
-    return Arm(protocol, session, path, report, wall_s, tokens)
+    return Arm(spec, session, path, report, wall_s, tokens)
 
 
 def _fmt(value: Any) -> str:
@@ -79,6 +118,7 @@ def _fmt(value: Any) -> str:
 
 
 LABELS = {
+    "protocol": "protocol",
     "session": "session",
     "llm_calls": "LLM calls",
     "tokens": "tokens",
@@ -95,8 +135,143 @@ def compare_table(arms: list[Arm]) -> Table:
     table = Table(title="dagmca compare", title_justify="left")
     table.add_column("", style="bold cyan", no_wrap=True)
     for arm in arms:
-        table.add_column(arm.protocol, overflow="fold")
+        table.add_column(arm.spec.name, overflow="fold")
     rows = [arm.row() for arm in arms]
     for key, label in LABELS.items():
         table.add_row(label, *(_fmt(r[key]) for r in rows))
     return table
+
+
+def _arms(protocols: str) -> list[ArmSpec]:
+    names = [p.strip() for p in protocols.split(",") if p.strip()]
+    unknown = [p for p in names if p not in ARMS]
+    if unknown:
+        raise UserError(f"--protocols: unknown protocol {unknown[0]!r}", f"use some of: {', '.join(ARMS)}")
+    if len(names) < 2 or len(set(names)) != len(names):
+        raise UserError(
+            "--protocols: name two or more different protocols", "e.g. --protocols mca,decompose,vote"
+        )
+    if "vote" in names and "mca" not in names:
+        raise UserError("--protocols: the matched vote arm needs the mca arm", "add mca")
+    names.sort(key=lambda p: p != "mca")  # the matched vote arm needs mca's call count first
+    return [ARMS[n] for n in names]
+
+
+Protocols = Annotated[
+    str,
+    typer.Option(
+        "--protocols",
+        help="Comma-separated arms: " + "; ".join(f"{a.name} ({a.about})" for a in ARMS.values()),
+    ),
+]
+
+
+def compare(
+    passage: o.PassageArg,
+    protocols: Protocols = "mca,decompose,vote",
+    llm: o.LLM = None,
+    model: o.Model = None,
+    base_url: o.BaseURL = None,
+    store: o.Store = None,
+    session: Annotated[
+        str | None,
+        typer.Option(
+            "--session", help="Prefix of the arms' session ids: <prefix>-<arm> (default: generated)"
+        ),
+    ] = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Folder for the arms' reports (one subfolder each)")
+    ] = None,
+    cpp: o.Cpp = None,
+    depth: o.Depth = None,
+    rounds: o.Rounds = None,
+    signals: o.Signals = None,
+    strange_loops: o.StrangeLoops = None,
+    convergence: o.Convergence = None,
+    convergence_threshold: o.ConvergenceThreshold = None,
+    perspectives: o.Perspectives = None,
+    max_turn_tokens: o.MaxTurnTokens = None,
+    concurrency: o.Concurrency = None,
+    temperature: o.Temperature = None,
+    seed: o.Seed = None,
+    request_timeout_s: o.RequestTimeout = None,
+    max_retries: o.MaxRetries = None,
+    max_passage_bytes: o.MaxPassageBytes = None,
+    as_json: o.AsJSON = False,
+    quiet: o.Quiet = False,
+) -> None:
+    """Run protocols on the same passage, model and seed, and print them side by side.
+
+    Each arm is a stored session with the main debate only (no observers, no branches,
+    no cache reads), so the numbers are the protocol's own."""
+    values = {
+        k: v
+        for k, v in locals().items()
+        if k not in ("passage", "protocols", "store", "session", "out_dir", "as_json", "quiet")
+    }
+    from dagmca import runner
+    from dagmca.similarity import SentenceTransformerEmbedder
+
+    specs = _arms(protocols)
+    configs = {a.name: o.build_config({**values, **ARM_SETTINGS, "protocol": a.protocol}) for a in specs}
+    first = configs[specs[0].name]
+    text = read_passage(passage, first.max_passage_bytes)
+    check_backend(first)
+    o.check_session_id(session)
+    prefix = session or "compare-" + runner.new_session_id(text)
+    location = resolve_store(store)
+    arms: list[Arm] = []
+    embedder = SentenceTransformerEmbedder()  # one model for every arm
+    try:
+        with open_store(location, create=True) as graph_store:
+            graph_store.init_schema()
+            for spec in specs:
+                if graph_store.has_session(f"{prefix}-{spec.name}"):
+                    raise UserError(
+                        f"session {prefix}-{spec.name!r} already exists", "choose another --session"
+                    )
+            for spec in specs:
+                cfg = configs[spec.name]
+                if spec.matched:
+                    size = matched_vote(arms[0].report)
+                    cfg = o.build_config({**values, **ARM_SETTINGS, "protocol": spec.protocol, **size})
+                title = title_of(text, passage.stem)
+                arms.append(
+                    _arm(spec, cfg, graph_store, text, title, prefix, location, out_dir, embedder, quiet)
+                )
+                if not as_json:
+                    err.print(f"{spec.name}: session {arms[-1].session} done in {arms[-1].wall_s:.1f}s")
+    finally:
+        embedder.close()
+    if as_json:
+        print(json.dumps([a.row() for a in arms], indent=2))
+        return
+    out.print(compare_table(arms))
+    for arm in arms:
+        out.print(f"{arm.spec.name} report: {arm.report_path}", soft_wrap=True)
+
+
+def _arm(
+    spec: ArmSpec,
+    cfg: SessionConfig,
+    store: GraphStore,
+    text: str,
+    title: str,
+    prefix: str,
+    location: str,
+    out_dir: Path | None,
+    embedder: Embedder,
+    quiet: bool,
+) -> Arm:
+    from dagmca import runner
+
+    sid = f"{prefix}-{spec.name}"
+    target = runner.reports_dir(location, sid, out_dir / spec.name if out_dir else None)
+
+    async def work(state: SessionState, model: str) -> SessionResult:
+        return await runner.run_and_report(state, title=title, model=model, out_dir=target)
+
+    started = time.monotonic()
+    display = None if quiet else LiveProgress(err)
+    runner.execute(cfg, store, session_id=sid, passage=text, work=work, display=display, embedder=embedder)
+    return collect(store, spec, sid, target, time.monotonic() - started)

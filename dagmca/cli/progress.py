@@ -1,21 +1,42 @@
-"""Rich live progress for `dagmca run`."""
+"""Rich live progress for `dagmca run`: a small panel fed by the session's events."""
 
 from __future__ import annotations
 
 import time
 from collections import Counter, deque
-from typing import Any
 
 from rich.console import Console, Group
 from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from dagmca.debate.events import (
+    BranchesSelected,
+    BranchRouted,
+    BranchStarted,
+    CallFailed,
+    DebateDone,
+    Event,
+    PeerStep,
+    PhaseChanged,
+    RelationFound,
+    RoundStarted,
+    StubChecked,
+    SynthesisWritten,
+    TensionFlagged,
+    TurnRecorded,
+)
 from dagmca.llm.metered import Meter
+from dagmca.text import one_line
+
+
+def _short(node_id: str) -> str:
+    """A node id without its session: main, main/b1, …"""
+    return node_id.split("/", 1)[-1]
 
 
 class LiveProgress:
-    """Receives session events and LLM call events; renders a small live panel."""
+    """Receives session events; renders the panel from them and from the LLM meter."""
 
     def __init__(self, console: Console) -> None:
         self.console = console
@@ -28,54 +49,49 @@ class LiveProgress:
         self.branch_rounds: dict[str, str] = {}  # branch -> "round 2" / "done"
         self._live = Live(console=console, refresh_per_second=4, transient=True, get_renderable=self.render)
 
-    def __enter__(self) -> LiveProgress:
+    def start(self, meter: Meter) -> None:
+        self.meter = meter
         self._live.start()
-        return self
 
-    def __exit__(self, *exc: object) -> None:
+    def stop(self) -> None:
         self._live.stop()
 
-    def emit(self, event: str, **data: Any) -> None:
-        self.counts[event] += 1
-        short = str(data.get("debate", "")).split("/", 1)[-1]
-        if event == "phase":
-            self.phase = str(data["phase"])
-        elif event == "round":
-            self.where = f"{short} round {data['number']}"
-            if short != "main":
-                self.branch_rounds[short] = f"round {data['number']}"
-        elif event == "debate_done" and data.get("origin") != "main":
-            self.counts["branch_done"] += 1
-            self.branch_rounds[short] = "done"
-        elif event == "tension":
-            self._note(
-                f"{short}: {data.get('observer')} flags ({data['urgency']:.2f}) {_clip(data.get('question'))}"
-            )
-        elif event == "branches":
-            self.counts["branches_selected"] += int(data["count"])
-            chosen = ", ".join(f"{_clip(q, 40)} ({u:.2f})" for q, u in data.get("selected", []))
-            self._note(f"{short}: selected {chosen}; {len(data.get('stubbed', []))} kept as stubs")
-        elif event == "synthesis":
-            self._note(
-                f"merge of {data['members']} branches, similarity {data['similarity']:.2f}: {data['reason']}"
-            )
-        elif event == "relation":
-            self._note(
-                f"{data['source'].split('/', 1)[-1]} {data['type']} {data['target'].split('/', 1)[-1]}"
-            )
-        elif event == "revisit_check" and data.get("outcome") != "open":
-            self._note(
-                f"stub {_clip(data.get('question'), 50)}: {data['outcome']} ({data['similarity']:.2f})"
-            )
-        elif event == "call_failed":
-            self._note(f"call failed ({data.get('agent')}): {_clip(data.get('error'), 80)}")
-        elif event == "peer" and data.get("kind") in ("restart", "timeout", "winner"):
-            label = data.get("label") or ""
-            self._note(
-                f"{short}: {data['kind']} {data.get('agent')} {label} {data.get('detail', '')}".rstrip()
-            )
-        elif event == "route":
-            self._note(f"{short}: {data.get('category')} staffed by {', '.join(data.get('staff', []))}")
+    def emit(self, event: Event) -> None:
+        self.counts[event.name] += 1
+        match event:
+            case PhaseChanged(phase=phase):
+                self.phase = phase
+            case RoundStarted(debate=debate, number=number):
+                self.where = f"{_short(debate)} round {number}"
+                if _short(debate) != "main":
+                    self.branch_rounds[_short(debate)] = f"round {number}"
+            case DebateDone(debate=debate, origin=origin) if origin != "main":
+                self.counts["branch_done"] += 1
+                self.branch_rounds[_short(debate)] = "done"
+            case TensionFlagged():
+                self._note(
+                    f"{_short(event.debate)}: {event.observer} flags ({event.urgency:.2f}) "
+                    f"{one_line(event.question, 70)}"
+                )
+            case BranchesSelected():
+                self.counts["branches_selected"] += event.count
+                chosen = ", ".join(f"{one_line(q, 40)} ({u:.2f})" for q, u in event.selected)
+                self._note(f"{_short(event.debate)}: selected {chosen}; {len(event.stubbed)} kept as stubs")
+            case SynthesisWritten():
+                self._note(
+                    f"merge of {event.members} branches, similarity {event.similarity:.2f}: {event.reason}"
+                )
+            case RelationFound():
+                self._note(f"{_short(event.source)} {event.type} {_short(event.target)}")
+            case StubChecked() if event.outcome != "open":
+                self._note(f"stub {one_line(event.question, 50)}: {event.outcome} ({event.similarity:.2f})")
+            case CallFailed():
+                self._note(f"call failed ({event.agent}): {one_line(event.error, 80)}")
+            case PeerStep() if event.kind in ("restart", "timeout", "winner"):
+                step = f"{event.kind} {event.agent} {event.label or ''} {event.detail}".rstrip()
+                self._note(f"{_short(event.debate)}: {step}")
+            case BranchRouted():
+                self._note(f"{_short(event.debate)}: {event.category} staffed by {', '.join(event.staff)}")
 
     def _note(self, line: str) -> None:
         self.log.append(line)
@@ -86,12 +102,12 @@ class LiveProgress:
         grid.add_column(style="bold cyan")
         grid.add_column()
         grid.add_row("phase", f"{self.phase}  {self.where}")
-        grid.add_row("turns", str(self.counts["turn"]))
-        grid.add_row("tensions flagged", str(self.counts["tension"]))
+        grid.add_row("turns", str(self.counts[TurnRecorded.name]))
+        grid.add_row("tensions flagged", str(self.counts[TensionFlagged.name]))
         grid.add_row(
             "branches",
-            f"{self.counts['branch_start']} started, {self.counts['branch_done']} done"
-            f", {self.counts['synthesis']} syntheses",
+            f"{self.counts[BranchStarted.name]} started, {self.counts['branch_done']} done"
+            f", {self.counts[SynthesisWritten.name]} syntheses",
         )
         if m is not None:
             grid.add_row("LLM calls", f"{m.calls} ({m.failures} failed)")
@@ -103,8 +119,3 @@ class LiveProgress:
             grid.add_row("branch progress", "  ".join(f"{b}: {r}" for b, r in recent))
         log = Text("\n".join(self.log), style="dim", overflow="ellipsis", no_wrap=True)
         return Group(Text("dagmca run", style="bold"), grid, log)
-
-
-def _clip(value: object, limit: int = 70) -> str:
-    text = " ".join(str(value or "").split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

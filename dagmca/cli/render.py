@@ -10,8 +10,8 @@ from rich.table import Table
 from rich.tree import Tree
 
 from dagmca.models import EdgeType, NodeKind, NodeRecord
-from dagmca.prompts.text import clip
 from dagmca.store.base import GraphStore
+from dagmca.text import clip
 
 
 def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Table:

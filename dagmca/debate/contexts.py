@@ -13,8 +13,8 @@ from __future__ import annotations
 import statistics
 from collections import deque
 
-from dagmca.prompts.text import clip
 from dagmca.similarity import Embedder
+from dagmca.text import clip
 
 KEPT_CHARS = 200
 
@@ -27,14 +27,14 @@ class AgentContexts:
     def kept(self, agent: str) -> list[str]:
         return list(self.buffers.get(agent, ()))
 
-    def credit(
+    async def credit(
         self, contributions: dict[str, str], resolution: str, embedder: Embedder, threshold: float
     ) -> dict[str, bool]:
         """Which agents' contributions survived into `resolution`; the survivors' go into
         their buffers (first in, first out)."""
         if not contributions or not resolution:
             return {}
-        sims = {a: embedder.similarity(text, resolution) for a, text in contributions.items()}
+        sims = {a: await embedder.asimilarity(text, resolution) for a, text in contributions.items()}
         median = statistics.median(sims.values())
         survived = {a: s >= threshold and s >= median for a, s in sims.items()}
         if self.size:

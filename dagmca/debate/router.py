@@ -24,8 +24,6 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-ROUTERS = ("fixed", "affinity", "random", "round-robin", "greedy", "ucb")
-
 
 @dataclass
 class Record:

@@ -3,55 +3,60 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import AgentContexts
+from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged
+from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
+from dagmca.metrics.session import SessionMetrics
 from dagmca.models import (
     AgentNode,
     DebateNode,
     EdgeRecord,
     EdgeType,
+    FinalNode,
     GraphNode,
+    Role,
+    SessionNode,
     SynthesisNode,
     TensionNode,
     TensionStatus,
     edge,
 )
+from dagmca.prompts.templates import Frame
 from dagmca.similarity import Embedder
-from dagmca.store.base import GraphStore
+from dagmca.store.background import BackgroundStore
 
-
-class Events(Protocol):
-    """Progress reporting: the CLI renders these; tests may record them."""
-
-    def emit(self, event: str, **data: Any) -> None: ...
-
-
-class NoEvents:
-    def emit(self, event: str, **data: Any) -> None:
-        return None
+FrameFactory = Callable[[], Frame]
 
 
 @dataclass
 class SessionState:
     config: SessionConfig
     session_id: str
-    store: GraphStore
+    # Writes are queued to the store's own thread; reads are awaited (`store.aread`).
+    store: BackgroundStore
     llm: MeteredLLM
     embedder: Embedder
     passage: str
-    events: Events = field(default_factory=NoEvents)
+    events: EventSink = field(default_factory=NoEvents)
+    session: SessionNode | None = None
     debates: dict[str, DebateNode] = field(default_factory=dict)
     tensions: dict[str, TensionNode] = field(default_factory=dict)
     syntheses: dict[str, SynthesisNode] = field(default_factory=dict)
+    outcomes: dict[str, DebateOutcome] = field(default_factory=dict)  # debate id -> what it produced
+    # (later, earlier, reason) of branch pairs judged to contradict, for the integrator
+    contradictions: list[tuple[DebateNode, DebateNode, str]] = field(default_factory=list)
+    final: FinalNode | None = None
+    metrics: SessionMetrics | None = None
     node_ids: set[str] = field(default_factory=set)  # every node written so far (--max-nodes)
     revisits_used: int = 0
     phase: str = "starting"
@@ -66,8 +71,12 @@ class SessionState:
         self.contexts = AgentContexts(cfg.agent_context_size)
         self.router = Router(cfg.router, cfg.perspectives, seed=cfg.seed, temperature=cfg.router_temperature)
 
+    def emit(self, event: Event) -> None:
+        self.events.emit(event)
+
     def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
-        """One event, one transaction: nodes are written before the edges that use them."""
+        """One event, one transaction: nodes are written before the edges that use them.
+        Queued, not awaited: the store's thread writes in the order of the calls."""
         self.store.write([n.to_record() for n in nodes], list(edges))
         self.track(nodes)
 
@@ -103,15 +112,31 @@ class SessionState:
                 meta=meta,
             )
         except LLMError as exc:
-            self.events.emit("call_failed", debate=meta.debate, agent=meta.agent, error=str(exc))
+            self.emit(CallFailed(debate=meta.debate, agent=meta.agent, error=str(exc)))
             return None
+
+    def frame(self, question: str, background: Callable[[], str] | None = None) -> FrameFactory:
+        """What every prompt of a debate on `question` carries, built per prompt (a
+        branch's background changes while it runs)."""
+        cfg = self.config
+
+        def build() -> Frame:
+            return Frame(
+                question=question,
+                passage=self.passage,
+                passage_chars=cfg.passage_prompt_chars,
+                max_prompt_chars=cfg.max_prompt_chars,
+                background=background() if background else "",
+            )
+
+        return build
 
     def edge(self, source: str, target: str, type_: EdgeType, **props: Any) -> EdgeRecord:
         return edge(source, target, type_, self.session_id, **props)
 
-    def agent_node(self, name: str, role: Any, perspective: str, level: int) -> AgentNode | None:
+    def agent_node(self, name: str, role: Role, perspective: str, level: int) -> AgentNode | None:
         """The session's Agent node for `name`, the first time it is needed."""
-        node_id = f"{self.session_id}/agent/{name}"
+        node_id = self.agent_id(name)
         if node_id in self._agents:
             return None
         self._agents.add(node_id)
@@ -124,7 +149,7 @@ class SessionState:
 
     def set_phase(self, phase: str) -> None:
         self.phase = phase
-        self.events.emit("phase", phase=phase)
+        self.emit(PhaseChanged(phase=phase))
 
     def room_for_debates(self) -> int | None:
         """How many more debates fit under --max-nodes (None: no cap), estimated from the
@@ -134,6 +159,14 @@ class SessionState:
             return None
         per_debate = len(self.node_ids) / max(1, len(self.debates))
         return max(0, int((cap - 2 - len(self.node_ids)) // max(1.0, per_debate)))
+
+    def can_branch(self) -> bool:
+        """Whether a new branch may start: room under --max-nodes, and budget for one
+        debate round with the final integration still in reserve."""
+        if self.room_for_debates() == 0:
+            self.emit(NodeCapReached(nodes=len(self.node_ids)))
+            return False
+        return not self.llm.exhausted(reserve_calls=self.config.per_round_calls() + 1)
 
     def open_stubs(self) -> list[TensionNode]:
         return [t for t in self.tensions.values() if t.status is TensionStatus.STUB]

@@ -14,10 +14,12 @@ from typing import Any
 
 import networkx as nx
 
-from dagmca.models import STRUCTURAL_EDGES, EdgeRecord, NodeRecord
+from dagmca.export.html import to_html
+from dagmca.export.style import KIND_COLOURS, style_class
+from dagmca.models import RELATION_EDGES, STRUCTURAL_EDGES, EdgeRecord, NodeRecord
 from dagmca.store import cypher
-
-Records = tuple[Sequence[NodeRecord], Sequence[EdgeRecord]]
+from dagmca.store.graph import build_graph
+from dagmca.text import one_line
 
 
 def to_json(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> str:
@@ -40,44 +42,14 @@ def to_json(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecor
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _flat_graph(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> Any:
-    """A MultiDiGraph whose attribute values are all str, int, float or bool, as GraphML
-    and GEXF require: lists become JSON strings."""
-
-    def flat(value: Any) -> Any:
-        return json.dumps(value, ensure_ascii=False) if isinstance(value, list) else value
-
-    g = nx.MultiDiGraph(session=session)
-    for n in nodes:
-        attrs = {k: flat(v) for k, v in n.props.items()}
-        g.add_node(
-            n.id,
-            kind=n.kind.value,
-            labels=":".join((n.kind.value, *n.labels)),
-            session=n.session,
-            created_at=n.created_at,
-            **{k: v for k, v in attrs.items() if k not in {"kind", "labels", "session", "created_at"}},
-        )
-    for e in edges:
-        # "relationship", not "type": GEXF reserves an edge's type for directed/undirected.
-        g.add_edge(
-            e.source,
-            e.target,
-            key=e.type.value,
-            relationship=e.type.value,
-            **{k: flat(v) for k, v in e.props.items()},
-        )
-    return g
-
-
 def to_graphml(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> str:
     buf = io.BytesIO()
-    nx.write_graphml(_flat_graph(session, nodes, edges), buf, encoding="utf-8", named_key_ids=True)
+    nx.write_graphml(build_graph(session, nodes, edges, flat=True), buf, encoding="utf-8", named_key_ids=True)
     return buf.getvalue().decode("utf-8")
 
 
 def to_gexf(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> str:
-    g = _flat_graph(session, nodes, edges)
+    g = build_graph(session, nodes, edges, flat=True)
     for _, data in g.nodes(data=True):
         data["label"] = _caption(data)
     for _, _, data in g.edges(data=True):
@@ -159,9 +131,7 @@ def _caption(data: dict[str, Any], limit: int = 60) -> str:
         or data.get("number")
         or ""
     )
-    text = " ".join(text.split())
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
+    text = one_line(text, limit)
     return f"{kind}: {text}" if text else str(kind)
 
 
@@ -195,30 +165,15 @@ def to_mermaid(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRe
     for n in nodes:
         left, right = _MERMAID_SHAPE.get(n.kind.value, ('("', '")'))
         out.append(f"  {ids[n.id]}{left}{_mermaid_text(_record_caption(n))}{right}")
-        klass = "Stub" if "Stub" in n.labels else n.kind.value
-        out.append(f"  class {ids[n.id]} {klass}")
+        out.append(f"  class {ids[n.id]} {style_class(n)}")
     for e in edges:
         if e.source not in ids or e.target not in ids:
             continue
-        arrow = "==>" if e.type in STRUCTURAL_EDGES else ("-.->" if e.type.value in _RELATIONS else "-->")
+        arrow = "==>" if e.type in STRUCTURAL_EDGES else ("-.->" if e.type in RELATION_EDGES else "-->")
         out.append(f"  {ids[e.source]} {arrow}|{e.type.value}| {ids[e.target]}")
     for kind, colour in KIND_COLOURS.items():
         out.append(f"  classDef {kind} fill:{colour},stroke:#333,color:#111")
     return "\n".join(out) + "\n"
-
-
-_RELATIONS = {"REFERENCES", "CONTRADICTS", "ELABORATES"}
-KIND_COLOURS = {
-    "Session": "#9CA3AF",
-    "Debate": "#93C5FD",
-    "Round": "#DBEAFE",
-    "Turn": "#F3F4F6",
-    "Agent": "#C4B5FD",
-    "Tension": "#FCD34D",
-    "Stub": "#E5E7EB",
-    "Synthesis": "#6EE7B7",
-    "Final": "#FCA5A5",
-}
 
 
 def _dot_text(text: str) -> str:
@@ -232,23 +187,15 @@ def to_dot(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord
         '  node [style=filled, fontname="Helvetica"];',
     ]
     for n in nodes:
-        colour = KIND_COLOURS["Stub" if "Stub" in n.labels else n.kind.value]
+        colour = KIND_COLOURS[style_class(n)]
         out.append(f'  "{_dot_text(n.id)}" [label="{_dot_text(_record_caption(n))}", fillcolor="{colour}"];')
     for e in edges:
-        style = (
-            "bold" if e.type in STRUCTURAL_EDGES else ("dashed" if e.type.value in _RELATIONS else "solid")
-        )
+        style = "bold" if e.type in STRUCTURAL_EDGES else ("dashed" if e.type in RELATION_EDGES else "solid")
         out.append(
             f'  "{_dot_text(e.source)}" -> "{_dot_text(e.target)}" [label="{e.type.value}", style={style}];'
         )
     out.append("}")
     return "\n".join(out) + "\n"
-
-
-def _html(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> str:
-    from dagmca.export.html import to_html  # it builds on this module's colours
-
-    return to_html(session, nodes, edges)
 
 
 WRITERS: dict[str, Callable[[str, Sequence[NodeRecord], Sequence[EdgeRecord]], str]] = {
@@ -258,7 +205,7 @@ WRITERS: dict[str, Callable[[str, Sequence[NodeRecord], Sequence[EdgeRecord]], s
     "cypher": to_cypher,
     "mermaid": to_mermaid,
     "dot": to_dot,
-    "html": _html,
+    "html": to_html,
 }
 EXTENSIONS = {
     "json": "json",

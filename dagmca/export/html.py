@@ -20,8 +20,17 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
-from dagmca.export.formats import KIND_COLOURS
-from dagmca.models import RELATION_EDGES, STRUCTURAL_EDGES, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.export.style import KIND_COLOURS
+from dagmca.models import (
+    RELATION_EDGES,
+    STRUCTURAL_EDGES,
+    STUB_LABEL,
+    EdgeRecord,
+    EdgeType,
+    NodeKind,
+    NodeRecord,
+)
+from dagmca.text import one_line
 
 CYTOSCAPE = "cytoscape-3.34.4.min.js"
 ROW = 260  # vertical distance between layers, px
@@ -109,8 +118,7 @@ def _caption(n: NodeRecord) -> str:
     if n.kind is NodeKind.ROUND:
         return f"round {p.get('number', '')}"
     text = str(p.get("question") or p.get("resolution") or p.get("title") or p.get("name") or n.kind.value)
-    text = " ".join(text.split())
-    return text if len(text) <= 70 else text[:69] + "…"
+    return one_line(text, 70)
 
 
 def _edge_style(type_: EdgeType) -> str:
@@ -134,7 +142,7 @@ def viewer_data(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeR
             {
                 "id": n.id,
                 "kind": n.kind.value,
-                "stub": "Stub" in n.labels,
+                "stub": STUB_LABEL in n.labels,
                 "caption": _caption(n),
                 "debate": str(n.props.get("debate", n.id if n.kind is NodeKind.DEBATE else "")),
                 "x": round(pos[n.id][0], 1),

@@ -7,14 +7,15 @@ from typing import Annotated, Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from dagmca.models import Strict
+
 
 class Message(TypedDict):
     role: str
     content: str
 
 
-class Usage(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+class Usage(Strict):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0  # prompt tokens the server served from its prompt cache
@@ -31,10 +32,9 @@ class Usage(BaseModel):
         )
 
 
-class CallMeta(BaseModel):
+class CallMeta(Strict):
     """Who makes a call and why: the accounting keys of DESIGN §4."""
 
-    model_config = ConfigDict(extra="forbid")
     agent: str = ""
     debate: str = ""
     phase: str = ""

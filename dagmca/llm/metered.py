@@ -14,9 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
-from dagmca.models import CallRecord
-
-FINAL_PHASE = "final"  # the root integration: always allowed, budgets keep it in reserve
+from dagmca.models import CallPhase, CallRecord
 
 
 @dataclass
@@ -55,7 +53,10 @@ class Meter:
 
 
 class ResponseCache(Protocol):
-    def cache_get(self, key: str) -> str | None: ...
+    """Where replies are kept. Reading is awaited (it must not block the event loop);
+    keeping is queued."""
+
+    async def acache_get(self, key: str) -> str | None: ...
     def cache_put(self, key: str, model: str, value: str) -> None: ...
 
 
@@ -169,7 +170,7 @@ class MeteredLLM(LLMClient):
 
     def _allowed(self, meta: CallMeta) -> bool:
         # The final integration is always allowed; anything else must leave room for it.
-        return meta.phase == FINAL_PHASE or not self.exhausted(reserve_calls=2)
+        return meta.phase == CallPhase.FINAL or not self.exhausted(reserve_calls=2)
 
     # -- calls ---------------------------------------------------------------------
     async def complete(
@@ -185,7 +186,7 @@ class MeteredLLM(LLMClient):
         meta = meta or CallMeta()
         key = cache_key(self.model, messages, schema, max_tokens, temperature, seed)
         if self.cache is not None and self.read_cache:
-            raw = self.cache.cache_get(key)
+            raw = await self.cache.acache_get(key)
             hit = decode(raw, schema) if raw is not None else None
             if hit is not None:
                 self.meter.cache_hits += 1

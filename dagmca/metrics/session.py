@@ -6,19 +6,16 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict
-
 from dagmca.config import SessionConfig
-from dagmca.debate.agents import AgentTree
 from dagmca.metrics import measures
 from dagmca.models import (
     DebateNode,
     EdgeType,
-    NodeKind,
     Phase,
     Role,
     RoundNode,
     SessionNode,
+    Strict,
     TensionCategory,
     TensionNode,
     TurnNode,
@@ -26,6 +23,7 @@ from dagmca.models import (
 )
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
+from dagmca.team import AgentTree
 
 # What an agent contributes in a round: its last turn of these phases.
 CONTENT = (
@@ -33,10 +31,6 @@ CONTENT = (
     Phase.ANSWER, Phase.NEW_ANSWER, Phase.PRESENT,
 )  # fmt: skip
 CATEGORIES = [c.value for c in TensionCategory]
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class DebateMetrics(Strict):
@@ -178,6 +172,3 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         tokens_per_node=round(head.tokens / count, 2) if count else 0.0,
         calls_per_node=round(head.llm_calls / count, 4) if count else 0.0,
     )
-
-
-KIND = NodeKind  # re-exported for callers that filter by kind

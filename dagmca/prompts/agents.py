@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.debate.agents import Agent
 from dagmca.llm.base import Message
 from dagmca.models import Role
 from dagmca.prompts.templates import SYSTEM, Frame, messages, quote
-from dagmca.prompts.text import clip
+from dagmca.team import Agent
+from dagmca.text import clip
 
 SIGNAL_CHARS = 400
 GOAL_CHARS = 400

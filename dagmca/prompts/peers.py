@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.debate.agents import Agent
 from dagmca.llm.base import Message
 from dagmca.prompts.agents import system_for
 from dagmca.prompts.templates import Frame, messages, quote
+from dagmca.team import Agent
 
 ANSWER_CHARS = 600
 

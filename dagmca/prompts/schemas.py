@@ -8,13 +8,12 @@ from typing import Annotated, Any, Literal, cast
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
 from dagmca.llm.base import Text, UnitStep
-from dagmca.models import TensionCategory
+from dagmca.models import Strict, TensionCategory
 
 
-class TensionFlag(BaseModel):
+class TensionFlag(Strict):
     """An observer's verdict on one turn."""
 
-    model_config = ConfigDict(extra="forbid")
     # Field order matters for small models: the short, decisive fields come first,
     # so a reply cut off by max_tokens still carries them (see the partial parse).
     category: TensionCategory
@@ -40,10 +39,9 @@ def round_flag_schema(turns: int) -> type[TensionFlag]:
     return cast(type[TensionFlag], model)
 
 
-class RelationVerdict(BaseModel):
+class RelationVerdict(Strict):
     """How a later debate's resolution stands to an earlier one's."""
 
-    model_config = ConfigDict(extra="forbid")
     relation: Literal["contradicts", "elaborates", "unrelated"]
     reason: Text(300)  # type: ignore[valid-type]
 
@@ -58,10 +56,9 @@ SignalKind = Literal[
 ]
 
 
-class Reflection(BaseModel):
+class Reflection(Strict):
     """An agent's look at its own output (--self-reflect), and what it signals up."""
 
-    model_config = ConfigDict(extra="forbid")
     satisfaction: UnitStep
     signal: SignalKind
     note: Text(160)  # type: ignore[valid-type]
@@ -70,11 +67,10 @@ class Reflection(BaseModel):
 MAX_SUBTASKS = 8
 
 
-class Subtasks(BaseModel):
+class Subtasks(Strict):
     """A decomposition (--protocol decompose). The count is fixed by the caller, which
     pads or trims: a small model does not keep to an array length."""
 
-    model_config = ConfigDict(extra="forbid")
     subtasks: Annotated[
         list[Text(240)],  # type: ignore[valid-type]
         BeforeValidator(lambda v: v[:MAX_SUBTASKS] if isinstance(v, list) else v),

@@ -6,7 +6,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from dagmca.llm.base import Message
-from dagmca.prompts.text import bound, clip, fence
+from dagmca.prompts.text import bound, fence
+from dagmca.text import clip
 
 TURN_CHARS = 700  # one quoted turn inside another prompt
 

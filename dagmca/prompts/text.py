@@ -4,19 +4,9 @@ from __future__ import annotations
 
 import re
 
+from dagmca.text import clip
+
 _TAG = re.compile(r"</?\s*(passage|turn|context|transcript|text)\s*>", re.IGNORECASE)
-
-
-def clip(text: str, limit: int) -> str:
-    """At most `limit` characters, cut at a word boundary, marked when cut."""
-    text = text.strip()
-    if len(text) <= limit:
-        return text
-    cut = text[: max(0, limit - 1)]
-    space = cut.rfind(" ")
-    if space > limit * 0.6:
-        cut = cut[:space]
-    return cut + "…"
 
 
 def fence(tag: str, text: str, limit: int) -> str:

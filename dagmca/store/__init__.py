@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 from dagmca.errors import UserError
+from dagmca.models import NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.neo4j import BoltTarget, connect, is_bolt_uri
 from dagmca.store.sqlite import SQLiteStore
@@ -19,6 +20,7 @@ __all__ = [
     "StoreError",
     "open_existing",
     "open_store",
+    "require_session",
     "resolve_store",
 ]
 
@@ -55,3 +57,13 @@ def open_existing(location: str) -> GraphStore:
         store.close()
         raise UserError(f"store {location} is not initialised", "run `dagmca db init` or `dagmca run`")
     return store
+
+
+def require_session(store: GraphStore, session: str) -> NodeRecord:
+    """The Session node of `session`, or a clear error naming the sessions there are."""
+    node = store.get_node(session)
+    if node is None or node.kind is not NodeKind.SESSION:
+        known = [s.id for s in store.sessions()][-3:]
+        hint = f"known: {', '.join(known)}" if known else "the store holds no session yet"
+        raise UserError(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
+    return node

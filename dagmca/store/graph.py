@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,24 +11,45 @@ import networkx as nx
 from dagmca.models import EdgeRecord, NodeRecord
 from dagmca.store.base import GraphStore
 
+# node attributes every node has; a property of the same name is not copied over them
+_NODE_KEYS = frozenset({"kind", "labels", "session", "created_at"})
+
 
 def load_graph(store: GraphStore, session: str) -> Any:
-    """A `networkx.MultiDiGraph`: node attributes are kind, labels, session,
-    created_at and the properties; each edge is keyed by its type."""
+    """A `networkx.MultiDiGraph` of a stored session (see `build_graph`)."""
     return build_graph(session, store.nodes(session), store.edges(session))
 
 
-def build_graph(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> Any:
+def build_graph(
+    session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], *, flat: bool = False
+) -> Any:
+    """A `networkx.MultiDiGraph`: node attributes are kind, labels, session, created_at
+    and the properties; each edge is keyed by its type, with its type and properties.
+
+    `flat`: every attribute a str, int, float or bool, as GraphML and GEXF require:
+    labels joined with ':' (kind first), lists as JSON, and an edge's type under
+    `relationship` (GEXF reserves an edge's `type` for directed/undirected)."""
+
+    def value(v: Any) -> Any:
+        return json.dumps(v, ensure_ascii=False) if flat and isinstance(v, list) else v
+
+    type_key = "relationship" if flat else "type"
     g = nx.MultiDiGraph(session=session)
     for n in nodes:
         g.add_node(
             n.id,
             kind=n.kind.value,
-            labels=list(n.labels),
+            labels=":".join((n.kind.value, *n.labels)) if flat else list(n.labels),
             session=n.session,
             created_at=n.created_at,
-            **n.props,
+            **{k: value(v) for k, v in n.props.items() if k not in _NODE_KEYS},
         )
     for e in edges:
-        g.add_edge(e.source, e.target, key=e.type.value, type=e.type.value, **e.props)
+        g.add_edge(
+            e.source,
+            e.target,
+            key=e.type.value,
+            **{type_key: e.type.value},
+            **{k: value(v) for k, v in e.props.items()},
+        )
     return g

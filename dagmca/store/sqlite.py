@@ -68,7 +68,9 @@ class SQLiteStore(GraphStore):
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
         # isolation_level=None: we issue BEGIN/COMMIT ourselves, one per event.
-        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0)
+        # check_same_thread=False: during a run the store's own thread uses the
+        # connection (BackgroundStore), one call at a time; before and after, the caller's.
+        self._conn = sqlite3.connect(self.path, isolation_level=None, timeout=30.0, check_same_thread=False)
         self._conn.execute("PRAGMA foreign_keys = ON")
         self._conn.execute("PRAGMA busy_timeout = 30000")
 

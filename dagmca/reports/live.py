@@ -9,22 +9,32 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-from dagmca.debate.reports import write_json
-from dagmca.debate.state import Events, SessionState
-from dagmca.models import SessionNode, utcnow
+from dagmca.debate.events import (
+    BranchesSelected,
+    BranchStarted,
+    DebateDone,
+    Event,
+    EventSink,
+    PhaseChanged,
+    RoundStarted,
+    SynthesisWritten,
+    TurnRecorded,
+)
+from dagmca.debate.state import SessionState
+from dagmca.models import utcnow
+from dagmca.reports.writers import write_json
 
 # status.json is rewritten at most this often, and at every phase change and debate end
 MIN_INTERVAL_S = 0.25
-ALWAYS = {"phase", "debate_done", "branches", "synthesis", "final"}
+ALWAYS = (PhaseChanged, DebateDone, BranchesSelected, SynthesisWritten)
 
 
 class LiveStatus:
-    """An `Events` sink in front of another (the CLI's progress): it records every
-    event, keeps the live picture, and hands the event on."""
+    """An `EventSink` in front of another (the CLI's progress): it records every event,
+    keeps the live picture, and hands the event on."""
 
-    def __init__(self, state: SessionState, session: SessionNode, out_dir: Path, inner: Events) -> None:
+    def __init__(self, state: SessionState, out_dir: Path, inner: EventSink) -> None:
         self.state = state
-        self.session = session
         self.out_dir = out_dir
         self.inner = inner
         self.started = time.monotonic()
@@ -36,44 +46,44 @@ class LiveStatus:
         out_dir.mkdir(parents=True, exist_ok=True)
         self._log: IO[str] | None = (out_dir / "events.jsonl").open("a", encoding="utf-8")
 
-    def emit(self, event: str, **data: Any) -> None:
+    def emit(self, event: Event) -> None:
         self.events += 1
         elapsed = round(time.monotonic() - self.started, 3)
-        line = {"event": event, "at": utcnow(), "elapsed_s": elapsed, **data}
+        line = {"event": event.name, "at": utcnow(), "elapsed_s": elapsed, **event.data()}
         if self._log is not None:
             self._log.write(json.dumps(line, ensure_ascii=False, default=str) + "\n")
             self._log.flush()
-        self._follow(event, data)
+        self._follow(event)
         self.last_event = line
         now = time.monotonic()
-        if event in ALWAYS or now - self._written >= MIN_INTERVAL_S:
+        if isinstance(event, ALWAYS) or now - self._written >= MIN_INTERVAL_S:
             self.write()
-        self.inner.emit(event, **data)
+        self.inner.emit(event)
 
-    def _follow(self, event: str, data: dict[str, Any]) -> None:
-        debate = data.get("debate")
-        if event in ("branch_start", "round", "turn") and debate:
-            d = self.debates.setdefault(debate, {"state": "running", "round": 0, "turns": 0})
-            if event == "round":
-                d["round"] = data.get("number", d["round"])
-            if event == "turn":
+    def _follow(self, event: Event) -> None:
+        if isinstance(event, BranchStarted | RoundStarted | TurnRecorded):
+            d = self.debates.setdefault(event.debate, {"state": "running", "round": 0, "turns": 0})
+            if isinstance(event, RoundStarted):
+                d["round"] = event.number
+            elif isinstance(event, TurnRecorded):
                 d["turns"] += 1
-                self.agents[f"{debate}/{data.get('agent')}"] = {
-                    "debate": debate,
-                    "agent": data.get("agent"),
-                    "last_phase": data.get("phase"),
+                self.agents[f"{event.debate}/{event.agent}"] = {
+                    "debate": event.debate,
+                    "agent": event.agent,
+                    "last_phase": event.phase,
                     "round": d["round"],
                 }
-        elif event == "debate_done" and debate:
-            self.debates.setdefault(debate, {"round": 0, "turns": 0})["state"] = "done"
+        elif isinstance(event, DebateDone):
+            self.debates.setdefault(event.debate, {"round": 0, "turns": 0})["state"] = "done"
 
     def snapshot(self) -> dict[str, Any]:
         m = self.state.llm.meter
+        session = self.state.session
         return {
             "session": self.state.session_id,
-            "status": self.session.status,
+            "status": session.status if session else "starting",
             "phase": self.state.phase,
-            "started_at": self.session.started_at,
+            "started_at": session.started_at if session else None,
             "updated_at": utcnow(),
             "elapsed_s": round(time.monotonic() - self.started, 2),
             "active_debates": {k: v for k, v in self.debates.items() if v.get("state") == "running"},

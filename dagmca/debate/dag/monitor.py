@@ -9,11 +9,11 @@ measures protocols alone).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
-from dagmca.debate.state import SessionState
+from dagmca.debate.events import TensionFlagged
+from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta, Message
-from dagmca.models import DebateNode, EdgeType, TensionNode, TurnNode
+from dagmca.models import CallPhase, DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import TensionFlag, round_flag_schema
 
@@ -28,7 +28,7 @@ class Monitor:
     """Watches one debate. Checks run as background tasks so the debate never waits
     for its observers; `drain` waits for them when the debate is over."""
 
-    def __init__(self, state: SessionState, debate: DebateNode, frame: Callable[[], tpl.Frame]) -> None:
+    def __init__(self, state: SessionState, debate: DebateNode, frame: FrameFactory) -> None:
         self.state = state
         self.debate = debate
         self.frame = frame
@@ -93,7 +93,7 @@ class Monitor:
             mine.set()
 
     async def _ask(self, lens: str, messages: list[Message], schema: type[TensionFlag]) -> TensionFlag | None:
-        meta = CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase="monitor")
+        meta = CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase=CallPhase.MONITOR)
         done = await self.state.ask(
             messages, schema=schema, max_tokens=self.state.config.max_flag_tokens, meta=meta
         )
@@ -114,7 +114,7 @@ class Monitor:
         async with st.tension_lock:
             same_debate = [t for t in st.tensions.values() if t.debate == self.debate.id]
             if same_debate:
-                sims = [st.embedder.similarity(question, t.question) for t in same_debate]
+                sims = [await st.embedder.asimilarity(question, t.question) for t in same_debate]
                 best = max(range(len(sims)), key=sims.__getitem__)
                 if sims[best] >= st.config.duplicate_threshold:
                     twin = same_debate[best]
@@ -132,10 +132,8 @@ class Monitor:
                 category=flag.category,
             )
             st.write([tension], [st.edge(tension.id, turn.id, EdgeType.FLAGGED_AT, observer=lens)])
-        st.events.emit(
-            "tension",
-            debate=self.debate.id,
-            urgency=tension.urgency,
-            question=tension.question,
-            observer=lens,
+        st.emit(
+            TensionFlagged(
+                debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
+            )
         )

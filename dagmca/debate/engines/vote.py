@@ -21,16 +21,17 @@ from __future__ import annotations
 import asyncio
 from collections import Counter
 from collections.abc import Awaitable
-from dataclasses import dataclass
 from typing import TypeVar
 
-from dagmca.debate.agents import Agent
-from dagmca.debate.engine import DebateOutcome, Engine
+from dagmca.debate.engines.engine import Engine
+from dagmca.debate.events import PeerStep
+from dagmca.debate.outcomes import PeerOutcome, TrackerEvent
 from dagmca.llm.base import Message
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import peers as pp
 from dagmca.prompts.agents import kept_part
 from dagmca.prompts.schemas import ballot_schema, decision_schema
+from dagmca.team import Agent
 
 T = TypeVar("T")
 DECISION_EXTRA_TOKENS = 80  # the JSON around an answer
@@ -40,20 +41,11 @@ class TimedOut(Exception):
     pass
 
 
-@dataclass
-class TrackerEvent:
-    """One step of a peer protocol, in the order it took effect."""
-
-    round: int
-    kind: str  # answer, new_answer, vote, restart, rejected, refused, no_decision, timeout, winner
-    agent: str
-    label: str | None = None
-    vote_for: str | None = None
-    detail: str = ""
-
-
-class PeerEngine(Engine):
+class PeerEngine(Engine[PeerOutcome]):
     """What vote and ensemble share: a flat team of peers and labelled answers."""
+
+    def new_outcome(self) -> PeerOutcome:
+        return PeerOutcome(protocol=self.protocol)
 
     def setup(self) -> None:
         self.peers: list[Agent] = self.tree.leaves
@@ -61,11 +53,10 @@ class PeerEngine(Engine):
         self.answers: dict[str, list[TurnNode]] = {a.name: [] for a in self.peers}
         self.votes: dict[str, str] = {}  # agent -> the label it voted for
         self.seq: dict[str, int] = {}  # label -> the order it was posted in
-        self.tracker: list[TrackerEvent] = []
 
     def _track(self, event: TrackerEvent) -> None:
-        self.tracker.append(event)
-        self.state.events.emit("peer", debate=self.debate.id, **vars(event))
+        self.outcome.tracker.append(event)
+        self.state.emit(PeerStep(debate=self.debate.id, **vars(event)))
 
     def current(self) -> list[tuple[str, str]]:
         """Every agent's latest answer, labelled, in agent order."""
@@ -259,7 +250,7 @@ class VoteEngine(PeerEngine):
         self._track(TrackerEvent(rnd.number, "timeout", agent.name, label=last.label if last else None))
 
     # -- the protocol ------------------------------------------------------------------
-    async def run(self) -> DebateOutcome:
+    async def run(self) -> PeerOutcome:
         cfg = self.state.config
         rnd = await self._open_round(1, None)
         # Round 1: everyone answers alone, in parallel.
@@ -314,7 +305,6 @@ class VoteEngine(PeerEngine):
         if turn is not None:
             await self._phase_turns([turn])
         self.outcome.resolution = turn.text if turn is not None else own
-        self.outcome.tracker = [vars(e) for e in self.tracker]
 
 
 class EnsembleEngine(PeerEngine):
@@ -340,7 +330,7 @@ class EnsembleEngine(PeerEngine):
             return self._record(agent, Phase.VOTE, rnd, text, done.usage.total, vote_for=vote)
         return None
 
-    async def run(self) -> DebateOutcome:
+    async def run(self) -> PeerOutcome:
         cfg = self.state.config
         rnd = await self._open_round(1, None)
         await self._phase([self._first_answer(a, rnd) for a in self.peers])
@@ -363,5 +353,4 @@ class EnsembleEngine(PeerEngine):
         self.outcome.converged = True
         rnd.root_output = self.outcome.resolution
         self._close_round(rnd)
-        self.outcome.tracker = [vars(e) for e in self.tracker]
         return self.outcome

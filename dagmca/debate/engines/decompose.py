@@ -9,18 +9,22 @@ depth=3: 8 + N). Depth 1 is a single agent answering the question: 1 + N.
 
 from __future__ import annotations
 
-from dagmca.debate.agents import Agent
-from dagmca.debate.engine import DebateOutcome, Engine
+from dagmca.debate.engines.engine import Engine
+from dagmca.debate.outcomes import DecomposeOutcome
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Subtasks
-from dagmca.prompts.text import clip
+from dagmca.team import Agent
+from dagmca.text import clip
 
 SUBTASK_TOKENS = 60  # per subtask; a decomposition asks for cpp of them
 
 
-class DecomposeEngine(Engine):
+class DecomposeEngine(Engine[DecomposeOutcome]):
     protocol = "decompose"
+
+    def new_outcome(self) -> DecomposeOutcome:
+        return DecomposeOutcome(protocol=self.protocol)
 
     def setup(self) -> None:
         self.tasks: dict[str, str] = {}  # agent -> the task its parent gave it
@@ -48,7 +52,7 @@ class DecomposeEngine(Engine):
         messages = ap.answer_subtask(leaf, self.frame(), self.tasks[leaf.name])
         return await self._turn(leaf, Phase.RESPOND, rnd, messages)
 
-    async def run(self) -> DebateOutcome:
+    async def run(self) -> DecomposeOutcome:
         tree, frame = self.tree, self.frame
         rnd = await self._open_round(1, None)
         root = tree.root

@@ -13,19 +13,23 @@ parent re-broadcast a goal to its subtree, at most `max_iterations` times a deba
 
 from __future__ import annotations
 
-from dagmca.debate.agents import Agent
-from dagmca.debate.engine import DebateOutcome, Engine, SignalEvent
+from dagmca.debate.engines.engine import Engine
+from dagmca.debate.outcomes import MCAOutcome, SignalEvent
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Reflection
-from dagmca.prompts.text import clip
 from dagmca.similarity import jaccard
+from dagmca.team import Agent
+from dagmca.text import clip
 
 REFLECT_TOKENS = 110
 
 
-class MCAEngine(Engine):
+class MCAEngine(Engine[MCAOutcome]):
     protocol = "mca"
+
+    def new_outcome(self) -> MCAOutcome:
+        return MCAOutcome(protocol=self.protocol)
 
     def setup(self) -> None:
         self.signals: dict[str, str] = {}  # child -> the nudge from its parent
@@ -204,12 +208,12 @@ class MCAEngine(Engine):
         return turn
 
     # -- the debate ---------------------------------------------------------------------
-    def _convergence(self, before: str, after: str) -> float:
+    async def _convergence(self, before: str, after: str) -> float:
         if self.state.config.convergence == "embedding":
-            return self.state.embedder.similarity(before, after)
+            return await self.state.embedder.asimilarity(before, after)
         return jaccard(before, after)
 
-    async def run(self) -> DebateOutcome:
+    async def run(self) -> MCAOutcome:
         st, cfg = self.state, self.state.config
         previous: RoundNode | None = None
         for number in range(1, cfg.rounds + 1):
@@ -218,7 +222,9 @@ class MCAEngine(Engine):
                 break
             rnd = await self._round(number, previous)
             if previous is not None and previous.root_output and rnd.root_output:
-                rnd.convergence_score = round(self._convergence(previous.root_output, rnd.root_output), 4)
+                rnd.convergence_score = round(
+                    await self._convergence(previous.root_output, rnd.root_output), 4
+                )
                 self.outcome.scores.append(rnd.convergence_score)
             self._close_round(rnd)
             previous = rnd

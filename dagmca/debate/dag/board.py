@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 
 from dagmca.models import DebateNode, TensionNode
-from dagmca.prompts.text import clip
+from dagmca.text import clip
 
 OUTPUT_CHARS = 250
 STUBS_SHOWN = 3

@@ -5,14 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from dagmca.config import SessionConfig
-from dagmca.models import Role
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+from dagmca.models import Role, Strict
 
 
 class AgentRound(Strict):

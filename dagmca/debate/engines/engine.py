@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
-from dagmca.debate.agents import Agent, AgentTree
-from dagmca.debate.state import SessionState
+from dagmca.debate.events import RoundStarted, TurnRecorded
+from dagmca.debate.outcomes import DebateOutcome
+from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta, Completion, Message
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
-from dagmca.prompts import templates as tpl
 from dagmca.prompts.text import tidy
 from dagmca.similarity import jaccard
+from dagmca.team import Agent, AgentTree
 
 TurnHook = Callable[[TurnNode], Awaitable[None]]
 RoundHook = Callable[[int, str], None]
@@ -26,45 +27,19 @@ BeforeRoundHook = Callable[[int], Awaitable[None]]
 OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT, Phase.VOTE, Phase.RESTART, Phase.TIMEOUT}
 
 
-@dataclass
-class SignalEvent:
-    """A bottom-up signal (--self-reflect) and the re-broadcast it caused, if any."""
-
-    round: int
-    sender: str
-    receiver: str | None  # None: the root has no one above it
-    kind: str
-    critical: bool
-    note: str
-    rebroadcast: str | None = None  # the id of the re-broadcast turn
+Outcome = TypeVar("Outcome", bound=DebateOutcome)
 
 
-@dataclass
-class DebateOutcome:
-    resolution: str
-    rounds: int
-    converged: bool
-    protocol: str = "mca"
-    scores: list[float] = field(default_factory=list)
-    turns: list[TurnNode] = field(default_factory=list)
-    calls: int = 0  # every call the protocol made, failed ones included
-    goal: str = ""  # the broadcast goal (--broadcast), if any
-    subtasks: dict[str, str] = field(default_factory=dict)  # decompose: agent -> its subtask
-    signal_chain: list[SignalEvent] = field(default_factory=list)
-    winner: str | None = None  # vote, ensemble: the winning answer's label
-    tracker: list[dict[str, object]] = field(default_factory=list)  # vote, ensemble: every step
+class Engine(Generic[Outcome]):
+    """One debate over an agent tree. Subclasses implement `new_outcome` and `run`."""
 
-
-class Engine:
-    """One debate over an agent tree. Subclasses implement `run`."""
-
-    protocol = ""
+    protocol: ClassVar[str] = ""
 
     def __init__(
         self,
         state: SessionState,
         debate: DebateNode,
-        frame: Callable[[], tpl.Frame],
+        frame: FrameFactory,
         *,
         on_turn: TurnHook | None = None,
         on_round: RoundHook | None = None,
@@ -81,13 +56,16 @@ class Engine:
         self.on_round = on_round
         self.before_round = before_round
         self.latest: dict[str, TurnNode] = {}  # agent -> its latest contribution
-        self.outcome = DebateOutcome(resolution="", rounds=0, converged=False, protocol=self.protocol)
+        self.outcome: Outcome = self.new_outcome()
         self.setup()
+
+    def new_outcome(self) -> Outcome:
+        raise NotImplementedError
 
     def setup(self) -> None:
         """A protocol's own state, set up after the shared one."""
 
-    async def run(self) -> DebateOutcome:
+    async def run(self) -> Outcome:
         raise NotImplementedError
 
     # -- one call, recorded as a Turn --------------------------------------------
@@ -149,7 +127,7 @@ class Engine:
         edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
         agent_node = st.agent_node(key, agent.role, agent.perspective, agent.level)
         st.write([*([agent_node] if agent_node else []), turn], edges)
-        st.events.emit("turn", debate=self.debate.id, agent=agent.name, phase=phase.value)
+        st.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
         return turn
 
     async def _turn(
@@ -208,7 +186,7 @@ class Engine:
         if self.before_round is not None:
             await self.before_round(number)
         st.write([rnd], edges)
-        st.events.emit("round", debate=self.debate.id, number=number)
+        st.emit(RoundStarted(debate=self.debate.id, number=number))
         return rnd
 
     def _close_round(self, rnd: RoundNode) -> None:

@@ -1,4 +1,4 @@
-"""Files beside the graph: status.json (live), final_state.json, mca_report.json per debate."""
+"""Files beside the graph: mca_report.json per debate, final_state.json, metrics.json."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dagmca.debate import report_models as m
-from dagmca.debate.engine import DebateOutcome
+from dagmca.config import SessionConfig
+from dagmca.debate.outcomes import DebateOutcome, DecomposeOutcome, MCAOutcome, PeerOutcome
 from dagmca.debate.state import SessionState
 from dagmca.metrics.session import contributions, round_sibling_similarity
 from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode
+from dagmca.reports import models as m
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -34,11 +35,24 @@ def report_path(debate: DebateNode) -> str:
     return f"debates/{safe_name(debate.id)}/mca_report.json"
 
 
-def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcome) -> m.MCAReport:
+def write_session(state: SessionState, out_dir: Path) -> None:
+    """Every report of a session as it stands: one per debate that ran, the final
+    state, and the metrics when they were measured."""
+    for debate_id, outcome in state.outcomes.items():
+        debate = state.debates[debate_id]
+        write_json(out_dir / report_path(debate), debate_report(state.config, debate, outcome))
+    if state.session is not None:
+        write_json(out_dir / "final_state.json", final_state(state, state.session, state.final))
+    if state.metrics is not None:
+        write_json(out_dir / "metrics.json", state.metrics)
+
+
+def debate_report(cfg: SessionConfig, debate: DebateNode, outcome: DebateOutcome) -> m.MCAReport:
     """The seed's mca_report format, for one debate, extended with the second-seed
-    options (goal, satisfaction_map, signal_chain) and the baseline's subtasks."""
-    cfg = state.config
+    options (goal, satisfaction_map, signal_chain), the baseline's subtasks and the
+    peer protocols' winner and tracker."""
     tree = cfg.tree()
+    subtasks = outcome.subtasks if isinstance(outcome, DecomposeOutcome) else {}
     rounds: dict[int, dict[str, m.AgentRound]] = {}
     satisfaction: dict[int, dict[str, float]] = {}
     revisions: Counter[str] = Counter()
@@ -50,7 +64,7 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
             continue
         agents = rounds.setdefault(t.round, {})
         entry = agents.get(t.agent) or m.AgentRound(
-            role=t.role, perspective=t.perspective, subtask=outcome.subtasks.get(t.agent)
+            role=t.role, perspective=t.perspective, subtask=subtasks.get(t.agent)
         )
         agents[t.agent] = entry
         if t.phase in (Phase.RESPOND, Phase.OBSERVE, Phase.SYNTHESIZE, Phase.PRESENT):
@@ -67,7 +81,7 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
         elif t.phase is Phase.SIGNAL:
             entry.signal_sent = t.text
         elif t.phase is Phase.DECOMPOSE:
-            entry.subtasks = [outcome.subtasks[c] for c in tree.agents[t.agent].children]
+            entry.subtasks = [subtasks[c] for c in tree.agents[t.agent].children]
         elif t.phase is Phase.REFLECT and t.satisfaction is not None:
             entry.satisfaction = t.satisfaction
             entry.signal_up = None if t.signal_kind in (None, "none") else t.signal_kind
@@ -89,12 +103,14 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
                 mean_sibling_similarity=round_sibling_similarity(tree, said.get(number, {})),
             )
         )
+    mca = outcome if isinstance(outcome, MCAOutcome) else None
+    peers = outcome if isinstance(outcome, PeerOutcome) else None
     return m.MCAReport(
         debate=debate.id,
         protocol=outcome.protocol,
         task=debate.question,
         config=cfg,
-        goal=outcome.goal or None,
+        goal=(mca.goal if mca else "") or None,
         rounds=reports,
         convergence=m.Convergence(
             converged=outcome.converged, rounds_used=outcome.rounds, score_trajectory=outcome.scores
@@ -110,9 +126,9 @@ def debate_report(state: SessionState, debate: DebateNode, outcome: DebateOutcom
         ),
         strange_loops=loops,
         satisfaction_map=satisfaction,
-        signal_chain=[m.SignalHop.model_validate(vars(e)) for e in outcome.signal_chain],
-        winner=outcome.winner,
-        tracker=[m.TrackerEvent.model_validate(e) for e in outcome.tracker],
+        signal_chain=[m.SignalHop.model_validate(vars(e)) for e in (mca.signal_chain if mca else [])],
+        winner=peers.winner if peers else None,
+        tracker=[m.TrackerEvent.model_validate(vars(e)) for e in (peers.tracker if peers else [])],
         final_response=outcome.resolution,
     )
 

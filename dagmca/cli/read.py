@@ -1,0 +1,178 @@
+"""The commands that read a store and spend nothing: sessions, show, status, metrics,
+check, export and query. Each imports what only it needs (exports, metrics, the
+Cypher client) inside itself, so the others start fast."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.cli.render import metrics_tables, rows_table, session_tree, status_table
+from dagmca.errors import UserError
+from dagmca.store import open_existing, open_store, require_session, resolve_store
+from dagmca.store.neo4j import Neo4jStore, is_bolt_uri
+
+
+def sessions(store: o.Store = None) -> None:
+    """List the sessions in the store."""
+    with open_existing(resolve_store(store)) as st:
+        table = Table("session", "title", "status", "started", "LLM calls", "tokens")
+        for s in st.sessions():
+            p = s.props
+            table.add_row(
+                s.id,
+                str(p.get("title", "")),
+                str(p.get("status", "")),
+                str(p.get("started_at", ""))[:16].replace("T", " "),
+                str(p.get("llm_calls", 0)),
+                str(p.get("tokens", 0)),
+            )
+        out.print(table)
+
+
+def show(session: o.SessionArg, store: o.Store = None) -> None:
+    """Print a session as a tree: debates, tensions, branches, syntheses, final."""
+    with open_existing(resolve_store(store)) as st:
+        require_session(st, session)
+        out.print(session_tree(st, session))
+
+
+Format = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="json (node-link), graphml, gexf, cypher, mermaid, dot or html (offline viewer).",
+    ),
+]
+Output = Annotated[
+    Path | None, typer.Option("--output", "-o", help="Output file (default: <session>.<extension>)")
+]
+
+
+def export(
+    session: o.SessionArg, format_: Format = "json", output: Output = None, store: o.Store = None
+) -> None:
+    """Export a session for visualization and other tools."""
+    from dagmca.export.formats import EXTENSIONS, WRITERS
+
+    if format_ not in WRITERS:
+        raise UserError(f"unknown export format {format_!r}", f"use one of: {', '.join(WRITERS)}")
+    with open_existing(resolve_store(store)) as st:
+        require_session(st, session)
+        nodes, edges = st.nodes(session), st.edges(session)
+    text = WRITERS[format_](session, nodes, edges)
+    target = output or Path(f"{session.replace('/', '_')}.{EXTENSIONS[format_]}")
+    target.write_text(text, encoding="utf-8")
+    out.print(f"wrote {target} ({format_}: {len(nodes)} nodes, {len(edges)} edges)")
+
+
+def status(
+    session: o.SessionArg,
+    store: o.Store = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="The session's report folder, if it ran with --out")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print status.json as it is")] = False,
+) -> None:
+    """Where a session is: phase, active debates and their rounds, agents, calls, tokens,
+    cost, elapsed time, last event. Reads the session's status.json, so it works while
+    another process runs the session."""
+    from dagmca.runner import reports_dir
+
+    folder = reports_dir(resolve_store(store), session, out_dir)
+    path = folder / "status.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(
+            f"no status for session {session!r} in {folder}", "check the id, or pass --out if it ran with one"
+        ) from None
+    except (OSError, ValueError) as exc:
+        raise UserError(f"cannot read {path}: {exc}") from None
+    if as_json:
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    out.print(status_table(data))
+
+
+def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = False) -> None:
+    """Emergence metrics (DESIGN §5), computed from the stored graph: per debate, lateral
+    revision, sibling similarity (collapse alarm > 0.8), answer length (bloat alarm),
+    root novelty; per session, specialization S, context divergence D, functional
+    differentiation F (chi-square of agent x tension category, with p), cost per node."""
+    from dagmca.metrics.session import session_metrics
+    from dagmca.similarity import SentenceTransformerEmbedder
+
+    embedder = SentenceTransformerEmbedder()
+    with open_existing(resolve_store(store)) as st:
+        require_session(st, session)
+        m = session_metrics(st, session, embedder)
+    if as_json:
+        print(m.model_dump_json(indent=2))
+        return
+    for table in metrics_tables(m):
+        out.print(table)
+
+
+def check(session: o.SessionArg, store: o.Store = None) -> None:
+    """Check the invariants of DESIGN §6. Exit 0 when they hold, 1 with the broken ones."""
+    from dagmca.store.check import check_store
+
+    with open_existing(resolve_store(store)) as st:
+        require_session(st, session)
+        problems = check_store(st, session)
+        counts = (len(st.nodes(session)), len(st.edges(session)))
+    if problems:
+        for p in problems:
+            out.print(f"[red]broken:[/] {p}")
+        raise typer.Exit(1)
+    out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
+
+
+def query(
+    cypher_text: Annotated[
+        str, typer.Argument(metavar="CYPHER", help="A Cypher query; use $name for parameters.")
+    ],
+    param: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--param", "-p", help="A parameter, name=value (value read as JSON when it parses). Repeatable."
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
+    write: Annotated[bool, typer.Option("--write", help="Allow a query that writes.")] = False,
+    store: o.Store = None,
+) -> None:
+    """Run Cypher against a Neo4j store and print the rows. Read-only unless --write."""
+    import neo4j.exceptions
+
+    from dagmca.store.query import parse_params, records_to_rows, write_clause
+
+    params = parse_params(param or [])
+    clause = write_clause(cypher_text)
+    if clause and not write:
+        raise UserError(f"the query writes ({clause}) and queries are read-only", "pass --write to allow it")
+    location = resolve_store(store)
+    if not is_bolt_uri(location):
+        raise UserError(
+            f"query runs Cypher, and {location} is the embedded store",
+            "pass --store bolt://host:7687 (copy a session there with `dagmca push`)",
+        )
+    with open_store(location) as st:
+        assert isinstance(st, Neo4jStore)
+        try:
+            keys, rows = records_to_rows(st.run_query(cypher_text, params, write=write))
+        except neo4j.exceptions.Neo4jError as exc:
+            raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
+        return
+    out.print(rows_table(keys, rows))
+    err.print(f"{len(rows)} row(s)")

@@ -1,0 +1,212 @@
+"""`dagmca run`, `resume` and `revisit`: the commands that spend LLM calls on a session.
+
+The pipeline (`dagmca.runner` and all below it) is imported inside the commands, so
+that `dagmca --help` and the reading commands start without loading it."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.cli.progress import LiveProgress
+from dagmca.cli.render import summary_table
+from dagmca.config import SessionConfig
+from dagmca.errors import UserError
+from dagmca.llm.factory import check_backend
+from dagmca.passage import read_passage, title_of
+from dagmca.store import open_existing, open_store, require_session, resolve_store
+from dagmca.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from dagmca.debate.session import SessionResult
+    from dagmca.debate.state import SessionState
+
+# run's parameters that are not settings
+NOT_SETTINGS = ("passage", "store", "session", "out_dir", "quiet")
+
+
+def run(
+    passage: o.PassageArg,
+    llm: o.LLM = None,
+    model: o.Model = None,
+    base_url: o.BaseURL = None,
+    store: o.Store = None,
+    session: o.SessionId = None,
+    out_dir: o.OutDir = None,
+    protocol: o.DebateProtocol = None,
+    agents: o.Agents = None,
+    max_new_answers_per_agent: o.MaxNewAnswersPerAgent = None,
+    max_new_answers_total: o.MaxNewAnswersTotal = None,
+    fairness_lead: o.FairnessLead = None,
+    agent_timeout_s: o.AgentTimeout = None,
+    max_vote_rounds: o.MaxVoteRounds = None,
+    decision_retries: o.DecisionRetries = None,
+    cpp: o.Cpp = None,
+    depth: o.Depth = None,
+    rounds: o.Rounds = None,
+    signals: o.Signals = None,
+    strange_loops: o.StrangeLoops = None,
+    convergence: o.Convergence = None,
+    convergence_threshold: o.ConvergenceThreshold = None,
+    perspectives: o.Perspectives = None,
+    broadcast: o.Broadcast = None,
+    self_reflect: o.SelfReflect = None,
+    max_iterations: o.MaxIterations = None,
+    router: o.Router = None,
+    router_temperature: o.RouterTemperature = None,
+    agent_context_size: o.AgentContextSize = None,
+    success_threshold: o.SuccessThreshold = None,
+    observers: o.Observers = None,
+    monitor_every: o.MonitorEvery = None,
+    urgency_threshold: o.UrgencyThreshold = None,
+    strategy: o.Strategy = None,
+    max_branches: o.MaxBranches = None,
+    max_depth: o.MaxDepth = None,
+    merge_threshold: o.MergeThreshold = None,
+    merge_margin: o.MergeMargin = None,
+    max_revisits: o.MaxRevisits = None,
+    max_nodes: o.MaxNodes = None,
+    max_llm_calls: o.MaxLLMCalls = None,
+    max_tokens: o.MaxTokens = None,
+    max_cost_usd: o.MaxCostUSD = None,
+    price_per_1k_prompt: o.PricePer1kPrompt = None,
+    price_per_1k_completion: o.PricePer1kCompletion = None,
+    cache: o.Cache = None,
+    max_retries: o.MaxRetries = None,
+    request_timeout_s: o.RequestTimeout = None,
+    max_turn_tokens: o.MaxTurnTokens = None,
+    concurrency: o.Concurrency = None,
+    temperature: o.Temperature = None,
+    seed: o.Seed = None,
+    max_passage_bytes: o.MaxPassageBytes = None,
+    quiet: o.Quiet = False,
+) -> None:
+    """Debate a passage: main debate, tensions, branches, merges, stubs, final integration."""
+    cfg = o.build_config({k: v for k, v in locals().items() if k not in NOT_SETTINGS})
+    from dagmca import runner
+
+    text = read_passage(passage, cfg.max_passage_bytes)
+    check_backend(cfg)
+    o.check_session_id(session)
+    location = resolve_store(store)
+    session_id = session or runner.new_session_id(text)
+
+    # Everything that can be checked without spending is checked above; now the store.
+    with open_store(location, create=True) as graph_store:
+        graph_store.init_schema()
+        if graph_store.has_session(session_id):
+            raise UserError(
+                f"session {session_id!r} already exists in {graph_store.location}", "choose another --session"
+            )
+        target = runner.reports_dir(location, session_id, out_dir)
+        _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
+
+
+def _run(
+    cfg: SessionConfig,
+    store: GraphStore,
+    text: str,
+    title: str,
+    session_id: str,
+    target: Path,
+    quiet: bool,
+    *,
+    resume: bool = False,
+) -> None:
+    from dagmca import runner
+
+    started = time.monotonic()
+
+    async def work(state: SessionState, model: str) -> SessionResult:
+        return await runner.run_and_report(state, title=title, model=model, out_dir=target)
+
+    result, llm = runner.execute(
+        cfg,
+        store,
+        session_id=session_id,
+        passage=text,
+        work=work,
+        display=None if quiet else LiveProgress(err),
+        resume=resume,
+    )
+    m = llm.meter
+    s = result.session
+    faults = ", ".join(f"{k} {v}" for k, v in sorted(m.faults.items())) or "none"
+    rows = {
+        "status": s.status + (" (resumed)" if resume else ""),
+        "store": store.location,
+        "reports": str(target),
+        "model": llm.model,
+        "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed, "
+        f"{m.refused} refused by a budget",
+        "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
+        "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
+        f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
+        "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session",
+        "wall time": f"{time.monotonic() - started:.1f}s",
+    }
+    out.print(summary_table(store, session_id, rows))
+    if result.final is not None:
+        out.print(f"[bold green]Final:[/] {result.final.text}")
+
+
+def resume(
+    session: o.SessionArg, store: o.Store = None, out_dir: o.OutDir = None, quiet: o.Quiet = False
+) -> None:
+    """Finish a session that was killed, interrupted or stopped: every finished call is
+    replayed from the cache, the rest is asked, with the session's own settings."""
+    from dagmca import runner
+
+    location = resolve_store(store)
+    with open_existing(location) as st:
+        node = require_session(st, session)
+        if str(node.props.get("status", "")) == "done":
+            out.print(f"session {session} is already done; nothing to resume")
+            return
+        cfg = runner.stored_config(node)
+        check_backend(cfg)
+        target = runner.reports_dir(location, session, out_dir)
+        text, title = str(node.props["passage"]), str(node.props.get("title", session))
+        _run(cfg, st, text, title, session, target, quiet, resume=True)
+
+
+def revisit(
+    session: o.SessionArg,
+    passage: o.NewPassage = None,
+    store: o.Store = None,
+    out_dir: o.OutDir = None,
+    quiet: o.Quiet = False,
+) -> None:
+    """Later, with new context: re-check a finished session's open stubs, explore the
+    relevant ones into the same DAG, and integrate again."""
+    from dagmca import runner
+
+    location = resolve_store(store)
+    with open_existing(location) as st:
+        node = require_session(st, session)
+        cfg = runner.stored_config(node)
+        new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
+        check_backend(cfg)
+        final = st.get_node(f"{session}/final")
+        context = new_text or (str(final.props.get("text", "")) if final else "")
+        if not context:
+            raise UserError(f"session {session} has no final answer to revisit against", "pass --passage")
+        target = runner.reports_dir(location, session, out_dir)
+
+        async def work(state: SessionState, model: str) -> Any:
+            return await runner.revisit_and_report(state, context=context, out_dir=target)
+
+        text = new_text or str(node.props["passage"])
+        display = None if quiet else LiveProgress(err)
+        result, llm = runner.execute(cfg, st, session_id=session, passage=text, work=work, display=display)
+        out.print(
+            f"revisited {session}: {result.checked} open stubs checked against "
+            f"{'the new passage' if new_text else 'the final answer'}; {len(result.superseded)} superseded, "
+            f"{len(result.explored)} explored ({', '.join(result.explored) or 'none'}); "
+            f"{llm.meter.calls} LLM calls"
+        )
+        if result.final is not None and (result.explored or result.superseded):
+            out.print(f"[bold green]Final (integrated again):[/] {result.final.text}")

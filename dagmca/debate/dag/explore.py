@@ -1,0 +1,225 @@
+"""Running debates and branching from them (DESIGN §1.2-1.5, 1.7): each debate is
+monitored as it runs; its tensions are selected into branches that run in parallel
+and know of each other; after each branch its open stubs are checked and the relevant
+ones explored; finished siblings are merged."""
+
+from __future__ import annotations
+
+import asyncio
+
+from dagmca.debate.dag import merging, stubs
+from dagmca.debate.dag.board import BranchBoard
+from dagmca.debate.dag.monitor import Monitor
+from dagmca.debate.dag.selector import select
+from dagmca.debate.engines import ENGINES
+from dagmca.debate.events import (
+    BranchesSelected,
+    BranchRouted,
+    BranchStarted,
+    Credited,
+    DebateDone,
+    StubRevisited,
+)
+from dagmca.debate.outcomes import DebateOutcome
+from dagmca.debate.state import SessionState
+from dagmca.metrics.session import CONTENT
+from dagmca.models import (
+    DebateNode,
+    DebateOrigin,
+    EdgeType,
+    GraphNode,
+    Role,
+    TensionNode,
+    TensionStatus,
+    TurnNode,
+)
+
+
+class Explorer:
+    """The DAG of one session below a debate: its debates, branches and revisits."""
+
+    def __init__(self, state: SessionState) -> None:
+        self.state = state
+
+    # -- one debate ----------------------------------------------------------------
+    async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
+        st = self.state
+        background = (lambda: board.background(debate.id)) if board else None
+        frame = st.frame(debate.question, background)
+        monitor = Monitor(st, debate, frame)
+
+        async def on_turn(turn: TurnNode) -> None:
+            await monitor.on_turn(turn)
+            if board is not None:
+                await self._references(turn, board)
+
+        def on_round(number: int, output: str) -> None:
+            monitor.on_round_end()
+            if board is not None:
+                board.update(debate.id, number, output)
+
+        async def before_round(number: int) -> None:
+            if board is not None:
+                await board.before_round(debate.id, number)
+
+        debate.protocol = st.config.protocol
+        engine = ENGINES[st.config.protocol](
+            st, debate, frame, on_turn=on_turn, on_round=on_round, before_round=before_round
+        )
+        try:
+            outcome: DebateOutcome = await engine.run()
+        finally:
+            if board is not None:
+                board.stop(debate.id)  # siblings waiting for this branch's next round go on
+        await monitor.drain()
+        debate.resolution = outcome.resolution
+        debate.rounds = outcome.rounds
+        debate.converged = outcome.converged
+        debate.status = "done" if outcome.resolution else "failed"
+        st.write([debate])
+        st.outcomes[debate.id] = outcome
+        st.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
+        return outcome
+
+    async def _references(self, turn: TurnNode, board: BranchBoard) -> None:
+        """A branch REFERENCES another when one of its turns cites it by tag ([B2]) or
+        closely echoes the other's visible output. Debate to debate, so two branches
+        that cite each other form a cycle of reference (allowed: relations are not
+        structure)."""
+        st = self.state
+        edges = [
+            st.edge(turn.debate, other, EdgeType.REFERENCES, via="citation", turn=turn.id)
+            for other in board.cited(turn.debate, turn.text)
+        ]
+        cited = {e.target for e in edges}
+        visible = board.visible_outputs(turn.debate)  # as of now, before anything is awaited
+        for other, text in visible.items():
+            sim = await st.embedder.asimilarity(turn.text, text)
+            if other not in cited and sim >= st.config.reference_threshold:
+                edges.append(
+                    st.edge(turn.debate, other, EdgeType.REFERENCES, via="similarity", turn=turn.id,
+                            similarity=round(sim, 4))
+                )  # fmt: skip
+        if edges:
+            st.write([], edges)
+
+    # -- selection and branches -------------------------------------------------------
+    async def explore(self, debate: DebateNode) -> None:
+        st, cfg = self.state, self.state.config
+        candidates = [
+            t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB
+        ]
+        if debate.depth >= cfg.max_depth or not candidates or not st.can_branch():
+            return
+        similarity = (
+            await st.embedder.amatrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
+        )
+        room = st.room_for_debates()
+        limit = cfg.max_branches if room is None else min(cfg.max_branches, room)
+        chosen = select(cfg.strategy, candidates, limit, similarity)
+        pairs: list[tuple[DebateNode, TensionNode]] = []
+        for i, tension in enumerate(chosen, start=1):
+            pairs.append(
+                (self._new_branch(f"{debate.id}/b{i}", debate, tension, DebateOrigin.BRANCH), tension)
+            )
+        board = BranchBoard.start(debate, st.open_stubs())
+        for branch, _ in pairs:
+            board.add(branch)
+        st.emit(
+            BranchesSelected(
+                debate=debate.id,
+                count=len(pairs),
+                candidates=len(candidates),
+                selected=tuple((t.question, t.urgency) for _, t in pairs),
+                stubbed=tuple((t.question, t.urgency) for t in candidates if t.status is TensionStatus.STUB),
+            )
+        )
+        for branch, _ in pairs:
+            st.emit(BranchStarted(debate=branch.id, question=branch.question))
+        # The debates run in parallel; everything after them that touches shared state
+        # (stub statuses, revisits, sub-branches) runs in branch order, so the graph does
+        # not depend on which branch finished first.
+        await asyncio.gather(*(self.run_debate(b, board) for b, _ in pairs))
+        for branch, tension in pairs:
+            await self._after_branch(branch, tension)
+        for branch, _ in pairs:
+            await self.explore(branch)
+        done = [b for b, _ in pairs if b.status == "done"]
+        await merging.merge(st, done, debate, then=lambda s: self.revisit(s, s.resolution))
+
+    def _new_branch(
+        self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin
+    ) -> DebateNode:
+        st, cfg = self.state, self.state.config
+        tension.status = TensionStatus.SELECTED
+        branch = DebateNode(
+            id=branch_id,
+            session=st.session_id,
+            origin=origin,
+            question=tension.question,
+            depth=parent.depth + 1,
+        )
+        if cfg.router != "fixed":  # branches are created in order, so routing is deterministic
+            branch.staff = st.router.choose(tension.category.value, cfg.leaf_count(), branch_id)
+            st.emit(
+                BranchRouted(debate=branch_id, category=tension.category.value, staff=tuple(branch.staff))
+            )
+        st.write(
+            [tension, branch],
+            [
+                st.edge(branch.id, parent.id, EdgeType.BRANCHES_FROM),
+                st.edge(branch.id, tension.id, EdgeType.EXPLORES),
+                st.edge(branch.id, st.session_id, EdgeType.IN_SESSION),
+            ],
+        )
+        return branch
+
+    async def credit(self, debate: DebateNode, category: str | None = None) -> dict[str, bool]:
+        """After a debate, in a fixed order (never completion order, or later prompts would
+        depend on latency): which specialists' contributions survived into its resolution.
+        Survivors keep them in their context; a routed branch updates the router."""
+        st, cfg = self.state, self.state.config
+        outcome = st.outcomes.get(debate.id)
+        if outcome is None:
+            return {}
+        said = {
+            t.perspective: t.text for t in outcome.turns if t.role is Role.SPECIALIST and t.phase in CONTENT
+        }
+        survived = await st.contexts.credit(said, debate.resolution, st.embedder, cfg.success_threshold)
+        if category is not None and cfg.router != "fixed":
+            for agent in dict.fromkeys(debate.staff or ()):
+                st.router.update(category, agent, survived.get(agent, False))
+        st.emit(Credited(debate=debate.id, survived=tuple(sorted(a for a, ok in survived.items() if ok))))
+        return survived
+
+    async def _after_branch(self, branch: DebateNode, tension: TensionNode) -> None:
+        await self.credit(branch, tension.category.value)
+        tension.status = TensionStatus.EXPLORED
+        self.state.write([tension])
+        if branch.resolution:
+            await self.revisit(branch, branch.resolution)
+
+    # -- stubs ---------------------------------------------------------------------
+    async def revisit(self, node: GraphNode, text: str) -> None:
+        """After a new node, check every open stub; explore the ones it made relevant."""
+        st = self.state
+        for stub in await stubs.check(st, node, text, self._can_revisit):
+            parent = st.debates[stub.debate]
+            branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
+            board = BranchBoard.start(parent, st.open_stubs())
+            board.add(branch)
+            st.emit(StubRevisited(stub=stub.id))
+            st.emit(BranchStarted(debate=branch.id, question=branch.question))
+            await self.run_debate(branch, board)
+            await self._after_branch(branch, stub)
+            await self.explore(branch)
+
+    def _can_revisit(self, stub: TensionNode) -> bool:
+        st, cfg = self.state, self.state.config
+        parent = st.debates.get(stub.debate)
+        return (
+            st.revisits_used < cfg.max_revisits
+            and parent is not None
+            and parent.depth < cfg.max_depth
+            and st.can_branch()
+        )

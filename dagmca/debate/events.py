@@ -1,0 +1,165 @@
+"""What a running session reports as it goes: one frozen dataclass per kind of event.
+
+The pipeline emits them; the live progress, `status.json` and `events.jsonl` consume
+them. `name` is the kind as `events.jsonl` writes it; `data()` is the rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Protocol
+
+
+@dataclass(frozen=True)
+class Event:
+    name: ClassVar[str]
+
+    def data(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class PhaseChanged(Event):
+    name: ClassVar[str] = "phase"
+    phase: str
+
+
+@dataclass(frozen=True)
+class RoundStarted(Event):
+    name: ClassVar[str] = "round"
+    debate: str
+    number: int
+
+
+@dataclass(frozen=True)
+class TurnRecorded(Event):
+    name: ClassVar[str] = "turn"
+    debate: str
+    agent: str
+    phase: str
+
+
+@dataclass(frozen=True)
+class DebateDone(Event):
+    name: ClassVar[str] = "debate_done"
+    debate: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class TensionFlagged(Event):
+    name: ClassVar[str] = "tension"
+    debate: str
+    urgency: float
+    question: str
+    observer: str
+
+
+@dataclass(frozen=True)
+class BranchesSelected(Event):
+    name: ClassVar[str] = "branches"
+    debate: str
+    count: int
+    candidates: int
+    selected: tuple[tuple[str, float], ...]  # (question, urgency) of each new branch
+    stubbed: tuple[tuple[str, float], ...]  # the same of each tension kept as a stub
+
+
+@dataclass(frozen=True)
+class BranchStarted(Event):
+    name: ClassVar[str] = "branch_start"
+    debate: str
+    question: str
+
+
+@dataclass(frozen=True)
+class BranchRouted(Event):
+    name: ClassVar[str] = "route"
+    debate: str
+    category: str
+    staff: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Credited(Event):
+    name: ClassVar[str] = "credit"
+    debate: str
+    survived: tuple[str, ...]  # the agents whose contribution survived into the resolution
+
+
+@dataclass(frozen=True)
+class SynthesisWritten(Event):
+    name: ClassVar[str] = "synthesis"
+    node: str
+    members: int
+    similarity: float
+    reason: str
+
+
+@dataclass(frozen=True)
+class RelationFound(Event):
+    name: ClassVar[str] = "relation"
+    source: str
+    target: str
+    type: str
+
+
+@dataclass(frozen=True)
+class StubChecked(Event):
+    name: ClassVar[str] = "revisit_check"
+    stub: str
+    question: str
+    outcome: str  # open, relevant, superseded
+    after: str  # the node whose arrival triggered the check
+    similarity: float
+
+
+@dataclass(frozen=True)
+class StubRevisited(Event):
+    name: ClassVar[str] = "revisit"
+    stub: str
+
+
+@dataclass(frozen=True)
+class NodeCapReached(Event):
+    name: ClassVar[str] = "node_cap"
+    nodes: int
+
+
+@dataclass(frozen=True)
+class PeerStep(Event):
+    """A step of the vote or ensemble protocol (a tracker entry of its report)."""
+
+    name: ClassVar[str] = "peer"
+    debate: str
+    round: int
+    kind: str
+    agent: str
+    label: str | None
+    vote_for: str | None
+    detail: str
+
+
+@dataclass(frozen=True)
+class CallFailed(Event):
+    name: ClassVar[str] = "call_failed"
+    debate: str
+    agent: str
+    error: str
+
+
+@dataclass(frozen=True)
+class MetricsFailed(Event):
+    name: ClassVar[str] = "metrics_failed"
+    error: str
+
+
+class EventSink(Protocol):
+    """Receives a session's events: the CLI renders them; tests may record them."""
+
+    def emit(self, event: Event) -> None: ...
+
+
+class NoEvents:
+    def emit(self, event: Event) -> None:
+        return None

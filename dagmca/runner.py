@@ -1,0 +1,185 @@
+"""The lifecycle of a session: the LLM backend, the store's own thread, the meter, the
+embedder and the state, started once and stopped cleanly however the run ends; and the
+reports written beside the graph when it does.
+
+`execute` is what the CLI runs; `open_state` is the part tests share with it (they hand
+in a scripted client and a test embedder)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+from pydantic import ValidationError
+
+from dagmca.config import SessionConfig
+from dagmca.debate.events import EventSink, NoEvents
+from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
+from dagmca.debate.state import SessionState
+from dagmca.errors import EndpointError, Interrupted, UserError
+from dagmca.llm.base import EndpointDown, LLMClient
+from dagmca.llm.factory import open_backend
+from dagmca.llm.metered import Budget, Meter, MeteredLLM, Prices
+from dagmca.models import NodeRecord
+from dagmca.reports import writers
+from dagmca.reports.live import LiveStatus
+from dagmca.similarity import Embedder, SentenceTransformerEmbedder
+from dagmca.store import DEFAULT_STORE
+from dagmca.store.background import BackgroundStore
+from dagmca.store.base import GraphStore
+from dagmca.store.neo4j import is_bolt_uri
+
+T = TypeVar("T")
+Work = Callable[[SessionState, str], Awaitable[T]]
+
+
+class Display(EventSink, Protocol):
+    """A live view of a run (the CLI's progress): it receives the events, and reads the
+    meter between them."""
+
+    def start(self, meter: Meter) -> None: ...
+    def stop(self) -> None: ...
+
+
+@contextlib.asynccontextmanager
+async def open_state(
+    cfg: SessionConfig,
+    store: GraphStore,
+    *,
+    client: LLMClient,
+    session_id: str,
+    passage: str,
+    embedder: Embedder,
+    events: EventSink | None = None,
+    resume: bool = False,
+) -> AsyncIterator[SessionState]:
+    """The state of one session around `client`, after a pre-flight call: a down
+    endpoint fails here, before any cost. On the way out every queued write reaches
+    the store before the store's thread stops."""
+    background = BackgroundStore(store)
+    llm = MeteredLLM(
+        client,
+        concurrency=cfg.concurrency,
+        budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
+        prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
+        cache=background,
+        # A resumed session replays every finished call from the cache, whatever the
+        # first run said about reading it.
+        read_cache=cfg.cache or resume,
+        record=lambda call: background.record_calls([call]),
+        session=session_id,
+        down_after=cfg.endpoint_down_after,
+    )
+    try:
+        await llm.ping()
+        yield SessionState(
+            config=cfg,
+            session_id=session_id,
+            store=background,
+            llm=llm,
+            embedder=embedder,
+            passage=passage,
+            events=events or NoEvents(),
+        )
+    finally:
+        try:
+            await background.flush()
+        finally:
+            background.close()
+            await llm.aclose()
+
+
+def execute(
+    cfg: SessionConfig,
+    store: GraphStore,
+    *,
+    session_id: str,
+    passage: str,
+    work: Work[T],
+    display: Display | None = None,
+    embedder: Embedder | None = None,
+    resume: bool = False,
+) -> tuple[T, MeteredLLM]:
+    """Start the backend, run `work(state, model)` in an event loop, stop everything, and
+    turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
+    backend = open_backend(cfg)
+    own_embedder = embedder is None
+    emb = embedder or SentenceTransformerEmbedder()
+    used: list[MeteredLLM] = []
+
+    async def main() -> T:
+        async with open_state(
+            cfg,
+            store,
+            client=backend.client,
+            session_id=session_id,
+            passage=passage,
+            embedder=emb,
+            events=display,
+            resume=resume,
+        ) as state:
+            emb.warm_up()  # loads on its own thread while the first calls run
+            used.append(state.llm)
+            if display is not None:
+                display.start(state.llm.meter)
+            try:
+                return await work(state, backend.model)
+            finally:
+                if display is not None:
+                    display.stop()
+
+    try:
+        return asyncio.run(main()), used[0]
+    except KeyboardInterrupt:
+        raise Interrupted(session_id, store.location) from None
+    except EndpointDown as exc:
+        resume_hint = f"`dagmca resume {session_id}` continues it"
+        raise EndpointError(str(exc), f"every finished turn is kept; {resume_hint}") from None
+    finally:
+        backend.stop()
+        if own_embedder:
+            emb.close()
+
+
+async def run_and_report(state: SessionState, *, title: str, model: str, out_dir: Path) -> SessionResult:
+    """A whole session, with status.json and events.jsonl as it goes and every report
+    when it ends, however it ends."""
+    live = LiveStatus(state, out_dir, state.events)
+    state.events = live
+    try:
+        return await run_session(state, title=title, model=model)
+    finally:
+        writers.write_session(state, out_dir)
+        live.close()
+        state.events = live.inner
+
+
+async def revisit_and_report(state: SessionState, *, context: str, out_dir: Path) -> RevisitResult:
+    try:
+        return await revisit_session(state, context=context)
+    finally:
+        writers.write_session(state, out_dir)
+
+
+# -- sessions by id ---------------------------------------------------------------------
+def reports_dir(location: str, session: str, out_dir: Path | None) -> Path:
+    """--out, else sessions/<id>/ beside the embedded store (under .dagmca/ for Neo4j)."""
+    root = DEFAULT_STORE.parent if is_bolt_uri(location) else Path(location).parent
+    return out_dir or root / "sessions" / session
+
+
+def new_session_id(text: str) -> str:
+    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+
+
+def stored_config(node: NodeRecord) -> SessionConfig:
+    """The settings a session ran with, as its Session node keeps them."""
+    try:
+        return SessionConfig.model_validate_json(str(node.props["config"]))
+    except (KeyError, ValidationError) as exc:
+        raise UserError(f"session {node.id} has no usable settings: {exc}") from None

@@ -1,0 +1,143 @@
+"""A GraphStore whose work runs on one thread of its own, so the event loop never waits
+for the database (a Bolt round trip, an SQLite commit) while calls are in flight.
+
+Writes are queued and return at once. One thread does the queued work one item after
+another, so writes reach the store in the order they were made, and a read queued
+after a write sees it. `aread` awaits a read without blocking the loop; a blocking
+read made on the loop's own thread is refused, because it would stall every call in
+flight. A write that fails is raised by the next call, and the writes queued after it
+are dropped: nothing may refer to what was never written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TypeVar
+
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store.base import GraphStore
+
+T = TypeVar("T")
+
+
+class BlockingReadOnLoop(RuntimeError):
+    """A synchronous store read from inside the running event loop."""
+
+
+class BackgroundStore(GraphStore):
+    """Wraps a store it does not own: `close` stops the thread and leaves the wrapped
+    store open for whoever opened it (and for reading after the run)."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="dagmca-store")
+        self._last: Future[None] | None = None
+        self._error: BaseException | None = None
+
+    # -- the thread ------------------------------------------------------------------
+    def _submit(self, fn: Callable[[GraphStore], T]) -> Future[T]:
+        self._raise_failure()
+        assert self._pool is not None
+
+        def job() -> T:
+            if self._error is not None:  # an earlier write failed: do nothing more
+                raise self._error
+            return fn(self.store)
+
+        return self._pool.submit(job)
+
+    def _enqueue(self, fn: Callable[[GraphStore], None]) -> None:
+        """A write: queued, not awaited. Its failure is kept and raised later."""
+        if self._pool is None:  # closed: the caller's thread owns the store again
+            fn(self.store)
+            return
+
+        def job(store: GraphStore) -> None:
+            try:
+                fn(store)
+            except BaseException as exc:
+                self._error = exc
+                raise
+
+        self._last = self._submit(job)
+
+    def _raise_failure(self) -> None:
+        if self._error is not None:
+            raise self._error
+
+    def _read(self, fn: Callable[[GraphStore], T]) -> T:
+        """A blocking read: off the loop, or after the run."""
+        if self._pool is None:
+            return fn(self.store)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return self._submit(fn).result()
+        raise BlockingReadOnLoop("a blocking store read on the event loop; use `await store.aread(...)`")
+
+    async def aread(self, fn: Callable[[GraphStore], T]) -> T:
+        """Run `fn(store)` on the store's thread, after every write queued before it."""
+        if self._pool is None:
+            return fn(self.store)
+        return await asyncio.wrap_future(self._submit(fn))
+
+    async def flush(self) -> None:
+        """Wait until every queued write is in the store; raise the first that failed."""
+        if self._last is not None:
+            waiter = asyncio.wrap_future(self._last)
+            await asyncio.wait({waiter})
+            if not waiter.cancelled():
+                waiter.exception()  # seen here; raised below as the failure of the write that failed
+        self._raise_failure()
+
+    def close(self) -> None:
+        """Finish the queued writes and stop the thread (the wrapped store stays open)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        self._raise_failure()
+
+    # -- GraphStore --------------------------------------------------------------------
+    @property
+    def location(self) -> str:
+        return self.store.location
+
+    def init_schema(self) -> None:
+        self._read(lambda s: s.init_schema())
+
+    def is_initialised(self) -> bool:
+        return self._read(lambda s: s.is_initialised())
+
+    def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        nodes, edges = list(nodes), list(edges)
+        self._enqueue(lambda s: s.write(nodes, edges))
+
+    def record_calls(self, calls: Sequence[CallRecord]) -> None:
+        calls = list(calls)
+        self._enqueue(lambda s: s.record_calls(calls))
+
+    def cache_put(self, key: str, model: str, value: str) -> None:
+        self._enqueue(lambda s: s.cache_put(key, model, value))
+
+    async def acache_get(self, key: str) -> str | None:
+        return await self.aread(lambda s: s.cache_get(key))
+
+    def cache_get(self, key: str) -> str | None:
+        return self._read(lambda s: s.cache_get(key))
+
+    def get_node(self, node_id: str) -> NodeRecord | None:
+        return self._read(lambda s: s.get_node(node_id))
+
+    def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
+        return self._read(lambda s: s.nodes(session, kind))
+
+    def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
+        return self._read(lambda s: s.edges(session, type_))
+
+    def sessions(self) -> list[NodeRecord]:
+        return self._read(lambda s: s.sessions())
+
+    def calls(self, session: str) -> list[CallRecord]:
+        return self._read(lambda s: s.calls(session))

@@ -1,0 +1,133 @@
+"""The store's own thread (BackgroundStore): writes return before the store has them,
+reach it in the order they were made, and are all there when the run ends; reads come
+after the writes before them; the event loop is never blocked by a read; a failed write
+stops the ones after it. On the real SQLite store and the Bolt test server."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord, edge
+from dagmca.store.background import BackgroundStore, BlockingReadOnLoop
+from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.neo4j import connect
+from dagmca.store.sqlite import SQLiteStore
+from tests.bolt_server import BoltServer
+
+
+def node(i: int) -> NodeRecord:
+    return NodeRecord(
+        id=f"s/n{i}", kind=NodeKind.DEBATE, session="s", created_at="2026-01-01", props={"i": i}
+    )
+
+
+@pytest.fixture(params=["sqlite", "bolt"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    store: GraphStore
+    if request.param == "sqlite":
+        store = SQLiteStore(tmp_path / "bg.db")
+    else:
+        server: BoltServer = request.getfixturevalue("bolt_server")
+        store = connect(server.new_target())
+    store.init_schema()
+    yield store
+    store.close()
+
+
+def test_writes_keep_their_order_and_reads_come_after_them(backend: GraphStore) -> None:
+    bg = BackgroundStore(backend)
+
+    async def run() -> list[str]:
+        for i in range(30):
+            bg.write([node(i)])
+            if i:  # each edge needs the node written just before it: order matters
+                bg.write([], [edge(f"s/n{i}", f"s/n{i - 1}", EdgeType.REFERENCES, "s")])
+        seen = await bg.aread(lambda s: [n.id for n in s.nodes("s")])
+        await bg.flush()
+        return seen
+
+    seen = asyncio.run(run())
+    bg.close()
+    assert seen == [f"s/n{i}" for i in range(30)]
+    assert len(backend.edges("s")) == 29
+
+
+class GatedStore(SQLiteStore):
+    """The real SQLite store, whose writes wait until the test opens the gate: a store
+    as slow as the test wants."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.gate = threading.Event()
+
+    def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        self.gate.wait(timeout=30)
+        super().write(nodes, edges)
+
+
+def test_a_write_returns_before_the_store_has_it_and_the_loop_runs_meanwhile(tmp_path: Path) -> None:
+    slow = GatedStore(tmp_path / "slow.db")
+    slow.init_schema()
+    bg = BackgroundStore(slow)
+
+    async def run() -> tuple[int, int]:
+        for i in range(5):
+            bg.write([node(i)])  # returns: the store's thread is stuck at the gate
+        ticks = 0
+        for _ in range(10):  # the loop goes on while the writes wait
+            await asyncio.sleep(0)
+            ticks += 1
+        stored_meanwhile = len(slow.nodes("s"))  # read directly, bypassing the queue
+        slow.gate.set()
+        await bg.flush()
+        return ticks, stored_meanwhile
+
+    ticks, stored_meanwhile = asyncio.run(run())
+    bg.close()
+    assert ticks == 10 and stored_meanwhile == 0
+    assert [n.id for n in slow.nodes("s")] == [f"s/n{i}" for i in range(5)]
+    slow.close()
+
+
+def test_a_blocking_read_on_the_event_loop_is_refused(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "r.db")
+    store.init_schema()
+    bg = BackgroundStore(store)
+    bg.write([node(1)])
+
+    async def run() -> NodeRecord | None:
+        with pytest.raises(BlockingReadOnLoop):
+            bg.get_node("s/n1")
+        return await bg.aread(lambda s: s.get_node("s/n1"))
+
+    assert asyncio.run(run()) is not None
+    assert bg.get_node("s/n1") is not None  # off the loop, a blocking read is fine
+    bg.close()
+    assert bg.get_node("s/n1") is not None  # and after the thread stopped, too
+    store.close()
+
+
+def test_a_failed_write_is_raised_next_and_nothing_queued_after_it_is_written(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "f.db")
+    store.init_schema()
+    bg = BackgroundStore(store)
+
+    async def run() -> None:
+        bg.write([], [edge("s/missing", "s/nowhere", EdgeType.REFERENCES, "s")])  # refused by the store
+        bg.write([node(1)])  # queued behind it (the gate holds the first): must not be written
+        store.gate.set()
+        with pytest.raises(StoreError):
+            await bg.flush()
+        with pytest.raises(StoreError):
+            bg.write([node(2)])
+
+    asyncio.run(run())
+    with pytest.raises(StoreError):
+        bg.close()
+    assert store.nodes("s") == []
+    store.close()

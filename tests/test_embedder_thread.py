@@ -1,0 +1,45 @@
+"""Embeddings are computed on the embedder's own thread, never on the event loop's, and
+give what the synchronous methods give."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import numpy as np
+
+from dagmca.similarity import HashingEmbedder
+
+
+class RecordingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.threads: set[str] = set()
+        self.prepared = 0
+
+    def _prepare(self) -> None:
+        self.prepared += 1
+        self.threads.add(threading.current_thread().name)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.threads.add(threading.current_thread().name)
+        return super()._encode(texts)
+
+
+def test_async_embeddings_run_on_the_embedders_thread_and_match_the_sync_ones() -> None:
+    e = RecordingEmbedder()
+    texts = ["road pricing cuts congestion", "tolls reduce traffic", "a sonnet about grief"]
+
+    async def run() -> tuple[float, np.ndarray, str]:
+        e.warm_up()
+        sim = await e.asimilarity(texts[0], texts[1])
+        matrix = await e.amatrix(texts)
+        return sim, matrix, threading.current_thread().name
+
+    sim, matrix, loop_thread = asyncio.run(run())
+    assert e.threads and all(t.startswith("dagmca-embed") for t in e.threads)
+    assert loop_thread not in e.threads
+    fresh = HashingEmbedder()
+    assert sim == fresh.similarity(texts[0], texts[1])
+    assert np.array_equal(matrix, fresh.matrix(texts))
+    e.close()
