@@ -28,6 +28,7 @@ def test_a_started_process_gets_only_the_listed_environment(monkeypatch: pytest.
     assert "SOME_TOKEN" not in env and env["OPENAI_API_KEY"] == "given by the test"
 
 
+@pytest.mark.filterwarnings("ignore:A test tried to use socket")  # the refusal is the point
 def test_the_test_process_cannot_leave_this_machine() -> None:
     with pytest.raises(SocketConnectBlockedError):
         socket.create_connection(ELSEWHERE, timeout=1)
