@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -59,11 +60,29 @@ def request_key(body: dict[str, Any]) -> str:
         "model": body.get("model"),
         "messages": body.get("messages"),
         "schema": schema,
-        "max_tokens": body.get("max_tokens"),
+        "max_tokens": body.get("max_tokens", body.get("max_completion_tokens")),
         "temperature": body.get("temperature"),
         "seed": body.get("seed"),
     }
     return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+SCHEMA_MARK = "```json\n"
+
+
+def schema_in_prompt(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request states at the end of its last message (the modes that
+    cannot send it as response_format), if it does."""
+    messages = body.get("messages") or []
+    text = str(messages[-1].get("content", "")) if messages else ""
+    start = text.rfind(SCHEMA_MARK)
+    if "JSON schema" not in text or start < 0:
+        return None
+    try:
+        schema = json.loads(text[start + len(SCHEMA_MARK) : text.rindex("```")].strip())
+    except ValueError:
+        return None
+    return schema if isinstance(schema, dict) else None
 
 
 def _words(rng: random.Random, n: int) -> str:
@@ -108,6 +127,15 @@ class FaultServer:
     hang_s: float = 3.0
     latency_s: float = 0.0
     models: tuple[str, ...] = ("fault-model",)
+    # what structured output it supports: response_format types it accepts (others: 400);
+    # `strict_keywords`: it rejects a strict schema with keywords strict mode does not take
+    accepts: frozenset[str] = frozenset({"json_schema", "json_object"})
+    strict_keywords: bool = False
+    # a reasoning model's endpoint: max_tokens and temperature are refused (400)
+    reasoning: bool = False
+    # what a plain reply says (default: 14 words); what is done with every chat request
+    text_reply: Callable[[dict[str, Any]], str] | None = None
+    on_request: Callable[[dict[str, Any]], None] | None = None
     # counters
     requests: int = 0
     injected: Counter[str] = field(default_factory=Counter)
@@ -159,6 +187,8 @@ class FaultServer:
                 if not body.get("messages"):  # e.g. a client killed while sending
                     return self._send(400, b'{"error": {"message": "no messages"}}')
                 auth = self.headers.get("Authorization", "")
+                if server.on_request is not None:
+                    server.on_request(body)
                 with server._lock:
                     server.requests += 1
                     server.authorizations.add(auth)
@@ -167,7 +197,12 @@ class FaultServer:
                         server.injected[fault] += 1
                 if server.latency_s:
                     time.sleep(server.latency_s)
-                structured = (body.get("response_format") or {}).get("type") == "json_schema"
+                refusal = server.refusal(body)
+                if refusal:
+                    return self._send(400, json.dumps({"error": {"message": refusal}}).encode())
+                fmt_type = (body.get("response_format") or {}).get("type")
+                structured = fmt_type == "json_schema"
+                in_prompt = schema_in_prompt(body)
                 # Echo the credentials in error bodies, as some real servers do: the
                 # client must keep them out of everything it records.
                 echo = json.dumps({"error": {"message": f"injected fault; you sent {auth}"}}).encode()
@@ -192,10 +227,16 @@ class FaultServer:
                 if structured:
                     schema = body["response_format"]["json_schema"]["schema"]
                     content = json.dumps(instance(schema, reply_rng))
+                elif in_prompt is not None:  # json_object, or text: JSON as a model writes it
+                    content = json.dumps(instance(in_prompt, reply_rng))
+                    if fmt_type != "json_object":
+                        content = f"Here is the JSON you asked for:\n```json\n{content}\n```\nThat is all."
+                elif server.text_reply is not None:
+                    content = server.text_reply(body)
                 else:
                     content = _words(reply_rng, 14) + "."
                 finish = "stop"
-                if fault == "bad_json" and structured:
+                if fault == "bad_json" and (structured or in_prompt is not None):
                     content = content[: len(content) // 2] + '"}, ,'
                 elif fault == "truncate":
                     content, finish = content[: len(content) // 2], "length"
@@ -230,6 +271,30 @@ class FaultServer:
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
+
+    def refusal(self, body: dict[str, Any]) -> str | None:
+        """Why this endpoint refuses the request (a 400), as real ones word it; None: it does not."""
+        if self.reasoning and "max_tokens" in body:
+            return "Unsupported parameter: 'max_tokens' is not supported with this model."
+        if self.reasoning and "temperature" in body:
+            return "Unsupported value: 'temperature' does not support 0.0 with this model."
+        fmt = body.get("response_format")
+        if fmt and fmt.get("type") not in self.accepts:
+            return f"response_format type {fmt.get('type')!r} is not supported by this server"
+        if fmt and self.strict_keywords and fmt.get("json_schema", {}).get("strict"):
+            text = json.dumps(fmt["json_schema"].get("schema", {}))
+            for keyword in (
+                "maxLength",
+                "minLength",
+                "minimum",
+                "maximum",
+                "minItems",
+                "maxItems",
+                "default",
+            ):
+                if f'"{keyword}"' in text:
+                    return f"Invalid schema for response_format: '{keyword}' is not permitted in strict mode"
+        return None
 
     def stop(self) -> None:
         if self._httpd is not None:

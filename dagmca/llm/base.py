@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from typing import Annotated, Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
@@ -38,6 +39,7 @@ class CallMeta(Strict):
     agent: str = ""
     debate: str = ""
     phase: str = ""
+    omitted_chars: int = 0  # of quoted material, cut to fit the context window
 
 
 class Completion(BaseModel):
@@ -54,12 +56,38 @@ class Completion(BaseModel):
 
 
 class LLMError(Exception):
-    """A call that failed after retries and repair. The pipeline degrades around it."""
+    """A call that failed after retries and repair. The pipeline degrades around it.
 
-    def __init__(self, message: str, *, faults: list[str] | None = None, retries: int = 0) -> None:
+    `invalid_output`: the endpoint answered, but not with what the schema asks for, even
+    after the repair try. That says nothing about whether the endpoint is up.
+    `refused`: the endpoint refused the request as such (a 4xx), which another try will
+    not change."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        faults: list[str] | None = None,
+        retries: int = 0,
+        invalid_output: bool = False,
+        refused: bool = False,
+    ) -> None:
         super().__init__(message)
         self.faults = faults or []
         self.retries = retries
+        self.invalid_output = invalid_output
+        self.refused = refused
+
+
+@dataclass
+class PreflightCall:
+    """A request the pre-flight made (negotiating structured output): accounted as a
+    call like any other."""
+
+    usage: Usage
+    faults: list[str]
+    retries: int
+    error: str = ""
 
 
 class EndpointDown(Exception):
@@ -74,6 +102,36 @@ class LLMClient(ABC):
     """complete(messages, schema=..., max_tokens=..., temperature=...) -> Completion."""
 
     model: str
+    # how structured output is obtained (the pre-flight may negotiate it; see structured.py)
+    structured_mode: str = "native"
+    # the context window the endpoint reported at the pre-flight, if it did
+    reported_context_window: int | None = None
+
+    def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
+        """The messages and the schema as this backend sends them: what a reply depends
+        on, so what the response cache keys on."""
+        return messages, schema.model_json_schema() if schema is not None else None
+
+    async def count_tokens(self, text: str) -> int | None:
+        """`text` in the endpoint's own tokens, where it can say (None: it cannot)."""
+        return None
+
+    def preflight_calls(self) -> list[PreflightCall]:
+        """The requests the pre-flight made (to be accounted as calls)."""
+        return []
+
+    def negotiation_result(self) -> str | None:
+        """The structured-output mode this pre-flight settled on by asking, if it did."""
+        return None
+
+    def negotiated_key(self) -> str | None:
+        """Where the structured-output mode the pre-flight negotiates is remembered (a
+        key of the response cache), so a repeated run asks nothing; None: nothing to
+        negotiate."""
+        return None
+
+    def use_structured_mode(self, mode: str) -> None:  # noqa: B027 - optional hook
+        """Take a mode negotiated before, instead of negotiating."""
 
     @abstractmethod
     async def complete(

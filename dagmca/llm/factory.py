@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.base import LLMClient
-from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
+from dagmca.llm.local import LOCAL_MODEL_NAME, SLOT_CONTEXT, LocalModelServer
+from dagmca.llm.tokens import ASSUMED_WINDOW, ContextWindow, known_window
 
 
 @dataclass
@@ -45,6 +46,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
 
     from dagmca.llm.openai_backend import OpenAIBackend
     from dagmca.llm.retry import RetryPolicy
+    from dagmca.llm.structured import StructuredMode
 
     policy = RetryPolicy(attempts=cfg.max_retries + 1)
 
@@ -55,7 +57,9 @@ def open_backend(cfg: SessionConfig) -> Backend:
             base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=0
         )
         model = cfg.model or LOCAL_MODEL_NAME
-        return Backend(OpenAIBackend(client, model, policy=policy, seed=cfg.seed), model, server)
+        # llama.cpp turns a whole json_schema into a grammar: no negotiation needed
+        local = OpenAIBackend(client, model, policy=policy, seed=cfg.seed, structured=StructuredMode.SCHEMA)
+        return Backend(local, model, server)
 
     check_backend(cfg)
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
@@ -63,4 +67,22 @@ def open_backend(cfg: SessionConfig) -> Backend:
     client = AsyncOpenAI(
         base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=0
     )
-    return Backend(OpenAIBackend(client, cfg.model, policy=policy, seed=cfg.seed), cfg.model)
+    backend = OpenAIBackend(
+        client, cfg.model, policy=policy, seed=cfg.seed, reasoning_effort=cfg.reasoning_effort
+    )
+    return Backend(backend, cfg.model)
+
+
+def context_window(cfg: SessionConfig, client: LLMClient) -> ContextWindow:
+    """The model's context window: --context-window, else the local server's slot, else
+    what the endpoint reported, else a known model's, else assumed (and said so)."""
+    if cfg.context_window is not None:
+        return ContextWindow(cfg.context_window, "--context-window setting")
+    if cfg.llm == "local":
+        return ContextWindow(SLOT_CONTEXT, "local server's slot context")
+    if client.reported_context_window:
+        return ContextWindow(client.reported_context_window, "endpoint's model list")
+    known = known_window(client.model)
+    if known is not None:
+        return ContextWindow(known, f"table of known models ({client.model})")
+    return ContextWindow(ASSUMED_WINDOW, "assumed")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 import types
 import typing
 from collections.abc import Callable
@@ -107,7 +108,9 @@ class ScriptedLLM(LLMClient):
 
     A responder returning None makes the call fail (LLMError), for fault paths.
     `delay` makes each call take that long (a number, or a function of the call for
-    varied latency), for concurrency and determinism tests.
+    varied latency), for concurrency and determinism tests. `caps`: a plain reply longer
+    than `max_tokens` words is cut there and ends with finish reason "length", as a real
+    endpoint's would.
     """
 
     def __init__(
@@ -116,9 +119,11 @@ class ScriptedLLM(LLMClient):
         *,
         delay: float | Callable[[ScriptedCall], float] = 0.0,
         model: str = "scripted",
+        caps: bool = False,
     ) -> None:
         self.responder = responder or default_responder
         self.delay = delay
+        self.caps = caps
         self.model = model
         self.calls: list[ScriptedCall] = []
         self.in_flight = 0
@@ -150,8 +155,12 @@ class ScriptedLLM(LLMClient):
         usage = Usage(prompt_tokens=len(call.prompt.split()), completion_tokens=0)
         if schema is None:
             text = reply if isinstance(reply, str) else str(reply)
+            finish = "stop"
+            starts = [m.start() for m in re.finditer(r"\S+", text)]
+            if self.caps and len(starts) > max_tokens:
+                text, finish = text[: starts[max_tokens]].rstrip(), "length"
             usage.completion_tokens = len(text.split())
-            return Completion(text=text, usage=usage, finish_reason="stop")
+            return Completion(text=text, usage=usage, finish_reason=finish)
         data = reply.model_dump() if isinstance(reply, BaseModel) else reply
         try:
             parsed = schema.model_validate(data)

@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ValidationError
 
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
+from dagmca.llm.degenerate import is_looping
 from dagmca.models import CallPhase, CallRecord
 
 
@@ -47,6 +48,7 @@ class Meter:
     retries: int = 0
     cache_hits: int = 0
     refused: int = 0  # calls a budget did not allow
+    invalid_outputs: int = 0  # calls answered, but not with valid structured output, even after repair
     faults: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
@@ -63,17 +65,18 @@ class ResponseCache(Protocol):
 def cache_key(
     model: str,
     messages: list[Message],
-    schema: type[BaseModel] | None,
+    schema: dict[str, Any] | None,
     max_tokens: int,
     temperature: float,
     seed: int | None,
 ) -> str:
-    """What determines a reply: model, messages, output schema and sampling parameters.
-    Who asks (agent, debate) does not: the same question gets the same answer."""
+    """What determines a reply: model, messages and output schema as the backend sends
+    them, and the sampling parameters. Who asks (agent, debate) does not: the same
+    question gets the same answer."""
     request = {
         "model": model,
         "messages": messages,
-        "schema": schema.model_json_schema() if schema is not None else None,
+        "schema": schema,
         "max_tokens": max_tokens,
         "temperature": temperature,
         "seed": seed,
@@ -184,7 +187,8 @@ class MeteredLLM(LLMClient):
         meta: CallMeta | None = None,
     ) -> Completion:
         meta = meta or CallMeta()
-        key = cache_key(self.model, messages, schema, max_tokens, temperature, seed)
+        wire_messages, wire_schema = self.inner.wire(messages, schema)
+        key = cache_key(self.model, wire_messages, wire_schema, max_tokens, temperature, seed)
         if self.cache is not None and self.read_cache:
             raw = await self.cache.acache_get(key)
             hit = decode(raw, schema) if raw is not None else None
@@ -208,6 +212,7 @@ class MeteredLLM(LLMClient):
                     seed=seed,
                     meta=meta,
                 )
+                result = await self._finish(result, messages, schema, max_tokens, temperature, seed, meta)
             except LLMError as exc:
                 self._failed(meta, key, exc)
                 raise
@@ -223,11 +228,63 @@ class MeteredLLM(LLMClient):
         self._record(meta, key, result)
         return result
 
+    async def _finish(
+        self,
+        result: Completion,
+        messages: list[Message],
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+        meta: CallMeta,
+    ) -> Completion:
+        """A plain reply its output cap cut short is continued once (one more request),
+        unless it was looping, which more of would not mend; a reply still cut is stored
+        with a visible mark, never as if it were whole."""
+        if schema is not None or result.finish_reason != "length":
+            return result
+        text, usage, finish, faults = result.text, result.usage, result.finish_reason, list(result.faults)
+        if not is_looping(text):
+            cap = max(32, max_tokens // 2)
+            follow: list[Message] = [
+                *messages,
+                {"role": "assistant", "content": text},
+                {
+                    "role": "user",
+                    "content": "Your reply was cut off at the length limit. Continue it exactly where it "
+                    "stopped, without repeating anything or starting over, and finish within "
+                    f"{max(10, int(cap * 0.6))} words.",
+                },
+            ]
+            self.meter.calls += 1
+            try:
+                more = await self.inner.complete(
+                    follow, max_tokens=cap, temperature=temperature, seed=seed, meta=meta
+                )
+            except LLMError:
+                more = None
+            rest = more.text.rstrip() if more is not None else ""
+            if more is not None and rest.strip():
+                joiner = "" if text[-1:].isspace() or rest[:1].isspace() or rest[:1] in ",.;:" else " "
+                text, usage, finish = text + joiner + rest, usage + more.usage, more.finish_reason
+        if finish == "length":
+            text, faults = text.rstrip() + " […]", [*faults, "cut_at_cap"]
+        return result.model_copy(
+            update={"text": text, "usage": usage, "finish_reason": finish, "faults": faults}
+        )
+
     def _failed(self, meta: CallMeta, key: str, exc: LLMError) -> None:
         m = self.meter
         m.failures += 1
         m.retries += exc.retries
         m.faults.update(exc.faults)
+        if exc.invalid_output:
+            # The endpoint answered, just not in the shape asked for: not a sign it is down.
+            m.invalid_outputs += 1
+            self._emit(
+                self._call_record(meta, key, retries=exc.retries, faults=exc.faults, error=str(exc)[:500])
+            )
+            return
         self._failures_in_a_row += 1
         self._emit(self._call_record(meta, key, retries=exc.retries, faults=exc.faults, error=str(exc)[:500]))
         if self._failures_in_a_row >= self.down_after:
@@ -260,6 +317,7 @@ class MeteredLLM(LLMClient):
             agent=meta.agent,
             debate=meta.debate,
             phase=meta.phase,
+            omitted_chars=meta.omitted_chars,
             model=self.model,
             key=key,
             **fields,
@@ -270,7 +328,45 @@ class MeteredLLM(LLMClient):
             self.record(record)
 
     async def ping(self) -> None:
+        """The inner pre-flight; a structured-output mode negotiated by an earlier run
+        against the same endpoint and model is taken from the cache, not asked again."""
+        key = self.inner.negotiated_key()
+        remembered = await self.cache.acache_get(key) if key and self.cache and self.read_cache else None
+        if remembered:
+            self.inner.use_structured_mode(remembered)
         await self.inner.ping()
+        for call in self.inner.preflight_calls():  # what negotiating cost, accounted
+            m = self.meter
+            m.calls += 1
+            m.usage = m.usage + call.usage
+            m.cost_usd += self.prices.cost(call.usage)
+            m.retries += call.retries
+            m.faults.update(call.faults)
+            u = call.usage
+            self._emit(
+                self._call_record(
+                    CallMeta(agent="pre-flight", phase="negotiate"),
+                    "",
+                    prompt_tokens=u.prompt_tokens,
+                    completion_tokens=u.completion_tokens,
+                    retries=call.retries,
+                    faults=list(call.faults),
+                    error=call.error,
+                    cost_usd=round(self.prices.cost(u), 8),
+                )
+            )
+        settled = self.inner.negotiation_result()
+        if key and settled and self.cache is not None:
+            self.cache.cache_put(key, self.model, settled)
+        # what the pre-flight found out about the endpoint
+        self.structured_mode = self.inner.structured_mode
+        self.reported_context_window = self.inner.reported_context_window
+
+    def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
+        return self.inner.wire(messages, schema)
+
+    async def count_tokens(self, text: str) -> int | None:
+        return await self.inner.count_tokens(text)
 
     async def aclose(self) -> None:
         await self.inner.aclose()

@@ -3,28 +3,34 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
-import jiter
 import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
 
 from dagmca.errors import EndpointError
 from dagmca.llm import retry as r
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall, Text, Usage
 from dagmca.llm.retry import RetryableFault, RetryPolicy
-
-
-def response_format(schema: type[BaseModel]) -> dict[str, Any]:
-    return {
-        "type": "json_schema",
-        "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": True},
-    }
+from dagmca.llm.structured import (
+    IN_PROMPT,
+    MODES,
+    StructuredMode,
+    find_json,
+    response_format,
+    salvage,
+    short_error,
+    wire_schema,
+    with_schema_in_prompt,
+)
+from dagmca.llm.tokens import is_reasoning_model
+from dagmca.models import Strict
 
 
 @dataclass
@@ -35,16 +41,40 @@ class _Trace:
     faults: list[str] = field(default_factory=list)
 
 
+class Probe(Strict):
+    """The pre-flight's structured request: small, with a length keyword to strip."""
+
+    answer: Literal["yes", "no"]
+    reason: Text(120)  # type: ignore[valid-type]
+
+
+PROBE: list[Message] = [
+    {"role": "user", "content": "Is water wet? Answer yes or no, with a one-sentence reason, as JSON."}
+]
+
+
 class OpenAIBackend(LLMClient):
     """Takes a ready `AsyncOpenAI` client, so callers and tests can hand one in.
 
     Retries are ours, not the client's (build the client with max_retries=0), so that
     every fault is counted and Retry-After is honoured the same way everywhere. The
     client's timeout is the per-call timeout.
+
+    `structured`: a fixed structured-output mode (the local server's is known), or None
+    to negotiate one at the pre-flight. Reasoning models (o1, o3, o4, gpt-5) get
+    `max_completion_tokens`, no temperature, and `reasoning_effort` when given; an
+    endpoint that refuses `max_tokens` or a temperature at the pre-flight gets the same.
     """
 
     def __init__(
-        self, client: AsyncOpenAI, model: str, *, policy: RetryPolicy | None = None, seed: int = 0
+        self,
+        client: AsyncOpenAI,
+        model: str,
+        *,
+        policy: RetryPolicy | None = None,
+        seed: int = 0,
+        structured: StructuredMode | None = None,
+        reasoning_effort: str | None = None,
     ) -> None:
         self.client = client
         self.model = model
@@ -52,15 +82,44 @@ class OpenAIBackend(LLMClient):
         self._rng = random.Random(seed)  # jitter only: never reaches a prompt or the graph
         # Error text can quote the request (a refused key is echoed back by some servers).
         self._secrets = [k for k in (client.api_key,) if k and len(k) >= 6]
+        self.negotiate = structured is None
+        self.mode = structured or StructuredMode.STRICT
+        self.structured_mode = self.mode.value
+        reasoning = is_reasoning_model(model)
+        self.token_param = "max_completion_tokens" if reasoning else "max_tokens"
+        self.send_temperature = not reasoning
+        self.reasoning_effort = reasoning_effort
+        self.preflight: list[PreflightCall] = []
+        self.negotiated = False  # this pre-flight settled the mode by asking
 
     def redact(self, text: str) -> str:
         for secret in self._secrets:
             text = text.replace(secret, "***")
         return text
 
+    # -- the pre-flight -------------------------------------------------------------
+    def negotiated_key(self) -> str | None:
+        if not self.negotiate:
+            return None
+        what = f"structured-output mode\n{self.client.base_url}\n{self.model}"
+        return hashlib.sha256(what.encode()).hexdigest()
+
+    def preflight_calls(self) -> list[PreflightCall]:
+        return self.preflight
+
+    def negotiation_result(self) -> str | None:
+        return self.mode.value if self.negotiated else None
+
+    def use_structured_mode(self, mode: str) -> None:
+        if self.negotiate and mode in {m.value for m in MODES}:
+            self.mode = StructuredMode(mode)
+            self.structured_mode = self.mode.value
+            self.negotiate = False
+
     async def ping(self) -> None:
-        """Pre-flight: the endpoint answers and serves the model. A flaky endpoint gets
-        two more tries, a dead one fails in about a second."""
+        """The endpoint answers and serves the model (a flaky endpoint gets two more
+        tries, a dead one fails in about a second); then the structured-output mode is
+        negotiated, unless it is fixed."""
         for attempt in range(1, 4):
             try:
                 models = await self.client.with_options(timeout=10.0).models.list()
@@ -83,6 +142,120 @@ class OpenAIBackend(LLMClient):
                 f"model {self.model!r} is not served by {self.client.base_url} (it has: {shown})",
                 "pick one with --model",
             )
+        served = next((m for m in models.data if m.id == self.model), None)
+        reported = (served.model_extra or {}).get("max_model_len") if served is not None else None  # vLLM
+        if isinstance(reported, int) and reported > 0:
+            self.reported_context_window = reported
+        if self.negotiate:
+            await self._negotiate()
+
+    async def _negotiate(self) -> None:
+        """Try each structured-output mode, best first: the first the endpoint accepts and
+        answers with valid JSON wins; failing that, the first it accepts."""
+        accepted: StructuredMode | None = None
+        failing = False
+        for mode in MODES:
+            try:
+                done = await self._request(PROBE, Probe, mode, max_tokens=120, temperature=0.0, seed=0)
+            except LLMError as exc:
+                failing = failing or not exc.refused
+                continue  # refused (400) or failing: the next mode
+            accepted = accepted or mode
+            try:
+                Probe.model_validate_json(find_json(done))
+            except ValidationError:
+                continue
+            accepted = mode
+            break
+        if accepted is None and failing:
+            # The endpoint failed requests rather than refusing a mode: that says nothing
+            # about JSON. Keep the best mode; the run meets the failures itself (and stops,
+            # resumably, if the endpoint is down).
+            self.structured_mode = f"{self.mode.value} (not negotiated: the endpoint was failing)"
+            return
+        if accepted is None:
+            raise EndpointError(
+                f"the LLM endpoint {self.client.base_url} refused every way of asking for JSON",
+                "check the endpoint's logs; structured output is needed for observers and judges",
+            )
+        self.mode = accepted
+        self.structured_mode = accepted.value
+        self.negotiated = True
+
+    async def _request(
+        self,
+        messages: list[Message],
+        schema: type[BaseModel],
+        mode: StructuredMode,
+        *,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> str:
+        """One structured request in `mode` (the pre-flight's), adapting the token
+        parameter and temperature to what the endpoint accepts."""
+        for _ in range(3):
+            wire_messages, _ = self._wire(messages, schema, mode)
+            kwargs = self._kwargs(max_tokens, temperature, seed)
+            fmt = response_format(schema, mode)
+            if fmt is not None:
+                kwargs["response_format"] = fmt
+            trace = _Trace()
+            try:
+                text, _, usage = await self._create(wire_messages, kwargs, trace)
+                self.preflight.append(PreflightCall(usage, trace.faults, trace.retries))
+                return text
+            except LLMError as exc:
+                self.preflight.append(PreflightCall(Usage(), exc.faults, exc.retries, str(exc)[:500]))
+                message = str(exc).lower()
+                if "max_tokens" in message and self.token_param == "max_tokens":
+                    self.token_param = "max_completion_tokens"
+                elif "temperature" in message and self.send_temperature:
+                    self.send_temperature = False
+                else:
+                    raise
+        raise LLMError("the endpoint refused the request's parameters")
+
+    async def count_tokens(self, text: str) -> int | None:
+        """`text` in the server's own tokens: llama.cpp's and vLLM's `/tokenize` (at the
+        server's root, beside /v1). None where there is no such endpoint."""
+        root = str(self.client.base_url).rstrip("/").removesuffix("/v1")
+        bodies: list[dict[str, Any]] = [{"content": text}, {"model": self.model, "prompt": text}]
+        client = self.client.with_options(timeout=10.0)
+        for body in bodies:
+            try:
+                data = await client.post(f"{root}/tokenize", body=body, cast_to=object)
+            except (openai.APIError, ValueError):
+                continue
+            if isinstance(data, dict):
+                if isinstance(data.get("count"), int):
+                    return int(data["count"])
+                if isinstance(data.get("tokens"), list):
+                    return len(data["tokens"])
+        return None
+
+    # -- calls ----------------------------------------------------------------------
+    def _kwargs(self, max_tokens: int, temperature: float, seed: int | None) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"model": self.model, self.token_param: max_tokens}
+        if self.send_temperature:
+            kwargs["temperature"] = temperature
+        if self.reasoning_effort:
+            kwargs["reasoning_effort"] = self.reasoning_effort
+        if seed is not None:
+            kwargs["seed"] = seed
+        return kwargs
+
+    def _wire(
+        self, messages: list[Message], schema: type[BaseModel] | None, mode: StructuredMode
+    ) -> tuple[list[Message], Any]:
+        if schema is None:
+            return messages, None
+        if mode in IN_PROMPT:
+            return with_schema_in_prompt(messages, schema), None
+        return messages, wire_schema(schema, mode)
+
+    def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
+        return self._wire(messages, schema, self.mode)
 
     async def _create(
         self, messages: list[Message], kwargs: dict[str, Any], trace: _Trace
@@ -95,7 +268,7 @@ class OpenAIBackend(LLMClient):
                 kind = r.classify(exc)
                 detail = self.redact(f"{type(exc).__name__}: {exc}")[:300]
                 if kind is None:
-                    raise LLMError(detail, faults=trace.faults, retries=trace.retries) from None
+                    raise LLMError(detail, faults=trace.faults, retries=trace.retries, refused=True) from None
                 trace.faults.append(kind)
                 if attempt == self.policy.attempts:
                     raise LLMError(
@@ -132,18 +305,15 @@ class OpenAIBackend(LLMClient):
         seed: int | None = None,
         meta: CallMeta | None = None,
     ) -> Completion:
-        kwargs: dict[str, Any] = {
-            "model": self.model,
-            "max_tokens": max_tokens,
-            "temperature": temperature,
-        }
-        if seed is not None:
-            kwargs["seed"] = seed
+        kwargs = self._kwargs(max_tokens, temperature, seed)
+        wire_messages, _ = self.wire(messages, schema)
         if schema is not None:
-            kwargs["response_format"] = response_format(schema)
+            fmt = response_format(schema, self.mode)
+            if fmt is not None:
+                kwargs["response_format"] = fmt
         start = time.monotonic()
         trace = _Trace()
-        text, finish, usage = await self._create(messages, kwargs, trace)
+        text, finish, usage = await self._create(wire_messages, kwargs, trace)
         if schema is None:
             return Completion(
                 text=text.strip(),
@@ -153,7 +323,7 @@ class OpenAIBackend(LLMClient):
                 retries=trace.retries,
                 faults=trace.faults,
             )
-        parsed, repair_usage = await self._structured(schema, messages, kwargs, text, finish, trace)
+        parsed, repair_usage = await self._structured(schema, wire_messages, kwargs, text, finish, trace)
         return Completion(
             text=json.dumps(parsed.model_dump(mode="json")),
             parsed=parsed,
@@ -176,53 +346,32 @@ class OpenAIBackend(LLMClient):
     ) -> tuple[BaseModel, Usage | None]:
         """The validated reply, and what repairing it cost (None: it was valid)."""
         try:
-            return schema.model_validate_json(text), None
+            return schema.model_validate_json(find_json(text)), None
         except ValidationError as first:
             trace.faults.append(r.TRUNCATED if finish == "length" else r.INVALID_JSON)
-            salvaged = _salvage(schema, text) if finish == "length" else None
+            salvaged = salvage(schema, text[max(0, text.find("{")) :]) if finish == "length" else None
             if salvaged is not None:
                 return salvaged, Usage()  # repaired without another call
             # One repair retry that shows the model its own error.
             repair: list[Message] = [
                 *messages,
-                {"role": "assistant", "content": text[:500]},
+                {"role": "assistant", "content": text[:2000]},
                 {
                     "role": "user",
                     "content": "That reply is not valid JSON for the schema: "
-                    f"{_short_error(first)}. Reply again with only the JSON object.",
+                    f"{short_error(first)}. Reply again with only the JSON object.",
                 },
             ]
             text, _, more = await self._create(repair, kwargs, trace)
             try:
-                return schema.model_validate_json(text), more
+                return schema.model_validate_json(find_json(text)), more
             except ValidationError as second:
                 raise LLMError(
-                    f"invalid structured output after repair: {_short_error(second)}",
+                    f"invalid structured output after repair: {short_error(second)}",
                     faults=trace.faults,
                     retries=trace.retries,
+                    invalid_output=True,
                 ) from second
 
     async def aclose(self) -> None:
         await self.client.close()
-
-
-def _salvage(schema: type[BaseModel], text: str) -> BaseModel | None:
-    """A reply cut off by max_tokens: parse what arrived (trailing string kept)."""
-    try:
-        data = jiter.from_json(text.encode(), partial_mode="trailing-strings")
-    except ValueError:
-        return None
-    if not isinstance(data, dict):
-        return None
-    # Text fields the cut-off never reached are empty, not missing.
-    for name, prop in schema.model_json_schema().get("properties", {}).items():
-        if prop.get("type") == "string" and "enum" not in prop:
-            data.setdefault(name, "")
-    try:
-        return schema.model_validate(data)
-    except ValidationError:
-        return None
-
-
-def _short_error(exc: ValidationError) -> str:
-    return "; ".join(f"{'.'.join(str(p) for p in e['loc']) or 'body'}: {e['msg']}" for e in exc.errors()[:3])
