@@ -6,23 +6,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.llm.base import Message
-from dagmca.prompts.agents import system_for
+from dagmca.prompts.agents import perspective, system_for
+from dagmca.prompts.budget import Budget, Part, Prompt
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
 
-ANSWER_CHARS = 600
+DECISION_EXTRA_TOKENS = 80  # the JSON around an answer in a decision
 
 
 def _who(agent: Agent, number: int) -> str:
-    return f"You are agent{number}, answering from the {agent.perspective} perspective."
+    return f"You are agent{number}, answering from {perspective(agent.perspective)}."
 
 
-def first_answer(agent: Agent, number: int, frame: Frame, context: str = "") -> list[Message]:
+def _length(frame: Frame) -> str:
+    return f"Prose (paragraphs or a list where it helps), at most {Budget.words(frame.budget.turn)} words."
+
+
+def first_answer(agent: Agent, number: int, frame: Frame, context: Sequence[Part] = ()) -> Prompt:
     """Written before the agent has seen any peer answer (first-answer protection)."""
-    parts = [context] if context else []
-    parts.append(f"{_who(agent, number)} Answer the question in plain prose, at most five sentences.")
-    return messages(frame, parts, system_for(agent, single=True))
+    parts = [*context, f"{_who(agent, number)} Answer the question. {_length(frame)}"]
+    return messages(frame, parts, frame.budget.turn, system_for(agent, single=True))
 
 
 def decision(
@@ -33,9 +36,10 @@ def decision(
     own_label: str,
     may_answer: bool,
     correction: str = "",
-) -> list[Message]:
-    parts = [quote(f"Answer {label}" + (" (yours)" if label == own_label else ""), text, ANSWER_CHARS)
-             for label, text in answers]  # fmt: skip
+) -> Prompt:
+    parts: list[Part] = [
+        quote(f"Answer {label}" + (" (yours)" if label == own_label else ""), text) for label, text in answers
+    ]
     labels = ", ".join(label for label, _ in answers)
     if may_answer:
         ask = (
@@ -51,20 +55,26 @@ def decision(
     parts.append(f"{_who(agent, number)} {ask} Add a one-sentence reason. Reply with one JSON object.")
     if correction:
         parts.append(f"Your previous reply was rejected: {correction}. Choose exactly one action.")
-    return messages(frame, parts, system_for(agent, single=True))
+    reserve = frame.budget.turn + DECISION_EXTRA_TOKENS
+    return messages(frame, parts, reserve, system_for(agent, single=True))
 
 
-def _final(agent: Agent, number: int, frame: Frame, heading: str, own: str, others: Sequence[tuple[str, str]],
-           ask: str) -> list[Message]:  # fmt: skip
-    parts = [quote(heading, own, ANSWER_CHARS)]
-    parts += [quote(f"Answer {label}", text, 400) for label, text in others]
-    parts.append(f"{_who(agent, number)} {ask} Plain prose, at most six sentences.")
-    return messages(frame, parts, system_for(agent, single=True))
+def _final(
+    agent: Agent,
+    number: int,
+    frame: Frame,
+    heading: str,
+    own: str,
+    others: Sequence[tuple[str, str]],
+    ask: str,
+) -> Prompt:
+    parts: list[Part] = [quote(heading, own)]
+    parts += [quote(f"Answer {label}", text) for label, text in others]
+    parts.append(f"{_who(agent, number)} {ask} {_length(frame)}")
+    return messages(frame, parts, frame.budget.turn, system_for(agent, single=True))
 
 
-def present(
-    agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
-) -> list[Message]:
+def present(agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]) -> Prompt:
     """vote: the winner presents the final answer."""
     ask = (
         "Your answer won the vote. Present the final answer, improving yours where the others add something."
@@ -72,19 +82,19 @@ def present(
     return _final(agent, number, frame, "Your winning answer", own, others, ask)
 
 
-def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str, str]]) -> list[Message]:
-    parts = [quote(f"Answer {label}", text, ANSWER_CHARS) for label, text in answers]
+def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str, str]]) -> Prompt:
+    parts: list[Part] = [quote(f"Answer {label}", text) for label, text in answers]
     labels = ", ".join(label for label, _ in answers)
     parts.append(
         f"{_who(agent, number)} Vote for the best answer: vote_for one of {labels}, and a "
         "one-sentence reason. Reply with one JSON object."
     )
-    return messages(frame, parts, system_for(agent, single=True))
+    return messages(frame, parts, frame.budget.flag, system_for(agent, single=True))
 
 
 def synthesize_winner(
     agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]
-) -> list[Message]:
+) -> Prompt:
     """ensemble: the winner writes the group's answer with the others' strongest points."""
     ask = "Write the group's final answer: keep yours as the spine and add the strongest point of each other."
     return _final(agent, number, frame, "Your answer, which the group voted best", own, others, ask)

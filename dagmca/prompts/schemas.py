@@ -83,7 +83,7 @@ def _choice(name: str, **fields: Any) -> type[BaseModel]:
     return cast(type[BaseModel], model)
 
 
-def decision_schema(labels: list[str], may_answer: bool) -> type[BaseModel]:
+def decision_schema(labels: list[str], may_answer: bool, answer_chars: int = 900) -> type[BaseModel]:
     """A vote-protocol turn after the first answer: exactly one of a vote (for one of
     `labels`, offered as an enum) or, when the caps allow, a new answer. A union told
     apart by `action`, so constrained decoding cannot mix the two; a reply that
@@ -100,7 +100,7 @@ def decision_schema(labels: list[str], may_answer: bool) -> type[BaseModel]:
         answer = _choice(
             "NewAnswer",
             action=(Literal["new_answer"], Field(...)),
-            new_answer=(Text(900), Field(...)),
+            new_answer=(Text(answer_chars), Field(...)),
             reason=reason,
         )
         # anyOf (a plain union), not oneOf with a discriminator: what strict structured

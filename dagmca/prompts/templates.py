@@ -1,15 +1,13 @@
-"""Prompt builders. Each returns chat messages; each is bounded in size."""
+"""Prompt builders for the observers, the merger and the integrator, and what every
+prompt shares (the Frame). Each builder returns a Prompt fitted to the budget."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dagmca.llm.base import Message
-from dagmca.prompts.text import bound, fence
-from dagmca.text import clip
-
-TURN_CHARS = 700  # one quoted turn inside another prompt
+from dagmca.prompts.budget import Budget, Part, Prompt, Quote, fit
+from dagmca.prompts.text import fence
 
 MAIN_QUESTION = "What does this passage claim, what does it assume, and what follows from it?"
 
@@ -21,27 +19,25 @@ OBSERVER_LENSES = {
 }
 
 
+def passage_block(passage: str) -> str:
+    return fence("passage", passage)
+
+
 @dataclass(frozen=True)
 class Frame:
-    """What every prompt of one debate carries: its question, the passage, and
-    (for branches) the live background of the DAG around it."""
+    """What every prompt of one debate carries: the passage (whole, or for a long one a
+    map or its most relevant sections, already rendered), the question, and for a
+    branch its live view of the DAG around it."""
 
     question: str
-    passage: str
-    passage_chars: int
-    max_prompt_chars: int
-    background: str = ""
+    passage: str  # the passage block, rendered
+    budget: Budget
+    background: tuple[Part, ...] = ()
 
-    def head(self) -> str:
+    def head(self) -> list[Part]:
         # The passage first: it is the one text every call of the session shares, so it
         # stays in the server's prompt cache across debates running in parallel.
-        parts = [
-            fence("passage", self.passage, self.passage_chars),
-            f"Question under debate: {self.question}",
-        ]
-        if self.background:
-            parts.append(fence("context", self.background, self.max_prompt_chars // 3))
-        return "\n\n".join(parts)
+        return [self.passage, f"Question under debate: {self.question}", *self.background]
 
 
 SYSTEM = (
@@ -52,79 +48,94 @@ SYSTEM = (
 )
 
 
-def messages(frame: Frame, parts: Sequence[str], system: str = SYSTEM) -> list[Message]:
-    # Every prompt of a debate starts with the same system text, question and passage,
-    # so a server's prompt cache (llama.cpp reuses the longest common prefix) skips
-    # most of the prompt; what differs per call comes after.
-    return [
-        {"role": "system", "content": system},
-        {"role": "user", "content": bound("\n\n".join([frame.head(), *parts]), frame.max_prompt_chars)},
-    ]
+def messages(frame: Frame, parts: Sequence[Part], reserve: int, system: str = SYSTEM) -> Prompt:
+    """Every prompt of a debate starts with the same system text, passage and question,
+    so a server's prompt cache (llama.cpp reuses the longest common prefix) skips most
+    of it; what differs per call comes after. `reserve`: the call's output cap."""
+    return fit(system, frame.head(), parts, frame.budget, reserve)
 
 
-def quote(label: str, text: str, limit: int = TURN_CHARS) -> str:
-    return f"{label}:\n{fence('turn', text, limit)}"
+def quote(label: str, text: str) -> Quote:
+    return Quote(label, text)
+
+
+def _observer(lens: str) -> str:
+    description = OBSERVER_LENSES.get(lens, f"You watch the debate through a {lens} lens.")
+    return f"You are the {lens} observer of this debate; you never take part. {description}"
+
+
+FLAG_FIELDS = (
+    "its category; its urgency from 0 (no tension worth a debate) to 1 (the debate cannot "
+    "be settled without it); the question a separate debate should ask, stated so that it "
+    "stands alone, about the passage's subject rather than about the debate; the excerpt "
+    "that raised it, quoted word for word; and a one-sentence rationale"
+)
 
 
 def monitor(
     lens: str, frame: Frame, recent: Sequence[tuple[str, str]], turn_label: str, turn_text: str
-) -> list[Message]:
-    description = OBSERVER_LENSES.get(lens, f"You watch the debate through a {lens} lens.")
-    parts = []
-    if recent:
-        parts.append("Recent turns:\n" + "\n".join(f"- {who}: {clip(t, 200)}" for who, t in recent))
+) -> Prompt:
+    parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
     parts.append(quote(f"The turn to check ({turn_label})", turn_text))
     parts.append(
-        f"You are the {lens} observer of this debate; you never take part. {description} "
-        "Does this turn reveal a tension (a gap, an assumption, a contradiction or an open "
-        "question) worth its own debate? Reply with one JSON object: its category, its "
-        "urgency from 0 (no tension) to 1, the question that debate should ask, the excerpt "
-        "that triggered it (words quoted from the turn) and a one-sentence rationale."
+        f"{_observer(lens)} Does the turn to check reveal a tension (a gap, an assumption, a "
+        "contradiction or an open question) that deserves its own debate? Reply with one "
+        f"JSON object: {FLAG_FIELDS}."
     )
-    return messages(frame, parts)
+    return messages(frame, parts, frame.budget.flag)
 
 
-def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> list[Message]:
-    parts = [quote(f"Debate on: {clip(question, 200)}", resolution) for question, resolution in debates]
+def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> Prompt:
+    parts: list[Part] = [quote(f"Turn {i} ({label})", text) for i, (label, text) in enumerate(turns, start=1)]
     parts.append(
-        "You merge converging debates. These debates converged: write one synthesis that "
-        "keeps what each contributes and states where they still differ. Plain prose, at "
-        "most six sentences."
+        f"{_observer(lens)} Find the one tension in the turns above (a gap, an assumption, a "
+        "contradiction or an open question) that most deserves its own debate. Reply with one "
+        f"JSON object: the number of the turn that raised it, {FLAG_FIELDS}."
     )
-    return messages(frame, parts)
+    return messages(frame, parts, frame.budget.flag)
 
 
-def relation(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -> list[Message]:
-    parts = [
-        quote(f"Earlier debate on: {clip(earlier[0], 200)}", earlier[1]),
-        quote(f"Later debate on: {clip(later[0], 200)}", later[1]),
+def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> Prompt:
+    parts: list[Part] = [quote(f"Debate on: {question}", resolution) for question, resolution in debates]
+    words = Budget.words(frame.budget.synthesis)
+    parts.append(
+        "You merge converging debates. The debates above reached converging resolutions: "
+        "write one synthesis that keeps what each contributes, states the claim they share, "
+        f"and says where they still differ. Prose, at most {words} words."
+    )
+    return messages(frame, parts, frame.budget.synthesis)
+
+
+def relation(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -> Prompt:
+    parts: list[Part] = [
+        quote(f"Earlier debate on: {earlier[0]}", earlier[1]),
+        quote(f"Later debate on: {later[0]}", later[1]),
         "Do these two resolutions contradict each other (they cannot both hold), does the "
         "later one elaborate the earlier (it adds to it, consistently), or are they "
         "unrelated? Reply with one JSON object: relation and a one-sentence reason.",
     ]
-    return messages(frame, parts)
+    return messages(frame, parts, frame.budget.flag)
 
 
-def integrate(frame: Frame, sections: Sequence[tuple[str, str]]) -> list[Message]:
-    parts = [quote(label, text, 500) for label, text in sections]
-    parts.append(
-        "You are the root integrator. You have read the whole graph of debates above: the "
-        "main debate, its branches, the syntheses and the questions left open. Write the "
-        "final integrated answer to the passage, naming what the branches added and what "
-        "remains open. Plain prose, at most eight sentences."
-    )
-    return messages(frame, parts)
-
-
-def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> list[Message]:
-    description = OBSERVER_LENSES.get(lens, f"You watch the debate through a {lens} lens.")
-    parts = [quote(f"Turn {i} ({label})", text, 300) for i, (label, text) in enumerate(turns, start=1)]
-    parts.append(
-        f"You are the {lens} observer of this debate; you never take part. {description} "
-        "Find one tension in the turns above (a gap, an assumption, a contradiction or an "
-        "open question) that deserves its own debate. Reply with one JSON object: the "
-        "number of the turn that raised it, its category, its urgency from 0 (no tension) "
-        "to 1, the question a separate debate should ask about the passage's subject, the "
-        "excerpt that triggered it (words quoted from the turn) and a one-sentence rationale."
-    )
-    return messages(frame, parts)
+def integrate(frame: Frame, sections: Sequence[tuple[str, str]], partial: bool = False) -> Prompt:
+    """The root integrator's prompt over `sections` (label, text). `partial`: one group
+    of a graph too large for one prompt, integrated first."""
+    parts: list[Part] = [quote(label, text) for label, text in sections]
+    words = Budget.words(frame.budget.final)
+    if partial:
+        ask = (
+            "You are the root integrator, reading one part of a graph of debates too large to "
+            "read at once. Integrate the material above into one account that keeps every "
+            "distinct claim, contradiction and open question, so that nothing is lost when "
+            f"it is integrated with the other parts. Prose, at most {words} words."
+        )
+    else:
+        ask = (
+            "You are the root integrator. You have read the whole graph of debates above: the "
+            "main debate, its branches, the syntheses, the contradictions and the questions "
+            "left open. Write the final integrated answer to the passage: what it claims and "
+            "what holds up, what the branches added, what remains contested or open. "
+            f"Prose, in paragraphs, at most {words} words."
+        )
+    parts.append(ask)
+    return messages(frame, parts, frame.budget.final)

@@ -1,40 +1,42 @@
-"""Helpers that keep prompts bounded and keep passage text as data."""
+"""Keeping passage text as data in prompts, and tidying what models write."""
 
 from __future__ import annotations
 
 import re
 
-from dagmca.text import clip
-
 _TAG = re.compile(r"</?\s*(passage|turn|context|transcript|text)\s*>", re.IGNORECASE)
 
 
-def fence(tag: str, text: str, limit: int) -> str:
+def fence(tag: str, text: str) -> str:
     """Wrap untrusted text in a tag it cannot close: the tags we use are removed
     from inside, so a passage cannot break a prompt's structure."""
-    return f"<{tag}>\n{clip(_TAG.sub(' ', text), limit)}\n</{tag}>"
-
-
-def bound(text: str, limit: int) -> str:
-    """Hard cap for a whole prompt: keep the head and the tail (the instruction)."""
-    if len(text) <= limit:
-        return text
-    tail = limit // 3
-    return text[: limit - tail - 3] + "\n…\n" + text[-tail:]
-
-
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+    return f"<{tag}>\n{_TAG.sub(' ', text).strip()}\n</{tag}>"
 
 
 def tidy(text: str) -> str:
-    """Drop sentences a model repeats within one answer (small models loop), and the
-    structural tags it echoes from its prompt."""
+    """What a model wrote, as it wrote it: paragraphs, lists and line breaks kept; only
+    the structural tags it echoes from its prompt removed, and trailing white space."""
+    lines = [line.rstrip() for line in _TAG.sub("", text).strip().splitlines()]
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+")
+
+
+def drop_repeats(text: str) -> str:
+    """The local 135M model loops: it says the same sentence again and again. Each
+    sentence is kept once; lines (paragraphs, list items) keep their breaks."""
     seen: set[str] = set()
-    kept = []
-    for sentence in _SENTENCE.split(_TAG.sub(" ", text).strip()):
-        key = " ".join(sentence.lower().split())
-        if not key or key in seen:
-            continue
-        seen.add(key)
-        kept.append(sentence.strip())
-    return " ".join(kept)
+    lines = []
+    for line in text.splitlines():
+        kept = []
+        for sentence in _SENTENCE.split(line):
+            key = " ".join(sentence.lower().split())
+            if key and key in seen:
+                continue
+            seen.add(key)
+            kept.append(sentence)
+        joined = " ".join(s for s in kept if s).rstrip()
+        if joined or not line.strip():
+            lines.append(joined)
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()

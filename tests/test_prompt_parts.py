@@ -1,0 +1,68 @@
+"""The small parts behind whole texts: strict schemas, JSON found in prose, tidying that
+keeps structure, loop detection, and the budget's sentence-by-sentence cut."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+
+from dagmca.llm.base import Text
+from dagmca.llm.degenerate import is_looping
+from dagmca.llm.structured import find_json, strict_schema
+from dagmca.llm.tokens import TokenCounter, is_reasoning_model, known_window
+from dagmca.models import Strict
+from dagmca.prompts.budget import Budget, Quote, fit
+from dagmca.prompts.text import drop_repeats, tidy
+
+
+class Shape(Strict):
+    format: Text(40)  # type: ignore[valid-type]  # a property named like a keyword
+    count: int = Field(3, ge=1, le=9)
+
+
+def test_strict_schemas_drop_keywords_not_properties_and_close_every_object() -> None:
+    full: dict[str, Any] = Shape.model_json_schema()
+    strict = strict_schema(full)
+    assert set(strict["properties"]) == {"format", "count"}
+    assert strict["required"] == ["format", "count"] and strict["additionalProperties"] is False
+    text = str(strict)
+    assert "maxLength" not in text and "minimum" not in text and "default" not in text
+    assert "maxLength" in str(full), "the full schema keeps them: pydantic still enforces them"
+
+
+def test_json_is_found_in_prose_and_fences() -> None:
+    assert find_json('Sure! ```json\n{"a": {"b": 1}}\n``` Done.') == '{"a": {"b": 1}}'
+    assert find_json("no json here") == "no json here"
+
+
+def test_tidy_keeps_paragraphs_and_lists_and_only_the_local_cleanup_drops_repeats() -> None:
+    text = "First paragraph. It goes on.\n\nThe list:\n- one;\n- two;\n\n\n\n<turn>End.</turn>  "
+    assert tidy(text) == "First paragraph. It goes on.\n\nThe list:\n- one;\n- two;\n\nEnd."
+    looped = "The answer is yes. The answer is yes. The answer is yes.\n- item\n- item two"
+    assert drop_repeats(looped) == "The answer is yes.\n- item\n- item two"
+
+
+def test_loops_are_found_and_refrains_of_two_are_not() -> None:
+    assert is_looping("the answer is: the answer is: the answer is: the answer is")
+    assert not is_looping("We shall fight on the beaches, we shall fight on the landing grounds.")
+
+
+def test_known_models_and_reasoning_models() -> None:
+    assert known_window("gpt-4o-mini") == 128_000 and known_window("openai/gpt-4.1") == 1_047_576
+    assert known_window("my-own-model") is None
+    assert is_reasoning_model("o3-mini") and not is_reasoning_model("gpt-4o")
+
+
+def test_the_budget_leaves_out_whole_sentences_from_the_oldest_quote_first() -> None:
+    counter = TokenCounter()
+    old = " ".join(f"Old sentence number {i} says something." for i in range(40))
+    new = " ".join(f"New sentence number {i} says something else." for i in range(10))
+    budget = Budget(counter, window=400, turn=100, flag=100, synthesis=100, final=100)
+    prompt = fit("system", ["Passage."], [Quote("Old", old), Quote("New", new), "Answer."], budget, 100)
+    text = prompt.messages[1]["content"]
+    assert prompt.tokens <= budget.available(100) and prompt.omitted_chars > 0
+    assert new in text, "the newer quote is whole"
+    kept = text.split("left out to fit the context window …] ", 1)[1].split("\n</turn>")[0]
+    assert old.endswith(kept) and kept.startswith("Old sentence number")
+    assert prompt.omitted_chars == len(old) - len(kept)
