@@ -8,9 +8,9 @@ never reach the Session node, the reports or an export.
 from __future__ import annotations
 
 import re
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from dagmca.models import Strict
 from dagmca.team import AgentTree, build_tree
@@ -26,6 +26,8 @@ DEFAULT_PERSPECTIVES = (
     "systemic",
 )
 DEFAULT_OBSERVERS = ("dialectical", "skeptical", "pragmatic")
+# settings of earlier versions, replaced by token budgets (they were character clips)
+RETIRED = frozenset({"max_prompt_chars", "passage_prompt_chars"})
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 
 
@@ -53,13 +55,36 @@ class SessionConfig(Strict):
     )
     endpoint_down_after: int = Field(8, ge=1, le=10_000)  # failed calls in a row that stop the run
     cache: bool = Field(True, description="Answer repeated requests from the store's response cache")
-    # None: 64 for the local model (it only gets worse and slower with length), 256 else.
+    # Output caps in tokens. None: what the backend needs. The local 135M model only gets
+    # worse and slower with length (64, 120, 2-3x a turn); an endpoint's model is let
+    # finish: a turn 600, a flag 300, a synthesis or the final 1,200.
     max_turn_tokens: int | None = Field(
-        None, ge=8, le=8192, description="Output cap of one turn, in tokens; unset: 64 local, 256 else"
+        None, ge=8, le=16_384, description="Output cap of one turn, in tokens; unset: 64 local, 600 else"
     )
-    max_flag_tokens: int = Field(120, ge=32, le=4096)
-    max_prompt_chars: int = Field(6000, ge=500)
-    passage_prompt_chars: int = Field(1800, ge=200)
+    max_flag_tokens: int | None = Field(
+        None,
+        ge=32,
+        le=16_384,
+        description="Output cap of an observer's flag, in tokens; unset: 120 local, 300 else",
+    )
+    max_synthesis_tokens: int | None = Field(
+        None,
+        ge=16,
+        le=32_768,
+        description="Output cap of a synthesis and of the final answer, in tokens; "
+        "unset: 2-3 turns local, 1200 else",
+    )
+    # The model's context window, in tokens. None: what the endpoint reports, else a
+    # table of known models, else 32,768 (named as an assumption in the summary).
+    context_window: int | None = Field(
+        None, ge=1024, description="The model's context window in tokens (unset: reported, known or 32768)"
+    )
+    # The share of a prompt's budget the passage may take whole; a longer passage takes
+    # the long-passage path (sections, a map, retrieval).
+    passage_share: float = Field(0.5, gt=0.0, le=0.9)
+    reasoning_effort: Literal["low", "medium", "high"] | None = Field(
+        None, description="Reasoning models: the effort to ask for (passed through as reasoning_effort)"
+    )
 
     # MCA engine (DESIGN §2)
     protocol: Literal["mca", "decompose", "vote", "ensemble"] = Field(
@@ -180,6 +205,14 @@ class SessionConfig(Strict):
     # input
     max_passage_bytes: int = Field(200_000, ge=1, description="Largest passage accepted")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _retired(cls, data: Any) -> Any:
+        """Settings of earlier versions, dropped so their stored sessions still load."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in RETIRED}
+        return data
+
     @field_validator("perspectives", "observers")
     @classmethod
     def _names(cls, value: tuple[str, ...]) -> tuple[str, ...]:
@@ -200,7 +233,23 @@ class SessionConfig(Strict):
     def turn_tokens(self) -> int:
         if self.max_turn_tokens is not None:
             return self.max_turn_tokens
-        return 64 if self.llm == "local" else 256
+        return 64 if self.llm == "local" else 600
+
+    def flag_tokens(self) -> int:
+        if self.max_flag_tokens is not None:
+            return self.max_flag_tokens
+        return 120 if self.llm == "local" else 300
+
+    def synthesis_tokens(self) -> int:
+        """A synthesis's cap (the final answer's: `final_tokens`)."""
+        if self.max_synthesis_tokens is not None:
+            return self.max_synthesis_tokens
+        return 2 * self.turn_tokens() if self.llm == "local" else 1200
+
+    def final_tokens(self) -> int:
+        if self.max_synthesis_tokens is not None:
+            return self.max_synthesis_tokens
+        return 3 * self.turn_tokens() if self.llm == "local" else 1200
 
     def monitor_mode(self) -> Literal["turn", "round", "off"]:
         if self.monitor_every == "auto":

@@ -23,6 +23,8 @@ class NodeKind(StrEnum):
     TENSION = "Tension"
     SYNTHESIS = "Synthesis"
     FINAL = "Final"
+    SECTION = "Section"  # a section of a passage too long to go whole into every prompt
+    INTEGRATION = "Integration"  # one group's integration, when the graph outgrows one prompt
 
 
 STUB_LABEL = "Stub"
@@ -48,6 +50,7 @@ class EdgeType(StrEnum):
     FLAGGED_AT = "FLAGGED_AT"
     INTEGRATES = "INTEGRATES"
     IN_SESSION = "IN_SESSION"
+    READS = "READS"  # (d:Debate)-[:READS {as: map | verbatim}]->(s:Section)
 
 
 STRUCTURAL_EDGES = frozenset(
@@ -111,6 +114,8 @@ class CallPhase(StrEnum):
     MONITOR = "monitor"
     RELATION = "relation"
     MERGE = "merge"
+    MAP = "map"  # a section's claims, for the map of a long passage
+    INTEGRATE = "integrate"  # one group of the final integration
     FINAL = "final"
 
 
@@ -190,12 +195,22 @@ class SessionNode(GraphNode):
     title: str
     config: str  # JSON of SessionConfig, secrets excluded
     model: str
-    status: Literal["running", "done", "failed", "interrupted", "budget_exhausted"] = "running"
+    # degraded: it ran to the end, but a whole function failed (every flag, say): `problems` says which
+    status: Literal["running", "done", "degraded", "failed", "interrupted", "budget_exhausted"] = "running"
+    problems: list[str] = Field(default_factory=list)
     started_at: str = Field(default_factory=utcnow)
     finished_at: str | None = None
     llm_calls: int = 0
     tokens: int = 0
     cost_usd: float = 0.0
+    omitted_chars: int = 0  # of quoted material, cut to fit a context window, over every call
+    # how the session fitted the model (DESIGN §4)
+    context_window: int | None = None
+    context_window_source: str = ""
+    tokenizer: str = ""
+    structured_output: str = ""  # the structured-output mode negotiated at the pre-flight
+    passage_tokens: int | None = None
+    passage_mode: Literal["whole", "sections"] = "whole"
     # emergence metrics (DESIGN §5), set when the run ends
     specialization: float | None = None
     context_divergence: float | None = None
@@ -294,6 +309,25 @@ class FinalNode(GraphNode):
     text: str
 
 
+class SectionNode(GraphNode):
+    """A section of a long passage, cut on paragraph boundaries, and its map entry."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.SECTION
+    number: int
+    title: str  # "§3 (paragraphs 5-7)"
+    text: str
+    tokens: int
+    claims: str = ""  # its claims in order, as the mapping call stated them
+
+
+class IntegrationNode(GraphNode):
+    """One group's integration: the final integrator read the graph in parts."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.INTEGRATION
+    part: int
+    text: str
+
+
 NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
     m.KIND: m
     for m in (
@@ -305,6 +339,8 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         TensionNode,
         SynthesisNode,
         FinalNode,
+        SectionNode,
+        IntegrationNode,
     )
 }
 
@@ -345,4 +381,5 @@ class CallRecord(Strict):
     repaired: bool = False
     error: str = ""
     cost_usd: float = 0.0
+    omitted_chars: int = 0  # of quoted material, cut to fit the context window
     at: str = Field(default_factory=utcnow)

@@ -58,6 +58,7 @@ def run_scripted(
     delay: float | Callable[[ScriptedCall], float] = 0.0,
     events: EventSink | None = None,
     passage: str = PASSAGE,
+    caps: bool = False,
     **settings: Any,
 ) -> tuple[SessionResult, SessionState, ScriptedLLM]:
     """A whole session on the scripted fake and the hashing embedder, wired as the CLI
@@ -65,7 +66,7 @@ def run_scripted(
     settings.setdefault("llm", "fake")
     settings.setdefault("cache", False)  # each run asks: runs sharing a store stay independent
     cfg = SessionConfig(**settings)
-    fake = ScriptedLLM(responder, delay=delay)
+    fake = ScriptedLLM(responder, delay=delay, caps=caps)
 
     async def go() -> tuple[SessionResult, SessionState]:
         async with open_state(

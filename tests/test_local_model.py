@@ -162,3 +162,34 @@ def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> No
     for arm in ("cmp-mca", "cmp-decompose", "cmp-vote"):
         path = tmp_path / ".dagmca" / "sessions" / arm / "mca_report.json"
         MCAReport.model_validate_json(path.read_text(encoding="utf-8"))
+
+
+def test_a_passage_longer_than_the_local_window_takes_the_section_path(tmp_path: Path) -> None:
+    """Two essays, 2,532 words (about 2,900 tokens): more than half the local model's
+    4,096-token slot, so they are cut into sections and mapped; each debate's sections
+    are in the graph."""
+    data = Path(__file__).parent / "data"
+    text = "\n\n".join(
+        (data / name).read_text(encoding="utf-8") for name in ("four_day_week.txt", "street_trees.txt")
+    )
+    passage = tmp_path / "dossier.txt"
+    passage.write_text(text, encoding="utf-8")
+    run = slow_dagmca(
+        tmp_path, "run", str(passage), "--session", "long", "-q", "--cpp", "2", "--rounds", "1",
+        "--max-branches", "1", "--max-revisits", "0", "--strange-loops", "0", "--urgency-threshold", "0.1",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    summary = " ".join(run.stdout.split())
+    assert "too long for its share of a prompt" in summary and "4,096 tokens" in summary
+    assert slow_dagmca(tmp_path, "check", "long").returncode == 0
+    assert slow_dagmca(tmp_path, "export", "long", "-o", "long.json").returncode == 0
+    graph = json.loads((tmp_path / "long.json").read_text())
+    sections = [n for n in graph["nodes"] if n["kind"] == "Section"]
+    debates = [n for n in graph["nodes"] if n["kind"] == "Debate"]
+    reads = [e for e in graph["edges"] if e["type"] == "READS"]
+    assert len(sections) >= 3 and all(n["claims"].strip() for n in sections)
+    assert "\n\n".join(n["text"] for n in sections).split() == text.split()  # every word, once, in order
+    for d in debates:  # which sections each debate read, and how
+        read = [e for e in reads if e["source"] == d["id"]]
+        assert {e["target"] for e in read} == {n["id"] for n in sections}
+        assert (d["origin"] == "main") == all(e["as"] == "map" for e in read)

@@ -25,6 +25,9 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Tension",
         "Synthesis",
         "Final",
+        # DESIGN §4: a long passage's sections, and the parts of a hierarchical integration
+        "Section",
+        "Integration",
     }
     assert {t.value for t in EdgeType} == {
         "BRANCHES_FROM",
@@ -41,6 +44,7 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "REVISES",
         "OBSERVES",
         "FLAGGED_AT",
+        "READS",
         "INTEGRATES",
         "IN_SESSION",
     }

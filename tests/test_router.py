@@ -7,6 +7,7 @@ from collections import Counter
 from pathlib import Path
 
 from dagmca.debate.contexts import AgentContexts
+from dagmca.debate.events import Credited, Event
 from dagmca.debate.router import Router
 from dagmca.models import EdgeType, NodeKind
 from dagmca.similarity import HashingEmbedder
@@ -77,9 +78,16 @@ def test_contexts_keep_only_surviving_contributions_first_in_first_out() -> None
 def test_a_routed_session_staffs_branches_and_agents_carry_their_contexts(
     run_fake: RunSession, tmp_path: Path
 ) -> None:
+    credited: list[Credited] = []
+
+    class Record:
+        def emit(self, event: Event) -> None:
+            if isinstance(event, Credited):
+                credited.append(event)
+
     _, state, fake = run_fake(
         router="round-robin", cpp=3, depth=2, rounds=1, max_depth=1, max_branches=3, agent_context_size=2,
-        success_threshold=0.0, monitor_every="turn",
+        success_threshold=0.0, monitor_every="turn", events=Record(),
     )  # fmt: skip
     branches = sorted((d for d in state.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
     assert [d.staff for d in branches][:2] == [
@@ -94,9 +102,15 @@ def test_a_routed_session_staffs_branches_and_agents_carry_their_contexts(
         assert (
             turns[e.source].props["perspective"] == agents[e.target.rsplit("/", 1)[-1]].props["perspective"]
         )
-    # what survived the main debate shapes the branch prompts of that perspective
+    # what survived the main debate shapes the branch prompts of that perspective, and only that
+    survived = next(set(c.survived) for c in credited if c.debate == "s1/main")
+    assert survived, "with a threshold of 0, the best half of the team survives"
     b1 = [c for c in fake.calls if c.meta.debate == branches[0].id and c.meta.phase == "respond"]
-    assert b1 and all("Your earlier contributions that the group kept" in c.prompt for c in b1)
+    staff = branches[0].staff or []
+    assert len(b1) == 3
+    for c in b1:
+        seat = staff[int(c.meta.agent.removeprefix("L1N")) - 1]
+        assert ("An earlier contribution of yours that the group kept" in c.prompt) == (seat in survived)
     main = [c for c in fake.calls if c.meta.debate == "s1/main" and c.meta.phase == "respond"]
     assert not any("Your earlier contributions" in c.prompt for c in main)
     assert check_store(state.store, "s1") == []

@@ -14,9 +14,6 @@ import statistics
 from collections import deque
 
 from dagmca.similarity import Embedder
-from dagmca.text import clip
-
-KEPT_CHARS = 200
 
 
 class AgentContexts:
@@ -40,7 +37,5 @@ class AgentContexts:
         if self.size:
             for agent, ok in survived.items():
                 if ok:
-                    self.buffers.setdefault(agent, deque(maxlen=self.size)).append(
-                        clip(contributions[agent], KEPT_CHARS)
-                    )
+                    self.buffers.setdefault(agent, deque(maxlen=self.size)).append(contributions[agent])
         return survived

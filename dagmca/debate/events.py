@@ -25,6 +25,16 @@ class PhaseChanged(Event):
 
 
 @dataclass(frozen=True)
+class PassageSectioned(Event):
+    """The passage did not fit its share of a prompt: the long-passage path."""
+
+    name: ClassVar[str] = "passage_sectioned"
+    sections: int
+    tokens: int
+    share: int  # the tokens the passage may take in a prompt
+
+
+@dataclass(frozen=True)
 class RoundStarted(Event):
     name: ClassVar[str] = "round"
     debate: str

@@ -8,6 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from dagmca.debate.dag import sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
@@ -18,6 +19,7 @@ from dagmca.models import (
     DebateOrigin,
     EdgeType,
     FinalNode,
+    SectionNode,
     SessionNode,
     TensionStatus,
     node_from_record,
@@ -40,6 +42,27 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     session.llm_calls = len(spent)
     session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
     session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+    session.omitted_chars = sum(c.omitted_chars for c in records)
+
+
+def _fitting(state: SessionState, session: SessionNode) -> None:
+    """How the session fitted the model, on its Session node (DESIGN §4)."""
+    session.context_window = state.window.tokens
+    session.context_window_source = state.window.source
+    session.tokenizer = state.budget.counter.describe()
+    session.structured_output = state.llm.structured_mode
+    session.passage_tokens = state.passage_tokens
+    session.passage_mode = "sections" if state.passage_mode == "sections" else "whole"
+
+
+def _problems(state: SessionState) -> list[str]:
+    """What went wrong as a whole, though the run went to its end."""
+    if state.flag_calls and state.flag_failures == state.flag_calls:
+        return [
+            f"every observer call failed ({state.flag_calls} of {state.flag_calls}): no tension could be "
+            "flagged, so nothing branched; see the failed calls' errors (`dagmca status` or the call records)"
+        ]
+    return []
 
 
 async def run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
@@ -68,6 +91,10 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
     explorer = Explorer(state)
     final: FinalNode | None = None
     try:
+        state.set_phase("reading the passage")
+        await sections.prepare(state)
+        _fitting(state, session)
+        state.write([session])
         state.set_phase("main debate")
         await explorer.run_debate(main)
         await explorer.credit(main)
@@ -75,7 +102,10 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         await explorer.explore(main)
         state.set_phase("final integration")
         final = await integrate(state, main)
-        session.status = "budget_exhausted" if state.llm.budget_hit else "done"
+        session.problems = _problems(state)
+        session.status = (
+            "budget_exhausted" if state.llm.budget_hit else "degraded" if session.problems else "done"
+        )
     except (asyncio.CancelledError, KeyboardInterrupt):
         session.status = "interrupted"
         raise
@@ -140,6 +170,8 @@ async def revisit_session(state: SessionState, *, context: str) -> RevisitResult
         raise ValueError(f"no session {state.session_id}")
     state.session = session
     state.track(nodes)
+    state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
+    await sections.prepare(state)
     final = next((n for n in nodes if isinstance(n, FinalNode)), None)
     state.final = final
     main = state.debates[f"{state.session_id}/main"]

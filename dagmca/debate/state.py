@@ -14,8 +14,9 @@ from dagmca.debate.contexts import AgentContexts
 from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
-from dagmca.llm.base import CallMeta, Completion, LLMError, Message
+from dagmca.llm.base import CallMeta, Completion, LLMError
 from dagmca.llm.metered import MeteredLLM
+from dagmca.llm.tokens import ContextWindow
 from dagmca.metrics.session import SessionMetrics
 from dagmca.models import (
     AgentNode,
@@ -25,17 +26,21 @@ from dagmca.models import (
     FinalNode,
     GraphNode,
     Role,
+    SectionNode,
     SessionNode,
     SynthesisNode,
     TensionNode,
     TensionStatus,
     edge,
 )
-from dagmca.prompts.templates import Frame
+from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.templates import Frame, passage_block
+from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 
 FrameFactory = Callable[[], Frame]
+Background = Callable[[], Sequence[Part]]
 
 
 @dataclass
@@ -47,6 +52,8 @@ class SessionState:
     llm: MeteredLLM
     embedder: Embedder
     passage: str
+    budget: Budget  # what a prompt may hold, in the model's tokens
+    window: ContextWindow
     events: EventSink = field(default_factory=NoEvents)
     session: SessionNode | None = None
     debates: dict[str, DebateNode] = field(default_factory=dict)
@@ -58,6 +65,15 @@ class SessionState:
     final: FinalNode | None = None
     metrics: SessionMetrics | None = None
     node_ids: set[str] = field(default_factory=set)  # every node written so far (--max-nodes)
+    # the passage in prompts: whole, or (long passages) sections, mapped and retrieved
+    passage_mode: str = "whole"
+    passage_tokens: int = 0
+    sections: list[SectionNode] = field(default_factory=list)
+    default_block: str = ""  # the passage block of a debate without one of its own
+    passage_blocks: dict[str, str] = field(default_factory=dict)  # debate id -> its passage block
+    # observers' calls and the ones that failed: all failing is a problem worth an exit code
+    flag_calls: int = 0
+    flag_failures: int = 0
     revisits_used: int = 0
     phase: str = "starting"
     _agents: set[str] = field(default_factory=set)
@@ -70,6 +86,7 @@ class SessionState:
         cfg = self.config
         self.contexts = AgentContexts(cfg.agent_context_size)
         self.router = Router(cfg.router, cfg.perspectives, seed=cfg.seed, temperature=cfg.router_temperature)
+        self.default_block = passage_block(self.passage)
 
     def emit(self, event: Event) -> None:
         self.events.emit(event)
@@ -93,7 +110,7 @@ class SessionState:
 
     async def ask(
         self,
-        messages: list[Message],
+        prompt: Prompt,
         *,
         max_tokens: int,
         meta: CallMeta,
@@ -102,9 +119,11 @@ class SessionState:
         """One call with the session's sampling settings. A call that still fails after
         its retries and repair is reported and gives None: the caller degrades (a lost
         flag, a skipped merge), the run goes on."""
+        if prompt.omitted_chars:
+            meta = meta.model_copy(update={"omitted_chars": prompt.omitted_chars})
         try:
             return await self.llm.complete(
-                messages,
+                prompt.messages,
                 schema=schema,
                 max_tokens=max_tokens,
                 temperature=self.config.temperature,
@@ -115,21 +134,27 @@ class SessionState:
             self.emit(CallFailed(debate=meta.debate, agent=meta.agent, error=str(exc)))
             return None
 
-    def frame(self, question: str, background: Callable[[], str] | None = None) -> FrameFactory:
-        """What every prompt of a debate on `question` carries, built per prompt (a
-        branch's background changes while it runs)."""
-        cfg = self.config
+    def frame(
+        self, debate: DebateNode, background: Callable[[], Sequence[Part]] | None = None
+    ) -> FrameFactory:
+        """What every prompt of `debate` carries, built per prompt (a branch's background
+        changes while it runs)."""
 
         def build() -> Frame:
             return Frame(
-                question=question,
-                passage=self.passage,
-                passage_chars=cfg.passage_prompt_chars,
-                max_prompt_chars=cfg.max_prompt_chars,
-                background=background() if background else "",
+                question=debate.question,
+                passage=self.passage_blocks.get(debate.id, self.default_block),
+                budget=self.budget,
+                background=tuple(background()) if background else (),
             )
 
         return build
+
+    def clean(self, text: str) -> str:
+        """A model's text as it is stored: its tags and trailing space tidied; the local
+        135M model's looping repeats dropped (the one backend known to loop)."""
+        text = tidy(text)
+        return drop_repeats(text) if self.config.llm == "local" else text
 
     def edge(self, source: str, target: str, type_: EdgeType, **props: Any) -> EdgeRecord:
         return edge(source, target, type_, self.session_id, **props)

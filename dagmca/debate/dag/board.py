@@ -13,9 +13,8 @@ import re
 from dataclasses import dataclass, field
 
 from dagmca.models import DebateNode, TensionNode
-from dagmca.text import clip
+from dagmca.prompts.budget import Part, Quote
 
-OUTPUT_CHARS = 250
 STUBS_SHOWN = 3
 
 
@@ -81,23 +80,25 @@ class BranchBoard:
         found = set(re.findall(r"\[(B\d+)\]", text))
         return [b for b, tag in self.tags.items() if tag in found and b != branch_id]
 
-    def background(self, branch_id: str) -> str:
-        lines = [
-            f"This is a branch debate. Parent question: {clip(self.parent.question, 300)}",
-            f"Parent resolution: {clip(self.parent.resolution, 400)}",
+    def background(self, branch_id: str) -> list[Part]:
+        """What a branch's prompts say of the DAG around it: the parent debate, the other
+        branches with their latest visible output, the open stubs. Texts go whole (the
+        budget cuts them first, oldest first, if it must)."""
+        parts: list[Part] = [
+            f"This is a branch debate. It branches from a debate on: {self.parent.question}",
+            Quote("That debate's resolution", self.parent.resolution),
         ]
         others = [b for b in self.questions if b != branch_id]
         visible = self.visible_outputs(branch_id)
         if others:
-            lines.append(
-                f"You are branch [{self.tags[branch_id]}]. Other branches running now "
-                "(cite one by its tag, e.g. [B2], when you build on it or dispute it):"
+            listed = "\n".join(f"- [{self.tags[b]}] {self.questions[b]}" for b in others)
+            parts.append(
+                f"You are branch [{self.tags[branch_id]}]. Other branches running now (cite one by "
+                f"its tag, e.g. [B2], when you build on it or dispute it):\n{listed}"
             )
-            for b in others:
-                lines.append(f"- [{self.tags[b]}] {clip(self.questions[b], 200)}")
-                if b in visible:
-                    lines.append(f"  latest output: {clip(visible[b], OUTPUT_CHARS)}")
+            parts += [
+                Quote(f"The latest output of [{self.tags[b]}]", visible[b]) for b in others if b in visible
+            ]
         if self.stubs:
-            lines.append("Open questions not yet explored:")
-            lines += [f"- {clip(q, 200)}" for q, _ in self.stubs]
-        return "\n".join(lines)
+            parts.append("Open questions not yet explored:\n" + "\n".join(f"- {q}" for q, _ in self.stubs))
+        return parts

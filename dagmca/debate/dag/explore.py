@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from dagmca.debate.dag import merging, stubs
+from dagmca.debate.dag import merging, sections, stubs
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.dag.monitor import Monitor
 from dagmca.debate.dag.selector import select
@@ -45,7 +45,8 @@ class Explorer:
     async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
         st = self.state
         background = (lambda: board.background(debate.id)) if board else None
-        frame = st.frame(debate.question, background)
+        await sections.block_for(st, debate)
+        frame = st.frame(debate, background)
         monitor = Monitor(st, debate, frame)
 
         async def on_turn(turn: TurnNode) -> None:

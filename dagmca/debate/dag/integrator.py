@@ -1,37 +1,102 @@
-"""Final integration: the root integrator reads the whole graph (DESIGN §1.9)."""
+"""Final integration: the root integrator reads the whole graph (DESIGN §1.9), every
+resolution, synthesis and open question whole. When they do not fit one prompt it
+integrates hierarchically: groups that fit first, each group's integration a recorded
+`Integration` node, then those (again in groups if they must be)."""
 
 from __future__ import annotations
 
+import asyncio
+
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
-from dagmca.models import CallPhase, DebateNode, DebateOrigin, EdgeType, FinalNode, GraphNode, TensionNode
+from dagmca.models import (
+    CallPhase,
+    DebateNode,
+    DebateOrigin,
+    EdgeType,
+    FinalNode,
+    GraphNode,
+    IntegrationNode,
+    TensionNode,
+)
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.text import tidy
+
+Section = tuple[str, str, GraphNode | None]  # label, text, the node it stands for
+MAX_LEVELS = 4
+
+
+def _sections(state: SessionState, main: DebateNode) -> list[Section]:
+    st, cfg = state, state.config
+    out: list[Section] = [("Main debate resolution", main.resolution or "(none)", main)]
+    for d in st.debates.values():
+        if d.origin is not DebateOrigin.MAIN and d.resolution:
+            out.append((f"Branch (depth {d.depth}) on: {d.question}", d.resolution, d))
+    for s in st.syntheses.values():
+        out.append(("Synthesis of converging branches", s.resolution, s))
+    for later, earlier, reason in st.contradictions:
+        out.append((f"Unreconciled: '{earlier.question}' versus '{later.question}'", reason, None))
+    stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
+    for t in stubs:
+        out.append((f"Open question (urgency {t.urgency:.2f})", t.question, t))
+    return out
+
+
+def _groups(state: SessionState, main: DebateNode, sections: list[Section]) -> list[list[Section]]:
+    """Consecutive groups, each of which fits one prompt whole."""
+    frame = state.frame(main)()
+    groups: list[list[Section]] = [[]]
+    for section in sections:
+        trial = [*groups[-1], section]
+        prompt = tpl.integrate(frame, [(label, text) for label, text, _ in trial], partial=True)
+        if prompt.omitted_chars and groups[-1]:
+            groups.append([section])
+        else:
+            groups[-1] = trial
+    return groups
+
+
+async def _integrate_part(
+    state: SessionState, main: DebateNode, part: int, group: list[Section]
+) -> Section | None:
+    st = state
+    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in group], partial=True)
+    meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.INTEGRATE)
+    done = await st.ask(prompt, max_tokens=st.config.final_tokens(), meta=meta)
+    if done is None:
+        return None
+    node = IntegrationNode(id=f"{st.session_id}/integration/{part}", session=st.session_id, part=part,
+                           text=st.clean(done.text))  # fmt: skip
+    members = [n for _, _, n in group if n is not None]
+    st.write([node], [st.edge(node.id, n.id, EdgeType.INTEGRATES) for n in members])
+    return (f"Integration of part {part}", node.text, node)
 
 
 async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
     st, cfg = state, state.config
-    used: list[GraphNode] = [main]
-    sections = [("Main debate resolution", main.resolution or "(none)")]
-    for d in st.debates.values():
-        if d.origin is not DebateOrigin.MAIN and d.resolution:
-            used.append(d)
-            sections.append((f"Branch (depth {d.depth}) on: {d.question}", d.resolution))
-    for s in st.syntheses.values():
-        used.append(s)
-        sections.append(("Synthesis of converging branches", s.resolution))
-    for later, earlier, reason in st.contradictions:
-        sections.append((f"Unreconciled: '{earlier.question}' versus '{later.question}'", reason))
-    stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
-    for t in stubs:
-        used.append(t)
-        sections.append((f"Open question (urgency {t.urgency:.2f})", t.question))
-    messages = tpl.integrate(st.frame(main.question)(), sections)
+    sections = _sections(st, main)
+    used = [n for _, _, n in sections if n is not None]
+    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections])
+    parts: list[IntegrationNode] = []
+    level = 0
+    while prompt.omitted_chars and level < MAX_LEVELS:
+        level += 1
+        groups = _groups(st, main, sections)
+        first = len(parts) + 1
+        done = await asyncio.gather(*(_integrate_part(st, main, first + k, g) for k, g in enumerate(groups)))
+        if not all(done):  # a part failed: read what there is, cut to fit, rather than lose it
+            break
+        sections = [s for s in done if s is not None]
+        parts += [n for _, _, n in sections if isinstance(n, IntegrationNode)]
+        prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections])
     meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.FINAL)
-    done = await st.ask(messages, max_tokens=cfg.turn_tokens() * 3, meta=meta)
+    done_final = await st.ask(prompt, max_tokens=cfg.final_tokens(), meta=meta)
     # Degrade: without the call, the main resolution stands as the final text, and says why.
-    text = tidy(done.text) if done is not None else f"(final integration failed) {main.resolution}"
+    text = (
+        st.clean(done_final.text)
+        if done_final is not None
+        else f"(final integration failed) {main.resolution}"
+    )
     final = FinalNode(id=f"{st.session_id}/final", session=st.session_id, text=text)
-    st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in used])
+    st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in [*used, *parts]])
     st.final = final
     return final

@@ -14,7 +14,6 @@ from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, EdgeType, Phase, SynthesisNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import RelationVerdict
-from dagmca.prompts.text import tidy
 
 AfterSynthesis = Callable[[SynthesisNode], Awaitable[None]]
 
@@ -89,10 +88,10 @@ async def _relation(
     fallback = (EdgeType.ELABORATES, "similar resolutions that did not converge")
     if not cfg.classify_relations or st.llm.exhausted(reserve_calls=2):
         return fallback
-    messages = tpl.relation(st.frame(parent.question)(), (earlier.question, earlier.resolution),
+    messages = tpl.relation(st.frame(parent)(), (earlier.question, earlier.resolution),
                             (later.question, later.resolution))  # fmt: skip
     meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.RELATION)
-    done = await st.ask(messages, schema=RelationVerdict, max_tokens=cfg.max_flag_tokens, meta=meta)
+    done = await st.ask(messages, schema=RelationVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
     if done is None:
         return fallback
     verdict: RelationVerdict = done.parsed
@@ -111,15 +110,15 @@ async def _synthesize(
     cfg = st.config
     if st.llm.exhausted(reserve_calls=1):
         return None
-    messages = tpl.synthesize(st.frame(parent.question)(), [(m.question, m.resolution) for m in members])
+    messages = tpl.synthesize(st.frame(parent)(), [(m.question, m.resolution) for m in members])
     meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.MERGE)
-    done = await st.ask(messages, max_tokens=cfg.turn_tokens() * 2, meta=meta)
+    done = await st.ask(messages, max_tokens=cfg.synthesis_tokens(), meta=meta)
     if done is None:  # a skipped merge, not a lost run
         return None
     synthesis = SynthesisNode(
         id=node_id,
         session=st.session_id,
-        resolution=tidy(done.text),
+        resolution=st.clean(done.text),
         reason=f"resolution embeddings converge: mean cosine {similarity:.2f} >= {cfg.merge_threshold}, "
         f"and {similarity - baseline:+.2f} over this run's baseline {baseline:.2f} "
         f"(mean cosine between the main debate's independent first answers)",

@@ -12,9 +12,10 @@ import asyncio
 
 from dagmca.debate.events import TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
-from dagmca.llm.base import CallMeta, Message
+from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, round_flag_schema
 
 RECENT_TURNS = 4
@@ -61,9 +62,7 @@ class Monitor:
             messages = tpl.monitor_round(lens, self.frame(), [(_label(t), t.text) for t in turns])
             self._start(lens, messages, schema, turns)
 
-    def _start(
-        self, lens: str, messages: list[Message], schema: type[TensionFlag], turns: list[TurnNode]
-    ) -> None:
+    def _start(self, lens: str, messages: Prompt, schema: type[TensionFlag], turns: list[TurnNode]) -> None:
         before, mine = self._recorded, asyncio.Event()
         self._recorded = mine
         self._tasks.append(asyncio.create_task(self._check(lens, messages, schema, turns, before, mine)))
@@ -77,7 +76,7 @@ class Monitor:
     async def _check(
         self,
         lens: str,
-        messages: list[Message],
+        messages: Prompt,
         schema: type[TensionFlag],
         turns: list[TurnNode],
         before: asyncio.Event | None,
@@ -92,12 +91,15 @@ class Monitor:
         finally:
             mine.set()
 
-    async def _ask(self, lens: str, messages: list[Message], schema: type[TensionFlag]) -> TensionFlag | None:
+    async def _ask(self, lens: str, messages: Prompt, schema: type[TensionFlag]) -> TensionFlag | None:
         meta = CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase=CallPhase.MONITOR)
-        done = await self.state.ask(
-            messages, schema=schema, max_tokens=self.state.config.max_flag_tokens, meta=meta
-        )
-        flag: TensionFlag | None = done.parsed if done is not None else None  # None: a lost flag
+        st = self.state
+        st.flag_calls += 1
+        done = await st.ask(messages, schema=schema, max_tokens=st.config.flag_tokens(), meta=meta)
+        if done is None:  # a lost flag
+            st.flag_failures += 1
+            return None
+        flag: TensionFlag = done.parsed
         return flag
 
     async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:

@@ -15,7 +15,6 @@ from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Subtasks
 from dagmca.team import Agent
-from dagmca.text import clip
 
 SUBTASK_TOKENS = 60  # per subtask; a decomposition asks for cpp of them
 
@@ -39,7 +38,7 @@ class DecomposeEngine(Engine[DecomposeOutcome]):
         given = done.parsed.subtasks if done is not None and isinstance(done.parsed, Subtasks) else []
         subtasks = [s.strip() for s in given if s.strip()][:cpp]
         # A failed call or a short list still leaves every child with a task: the parent's own.
-        subtasks += [f"{clip(task, 300)} (part {k} of {cpp})" for k in range(len(subtasks) + 1, cpp + 1)]
+        subtasks += [f"{task} (part {k} of {cpp})" for k in range(len(subtasks) + 1, cpp + 1)]
         for child, subtask in zip(agent.children, subtasks, strict=True):
             self.tasks[child] = subtask
             self.outcome.subtasks[child] = subtask

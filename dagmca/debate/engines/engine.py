@@ -12,10 +12,10 @@ from pydantic import BaseModel
 from dagmca.debate.events import RoundStarted, TurnRecorded
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import FrameFactory, SessionState
-from dagmca.llm.base import CallMeta, Completion, Message
+from dagmca.llm.base import CallMeta, Completion
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
-from dagmca.prompts.text import tidy
+from dagmca.prompts.budget import Prompt
 from dagmca.similarity import jaccard
 from dagmca.team import Agent, AgentTree
 
@@ -73,7 +73,7 @@ class Engine(Generic[Outcome]):
         self,
         agent: Agent,
         phase: Phase,
-        messages: list[Message],
+        messages: Prompt,
         *,
         schema: type[BaseModel] | None = None,
         max_tokens: int | None = None,
@@ -98,7 +98,7 @@ class Engine(Generic[Outcome]):
         **extra: float | str | None,
     ) -> TurnNode:
         st = self.state
-        text = tidy(text) or "(no answer)"
+        text = st.clean(text) or "(no answer)"
         # An Agent node is a seat with its perspective: a routed branch that seats another
         # perspective there gets its own node (L1N1.ethical), so BY never points at the wrong one.
         default = self._default.agents.get(agent.name)
@@ -135,7 +135,7 @@ class Engine(Generic[Outcome]):
         agent: Agent,
         phase: Phase,
         rnd: RoundNode,
-        messages: list[Message],
+        messages: Prompt,
         *,
         revises: TurnNode | None = None,
         observes: Sequence[TurnNode] = (),

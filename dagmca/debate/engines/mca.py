@@ -20,7 +20,6 @@ from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Reflection
 from dagmca.similarity import jaccard
 from dagmca.team import Agent
-from dagmca.text import clip
 
 REFLECT_TOKENS = 110
 
@@ -115,7 +114,7 @@ class MCAEngine(Engine[MCAOutcome]):
         turn = await self._turn(agent, Phase.SIGNAL, rnd, messages, keep=False)
         if turn is not None:
             for child in agent.children:
-                self.signals[child] = clip(turn.text, ap.SIGNAL_CHARS)
+                self.signals[child] = turn.text
         return turn
 
     # -- second-seed options ----------------------------------------------------------
@@ -144,7 +143,7 @@ class MCAEngine(Engine[MCAOutcome]):
         )
         if turn is not None:
             self.broadcasts[agent.name] = turn
-            goal = clip(turn.text, ap.GOAL_CHARS)
+            goal = turn.text
             for name in self._subtree(agent.name):
                 self.goals[name] = goal
             if agent.parent is None and not reason:

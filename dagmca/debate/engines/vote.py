@@ -26,15 +26,14 @@ from typing import TypeVar
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.events import PeerStep
 from dagmca.debate.outcomes import PeerOutcome, TrackerEvent
-from dagmca.llm.base import Message
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import peers as pp
-from dagmca.prompts.agents import kept_part
+from dagmca.prompts.agents import kept_parts
+from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import ballot_schema, decision_schema
 from dagmca.team import Agent
 
 T = TypeVar("T")
-DECISION_EXTRA_TOKENS = 80  # the JSON around an answer
 
 
 class TimedOut(Exception):
@@ -79,9 +78,7 @@ class PeerEngine(Engine[PeerOutcome]):
 
     async def _first_answer(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
         kept = self.state.contexts.kept(agent.perspective)
-        messages = pp.first_answer(
-            agent, self.number[agent.name], self.frame(), kept_part(kept) if kept else ""
-        )
+        messages = pp.first_answer(agent, self.number[agent.name], self.frame(), kept_parts(kept))
         done = await self._call(agent, Phase.ANSWER, messages)
         if done is None:
             return None
@@ -150,11 +147,11 @@ class VoteEngine(PeerEngine):
         answers = self.current()
         labels = [label for label, _ in answers]
         may_answer = self.may_answer(agent)
-        schema = decision_schema(labels, may_answer)
+        schema = decision_schema(labels, may_answer, answer_chars=cfg.turn_tokens() * 6)
         own = self.answers[agent.name][-1].label or ""
         correction = ""
         for _ in range(cfg.decision_retries + 1):
-            messages: list[Message] = pp.decision(
+            messages: Prompt = pp.decision(
                 agent, self.number[agent.name], self.frame(), answers, own, may_answer, correction
             )
             done = await self._call(
@@ -162,7 +159,7 @@ class VoteEngine(PeerEngine):
                 Phase.VOTE,
                 messages,
                 schema=schema,
-                max_tokens=cfg.turn_tokens() + DECISION_EXTRA_TOKENS,
+                max_tokens=cfg.turn_tokens() + pp.DECISION_EXTRA_TOKENS,
             )
             choice = getattr(done.parsed, "decision", None) if done is not None else None
             if done is None or choice is None:
@@ -317,7 +314,7 @@ class EnsembleEngine(PeerEngine):
         for _ in range(cfg.decision_retries + 1):
             messages = pp.ballot(agent, self.number[agent.name], self.frame(), answers)
             done = await self._call(
-                agent, Phase.VOTE, messages, schema=ballot_schema(labels), max_tokens=DECISION_EXTRA_TOKENS
+                agent, Phase.VOTE, messages, schema=ballot_schema(labels), max_tokens=pp.DECISION_EXTRA_TOKENS
             )
             if done is None or done.parsed is None:
                 self._track(TrackerEvent(rnd.number, "rejected", agent.name, detail="not a vote for a label"))

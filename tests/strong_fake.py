@@ -1,0 +1,116 @@
+"""A scripted stand-in for a strong model: answers of 200-300 words in paragraphs (every
+third one with a bulleted list), flags with real questions, verdicts with reasons, and
+the rest of an answer when asked to continue one that its cap cut short. Deterministic:
+every choice is a hash of the prompt. It keeps what it said, so tests can check that
+what was stored and quoted is exactly what it wrote."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from dagmca.llm.fake import ScriptedCall, default_structured
+from dagmca.prompts.schemas import RelationVerdict, TensionFlag
+
+LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
+
+SENTENCES = (
+    "Hours at a desk measure presence, not the quantity of concentrated work a team produces.",
+    "The British pilot enrolled self-selected firms, so its results cannot be generalised without care.",
+    "Compression removes meetings and interruptions that a longer week allowed to accumulate unnoticed.",
+    "In care, transport and teaching, output moves with hours, so a shorter week means hiring more staff.",
+    "Self-reported wellbeing is a weak measure when participants know what the trial hopes to show.",
+    "Unit labour costs stay flat only if output per hour rises enough to offset the lost day.",
+    "Collective agreements spread earlier reductions in hours across whole sectors rather than single firms.",
+    "A six-month trial captures novelty, not the slow return of old habits after a change of management.",
+    "Exporting manufacturers may have little slack to remove, as their hours are already managed tightly.",
+    "The distributional risk is that professionals gain a day while shift workers gain nothing at all.",
+    "Public procurement lets the state absorb transition costs and learn before asking others to follow.",
+    "Iceland cut hours by one to four per week, which is a different policy from removing a whole day.",
+    "Fatigue is a cost that never appears on a timesheet, yet it shows up as errors and accidents.",
+    "Randomised trials with control groups would separate the effect of shorter hours from selection.",
+    "Second jobs could absorb the extra day and erase the gains in health that advocates expect.",
+    "The argument that forty hours is natural ignores that it was itself a negotiated settlement.",
+)
+WORDS_PER_ANSWER = (200, 300)
+
+
+def _h(*parts: str) -> int:
+    return int.from_bytes(hashlib.sha256("\x1f".join(parts).encode()).digest()[:8], "big")
+
+
+def answer(seed: str) -> str:
+    """A strong model's answer: 2-4 paragraphs; every third one ends with a bulleted list."""
+    h = _h(seed)
+    target = WORDS_PER_ANSWER[0] + h % (WORDS_PER_ANSWER[1] - WORDS_PER_ANSWER[0])
+    paragraphs: list[str] = []
+    words = 0
+    k = 0
+    with_list = h % 3 == 0
+    while words < target:
+        size = 3 + (h >> (k % 32)) % 3
+        chosen = [SENTENCES[(h + k * 7 + i * 5) % len(SENTENCES)] for i in range(size)]
+        paragraphs.append(" ".join(chosen))
+        words += sum(len(s.split()) for s in chosen)
+        k += 1
+    if with_list:
+        items = [SENTENCES[(h + j * 3) % len(SENTENCES)].rstrip(".") for j in range(3)]
+        paragraphs.append("The points that matter most:\n" + "\n".join(f"- {item};" for item in items))
+    return "\n\n".join(paragraphs)
+
+
+def _seed(call: ScriptedCall) -> str:
+    return f"{call.meta.agent}|{call.meta.phase}|{call.prompt}"
+
+
+CONTINUE = "Your reply was cut off at the length limit."
+
+
+class StrongModel:
+    """The responder (a callable for ScriptedLLM) and what it said."""
+
+    def __init__(self) -> None:
+        self.said: list[str] = []  # every plain answer, whole
+        self.flags: list[str] = []  # every flag question
+
+    def __call__(self, call: ScriptedCall) -> str | BaseModel | dict[str, Any] | None:
+        if call.schema is None:
+            last = call.messages[-1]["content"]
+            if last.startswith(CONTINUE):  # the rest of the answer its cap cut short
+                original = ScriptedCall(call.messages[:-2], None, call.meta, call.max_tokens)
+                full, partial = answer(_seed(original)), call.messages[-2]["content"]
+                return full[len(partial) :].strip() if full.startswith(partial) else full
+            text = answer(_seed(call))
+            self.said.append(text)
+            return text
+        seed = _seed(call)
+        h = _h(seed)
+        if issubclass(call.schema, TensionFlag):
+            question = (
+                f"{SENTENCES[h % len(SENTENCES)].rstrip('.')}: what would show whether this holds "
+                f"across sectors {h % 97}?"
+            )
+            self.flags.append(question)
+            data = default_structured(call.schema, seed)
+            data.update(
+                question=question,
+                urgency=round(0.4 + (h % 56) / 100, 2),
+                category=("gap", "assumption", "contradiction", "open_question")[h % 4],
+                excerpt=SENTENCES[(h >> 8) % len(SENTENCES)][:60],
+                rationale="The debate asserts this without evidence that would tell it from selection.",
+            )
+            return data
+        if call.schema is RelationVerdict:
+            return {
+                "relation": ("elaborates", "contradicts", "unrelated")[h % 3],
+                "reason": SENTENCES[h % 16],
+            }
+        return default_structured(call.schema, seed)
+
+
+def words(text: str) -> set[str]:
+    return set(re.findall(r"[A-Za-z]+", text))
