@@ -50,7 +50,7 @@ def _store(location: str) -> str:
 
 
 def _llm(cfg: SessionConfig) -> str:
-    from dagmca.llm.factory import check_backend, open_backend
+    from dagmca.llm.factory import check_backend, context_window, open_backend
 
     if cfg.llm == "local":
         from dagmca.llm.local import find_gguf
@@ -72,7 +72,11 @@ def _llm(cfg: SessionConfig) -> str:
     where = {"local": "embedded llama.cpp server", "fake": "scripted, offline"}.get(
         cfg.llm, cfg.base_url or "the OpenAI API"
     )
-    return f"{cfg.llm}: model {backend.model!r} answers ({where})"
+    window = context_window(cfg, backend.client)
+    return (
+        f"{cfg.llm}: model {backend.model!r} answers ({where}); structured output: "
+        f"{backend.client.structured_mode}; context window {window.describe()}"
+    )
 
 
 def run_checks(cfg: SessionConfig, store_location: str) -> list[Check]:

@@ -23,9 +23,12 @@ from dagmca.debate.session import RevisitResult, SessionResult, revisit_session,
 from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError, Interrupted, UserError
 from dagmca.llm.base import EndpointDown, LLMClient
-from dagmca.llm.factory import open_backend
-from dagmca.llm.metered import Budget, Meter, MeteredLLM, Prices
+from dagmca.llm.factory import context_window, open_backend
+from dagmca.llm.metered import Budget as Spend
+from dagmca.llm.metered import Meter, MeteredLLM, Prices
+from dagmca.llm.tokens import TokenCounter
 from dagmca.models import NodeRecord
+from dagmca.prompts.budget import Budget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus
 from dagmca.similarity import Embedder, SentenceTransformerEmbedder
@@ -65,7 +68,7 @@ async def open_state(
     llm = MeteredLLM(
         client,
         concurrency=cfg.concurrency,
-        budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
+        budget=Spend(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
         prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
         cache=background,
         # A resumed session replays every finished call from the cache, whatever the
@@ -77,6 +80,16 @@ async def open_state(
     )
     try:
         await llm.ping()
+        window = context_window(cfg, client)
+        counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
+        budget = Budget(
+            counter=counter,
+            window=window.tokens,
+            turn=cfg.turn_tokens(),
+            flag=cfg.flag_tokens(),
+            synthesis=cfg.synthesis_tokens(),
+            final=cfg.final_tokens(),
+        )
         yield SessionState(
             config=cfg,
             session_id=session_id,
@@ -84,6 +97,8 @@ async def open_state(
             llm=llm,
             embedder=embedder,
             passage=passage,
+            budget=budget,
+            window=window,
             events=events or NoEvents(),
         )
     finally:

@@ -7,6 +7,9 @@ bash scripts/setup.sh
 # the HTML viewer test (skipped, with the reason shown, without it) and graphviz to
 # render the dot export (parsed either way).
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  # a fresh machine's package lists are empty: update them once, only when needed
+  command -v chromium >/dev/null && command -v dot >/dev/null \
+    || apt-get update -qq >/dev/null 2>&1 || echo "note: apt-get update failed"
   for pkg in chromium:chromium graphviz:dot; do
     command -v "${pkg#*:}" >/dev/null && continue
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${pkg%%:*}" >/dev/null 2>&1 \

@@ -191,6 +191,8 @@ def compare(
     convergence_threshold: o.ConvergenceThreshold = None,
     perspectives: o.Perspectives = None,
     max_turn_tokens: o.MaxTurnTokens = None,
+    context_window: o.ContextWindow = None,
+    reasoning_effort: o.ReasoningEffort = None,
     concurrency: o.Concurrency = None,
     temperature: o.Temperature = None,
     seed: o.Seed = None,

@@ -17,6 +17,7 @@ from dagmca.debate.events import (
     CallFailed,
     DebateDone,
     Event,
+    PassageSectioned,
     PeerStep,
     PhaseChanged,
     RelationFound,
@@ -90,6 +91,12 @@ class LiveProgress:
             case PeerStep() if event.kind in ("restart", "timeout", "winner"):
                 step = f"{event.kind} {event.agent} {event.label or ''} {event.detail}".rstrip()
                 self._note(f"{_short(event.debate)}: {step}")
+            case PassageSectioned():
+                self._note(
+                    f"the passage ({event.tokens:,} tokens) is longer than its share of a prompt "
+                    f"({event.share:,}): {event.sections} sections, mapped for the main debate, "
+                    "retrieved for each branch"
+                )
             case BranchRouted():
                 self._note(f"{_short(event.debate)}: {event.category} staffed by {', '.join(event.staff)}")
 

@@ -9,9 +9,33 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from dagmca.models import EdgeType, NodeKind, NodeRecord
+from dagmca.models import EdgeType, NodeKind, NodeRecord, SessionNode
 from dagmca.store.base import GraphStore
 from dagmca.text import clip
+
+
+def fitting_rows(s: SessionNode) -> dict[str, str]:
+    """How a session fitted its model: context window, passage, what was cut."""
+    window = f"{s.context_window:,} tokens" if s.context_window else "unknown"
+    assumed = (
+        " (assumed: the model is unknown; set --context-window)"
+        if s.context_window_source == "assumed"
+        else ""
+    )
+    source = "" if assumed else f" ({s.context_window_source})"
+    if s.passage_mode == "sections":
+        passage = (
+            f"{s.passage_tokens or 0:,} tokens, too long for its share of a prompt: cut into sections, "
+            "mapped for the main debate, the most relevant verbatim for each branch"
+        )
+    else:
+        passage = f"{s.passage_tokens or 0:,} tokens, whole in every prompt"
+    cut = f"{s.omitted_chars:,} characters of quoted text left out to fit" if s.omitted_chars else "nothing"
+    return {
+        "context window": f"{window}{source}{assumed}; counted with {s.tokenizer or 'tiktoken cl100k_base'}",
+        "passage": passage,
+        "cut to fit": cut,
+    }
 
 
 def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Table:
@@ -126,6 +150,7 @@ def metrics_tables(m: Any) -> list[Table]:
             f"${m.cost_per_node:.6f} ({m.tokens_per_node:.1f} tokens, {m.calls_per_node:.2f} calls)",
         ),
         ("nodes, calls, tokens", f"{m.nodes:,}, {m.llm_calls:,}, {m.tokens:,}"),
+        ("cut to fit", f"{m.omitted_chars:,} characters of quoted text left out of prompts"),
     ):
         head.add_row(label, value)
     per = Table(title="debates", title_justify="left")

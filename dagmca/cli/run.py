@@ -9,10 +9,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import typer
+
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
-from dagmca.cli.render import summary_table
+from dagmca.cli.render import fitting_rows, summary_table
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.factory import check_backend
@@ -23,6 +25,8 @@ from dagmca.store.base import GraphStore
 if TYPE_CHECKING:
     from dagmca.debate.session import SessionResult
     from dagmca.debate.state import SessionState
+
+DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
 # run's parameters that are not settings
 NOT_SETTINGS = ("passage", "store", "session", "out_dir", "quiet")
@@ -78,6 +82,10 @@ def run(
     max_retries: o.MaxRetries = None,
     request_timeout_s: o.RequestTimeout = None,
     max_turn_tokens: o.MaxTurnTokens = None,
+    max_flag_tokens: o.MaxFlagTokens = None,
+    max_synthesis_tokens: o.MaxSynthesisTokens = None,
+    context_window: o.ContextWindow = None,
+    reasoning_effort: o.ReasoningEffort = None,
     concurrency: o.Concurrency = None,
     temperature: o.Temperature = None,
     seed: o.Seed = None,
@@ -139,8 +147,10 @@ def _run(
         "status": s.status + (" (resumed)" if resume else ""),
         "store": store.location,
         "reports": str(target),
-        "model": llm.model,
-        "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed, "
+        "model": f"{llm.model}; structured output: {s.structured_output}",
+        **fitting_rows(s),
+        "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed "
+        f"({m.invalid_outputs} of them answered without valid structured output), "
         f"{m.refused} refused by a budget",
         "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
         "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
@@ -151,6 +161,10 @@ def _run(
     out.print(summary_table(store, session_id, rows))
     if result.final is not None:
         out.print(f"[bold green]Final:[/] {result.final.text}")
+    if s.problems:
+        for problem in s.problems:
+            err.print(f"dagmca: warning: {problem}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(DEGRADED_EXIT)
 
 
 def resume(

@@ -82,6 +82,12 @@ def _layers(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> dict[st
     for s, members in merge_parents.items():
         xs = [pos[m][0] for m in members if m in pos]
         pos[s] = (sum(xs) / len(xs) if xs else 0.0, syn_row)
+    # A long passage's sections in a row above the session; partial integrations in a
+    # row between the syntheses and the final.
+    for row_kind, y in ((NodeKind.SECTION, -ROW * 1.6), (NodeKind.INTEGRATION, syn_row + ROW * 0.5)):
+        ids = [n.id for n in nodes if n.kind is row_kind]
+        for i, node_id in enumerate(ids):
+            pos[node_id] = ((i - (len(ids) - 1) / 2) * COLUMN * 1.2, y)
     for n in nodes:
         if n.kind is NodeKind.SESSION:
             pos[n.id] = (0.0, 0.0)
@@ -117,6 +123,8 @@ def _caption(n: NodeRecord) -> str:
         return f"{p.get('agent', '')} {p.get('phase', '')}"
     if n.kind is NodeKind.ROUND:
         return f"round {p.get('number', '')}"
+    if n.kind is NodeKind.INTEGRATION:
+        return f"integration, part {p.get('part', '')}"
     text = str(p.get("question") or p.get("resolution") or p.get("title") or p.get("name") or n.kind.value)
     return one_line(text, 70)
 

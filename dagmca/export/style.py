@@ -14,6 +14,8 @@ KIND_COLOURS = {
     STUB_LABEL: "#E5E7EB",
     "Synthesis": "#6EE7B7",
     "Final": "#FCA5A5",
+    "Section": "#FEF3C7",
+    "Integration": "#F87171",
 }
 
 

@@ -64,6 +64,7 @@ class SessionMetrics(Strict):
     cost_per_node: float
     tokens_per_node: float
     calls_per_node: float
+    omitted_chars: int  # quoted text left out of prompts to fit the context window, in all
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -171,4 +172,5 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         cost_per_node=round(head.cost_usd / count, 8) if count else 0.0,
         tokens_per_node=round(head.tokens / count, 2) if count else 0.0,
         calls_per_node=round(head.llm_calls / count, 4) if count else 0.0,
+        omitted_chars=sum(c.omitted_chars for c in store.calls(session)),
     )

@@ -89,6 +89,12 @@ class LiveStatus:
             "active_debates": {k: v for k, v in self.debates.items() if v.get("state") == "running"},
             "debates_done": sum(1 for v in self.debates.values() if v.get("state") == "done"),
             "agents": self.agents,
+            # how the passage goes into prompts: whole, or the long-passage path
+            "passage": {
+                "mode": self.state.passage_mode,
+                "tokens": self.state.passage_tokens,
+                "sections": len(self.state.sections),
+            },
             "llm_calls": m.calls,
             "cache_hits": m.cache_hits,
             "llm_failures": m.failures,
