@@ -26,8 +26,18 @@ DEFAULT_PERSPECTIVES = (
     "systemic",
 )
 DEFAULT_OBSERVERS = ("dialectical", "skeptical", "pragmatic")
-# settings of earlier versions, replaced by token budgets (they were character clips)
-RETIRED = frozenset({"max_prompt_chars", "passage_prompt_chars"})
+# settings of earlier versions: character clips (replaced by token budgets), and the
+# similarity-only decisions the judge replaced
+RETIRED = frozenset(
+    {
+        "max_prompt_chars",
+        "passage_prompt_chars",
+        "relation_threshold",
+        "merge_margin",
+        "classify_relations",
+        "supersede_threshold",
+    }
+)
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 
 
@@ -173,20 +183,32 @@ class SessionConfig(Strict):
     max_branches: int = Field(3, ge=0, le=16, description="Branches per node")
     max_depth: int = Field(1, ge=0, le=6, description="Maximum branch depth (0 = main debate only)")
 
-    # merging, relations and stubs
+    # merging, relations and stubs: an embedding prefilter picks candidates, the judge
+    # decides (the thresholds come from scripts/calibrate_judge.py; README "Decisions")
+    judge: Literal["llm", "embedding"] = Field(
+        "llm",
+        description="Who decides merges, relations and stub revisits: llm (a judge with a recorded "
+        "verdict and reason) or embedding (similarity alone, for budget runs)",
+    )
+    pair_prefilter: float = Field(
+        0.35,
+        ge=0.0,
+        le=1.0,
+        description="Cosine of two branches' resolutions from which the judge compares them",
+    )
+    stub_prefilter: float = Field(
+        0.3,
+        ge=0.0,
+        le=1.0,
+        description="Cosine of a stub's question and a new text from which the judge checks it",
+    )
     merge_threshold: float = Field(
-        0.7, ge=0.0, le=1.0, description="Cosine above which finished branches merge"
+        0.7, ge=0.0, le=1.0, description="With --judge embedding: cosine from which finished branches merge"
     )
-    relation_threshold: float = Field(0.5, ge=0.0, le=1.0)
-    # A pair merges only when it is also this much more alike than two texts of the
-    # same run usually are (the run's own baseline; small models make everything alike).
-    merge_margin: float = Field(
-        0.1, ge=0.0, le=1.0, description="How far above this run's baseline similarity a merge must be"
+    revisit_threshold: float = Field(
+        0.5, ge=0.0, le=1.0, description="With --judge embedding: cosine from which a stub is explored again"
     )
-    classify_relations: bool = True  # ask the LLM: contradicts or elaborates
     reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
-    supersede_threshold: float = Field(0.65, ge=0.0, le=1.0)
-    revisit_threshold: float = Field(0.5, ge=0.0, le=1.0)
     max_revisits: int = Field(
         1, ge=0, le=32, description="Stubs that may be explored when they become relevant"
     )
@@ -198,9 +220,16 @@ class SessionConfig(Strict):
     # budgets (None: unbounded)
     max_llm_calls: int | None = Field(None, ge=1, description="Budget: LLM calls")
     max_tokens: int | None = Field(None, ge=1, description="Budget: tokens")
-    max_cost_usd: float | None = Field(None, gt=0, description="Budget: cost in USD, from the price flags")
-    price_per_1k_prompt: float = Field(0.0, ge=0.0, description="Price of 1,000 prompt tokens, USD")
-    price_per_1k_completion: float = Field(0.0, ge=0.0, description="Price of 1,000 completion tokens, USD")
+    max_cost_usd: float | None = Field(
+        None, gt=0, description="Budget: cost in USD, from the model's known prices or the price flags"
+    )
+    # None: the model's price from the table in dagmca/llm/prices.py
+    price_per_1k_prompt: float | None = Field(
+        None, ge=0.0, description="Price of 1,000 prompt tokens, USD (default: the model's known price)"
+    )
+    price_per_1k_completion: float | None = Field(
+        None, ge=0.0, description="Price of 1,000 completion tokens, USD (default: the model's known price)"
+    )
 
     # input
     max_passage_bytes: int = Field(200_000, ge=1, description="Largest passage accepted")

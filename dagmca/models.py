@@ -112,7 +112,7 @@ class CallPhase(StrEnum):
     turn's `Phase`). The final integration is always allowed: budgets keep it in reserve."""
 
     MONITOR = "monitor"
-    RELATION = "relation"
+    JUDGE = "judge"  # a verdict on two branches, or on a stub against a new node
     MERGE = "merge"
     MAP = "map"  # a section's claims, for the map of a long passage
     INTEGRATE = "integrate"  # one group of the final integration
@@ -273,11 +273,22 @@ class AgentNode(GraphNode):
     level: int
 
 
+class DecisionMethod(StrEnum):
+    """Who made a decision of the DAG: the LLM judge, or the similarity rule alone
+    (--judge embedding, or a candidate the prefilter did not pass)."""
+
+    LLM = "llm"
+    EMBEDDING = "embedding"
+
+
 class RevisitCheck(Strict):
     after: str  # id of the node whose arrival triggered the check
     similarity: float
     outcome: Literal["open", "relevant", "superseded"]
     reason: str = ""
+    method: DecisionMethod = DecisionMethod.EMBEDDING
+    verdict: str = ""  # the judge's (answered / relevant / open), or the rule's
+    answering_sentence: str = ""  # the new text's sentence that answers the stub
     at: str = Field(default_factory=utcnow)
 
 
@@ -302,6 +313,9 @@ class SynthesisNode(GraphNode):
     resolution: str
     reason: str
     similarity: float
+    method: DecisionMethod = DecisionMethod.EMBEDDING
+    verdict: str = "converge"
+    shared_claim: str = ""
 
 
 class FinalNode(GraphNode):

@@ -43,17 +43,18 @@ ORDER BY b.depth, t.urgency DESC;
 // needs: Synthesis, MERGES_INTO
 // Merge nodes: which branches converged, how similar they were, and why they merged.
 MATCH (x:Node)-[:MERGES_INTO]->(s:Synthesis {session: $session})
-RETURN s.id AS synthesis, s.similarity AS similarity, s.reason AS reason,
+RETURN s.id AS synthesis, s.method AS method, s.similarity AS similarity, s.reason AS reason,
+       s.shared_claim AS shared_claim,
        collect(coalesce(x.question, x.resolution)) AS parents, count(x) AS parent_count
 ORDER BY parent_count DESC;
 
 // name: unreconciled-contradictions
 // needs: CONTRADICTS
 // Debates that contradict each other and were never joined by a synthesis.
-MATCH (a:Debate {session: $session})-[:CONTRADICTS]->(b:Debate)
+MATCH (a:Debate {session: $session})-[r:CONTRADICTS]->(b:Debate)
 WHERE NOT EXISTS { MATCH (a)-[:MERGES_INTO]->(:Synthesis)<-[:MERGES_INTO]-(b) }
 RETURN a.question AS debate, a.resolution AS says, b.question AS contradicted_by,
-       b.resolution AS which_says;
+       b.resolution AS which_says, r.method AS method, r.reason AS why;
 
 // name: main-to-synthesis-paths
 // needs: Synthesis, MERGES_INTO, BRANCHES_FROM
@@ -84,10 +85,11 @@ ORDER BY flagged DESC;
 
 // name: superseded-stubs
 // needs: SUPERSEDES
-// Which later node made a stub unnecessary.
+// Which later node answered a stub, with the sentence that answers it and the judge's reason.
 MATCH (n:Node)-[r:SUPERSEDES]->(t:Tension {session: $session})
 RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS by_kind, coalesce(n.question, n.resolution, n.id) AS by,
-       t.question AS stub, r.similarity AS similarity;
+       t.question AS stub, r.claim AS answering_sentence, r.method AS method, r.reason AS why,
+       r.similarity AS similarity;
 
 // name: reference-cycles
 // needs: REFERENCES-cycle

@@ -14,7 +14,8 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.fake import ScriptedCall, default_structured
-from dagmca.prompts.schemas import RelationVerdict, TensionFlag
+from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag
+from tests.judges import stub_parts
 
 LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
 
@@ -104,11 +105,14 @@ class StrongModel:
                 rationale="The debate asserts this without evidence that would tell it from selection.",
             )
             return data
-        if call.schema is RelationVerdict:
-            return {
-                "relation": ("elaborates", "contradicts", "unrelated")[h % 3],
-                "reason": SENTENCES[h % 16],
-            }
+        if call.schema is PairVerdict:
+            verdict = ("elaborate", "contradict", "unrelated", "converge")[h % 4]
+            return {"verdict": verdict, "shared_claim": SENTENCES[(h >> 4) % 16], "reason": SENTENCES[h % 16]}
+        if call.schema is StubVerdict:
+            verdict = ("open", "relevant", "answered")[h % 3]
+            text = stub_parts(call.prompt)[1]
+            sentence = text.split(". ")[0] if verdict == "answered" else ""
+            return {"verdict": verdict, "answering_sentence": sentence, "reason": SENTENCES[h % 16]}
         return default_structured(call.schema, seed)
 
 

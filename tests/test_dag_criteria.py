@@ -13,10 +13,10 @@ import networkx as nx
 from dagmca.debate.events import BranchesSelected, DebateDone, Event
 from dagmca.llm.fake import ScriptedCall
 from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
-from dagmca.prompts.schemas import RelationVerdict
 from dagmca.store.check import check_store
 from dagmca.store.graph import load_graph
 from tests.conftest import RunSession
+from tests.judges import judge_reply
 from tests.test_pipeline import QUESTIONS
 
 CONVERGED = "Pricing works when revenue funds buses and exemptions protect workers. See [B1] and [B2]."
@@ -33,10 +33,23 @@ SYNTHESIS = (
 )
 
 
+def pair_rule(a: str, b: str) -> str:
+    return "converge" if a == b else "contradict"
+
+
+def stub_rule(question: str, text: str) -> tuple[str, str]:
+    if question == QUESTIONS[3] and "Yes, some shops would." in text:
+        return "answered", "Yes, some shops would."
+    if question == QUESTIONS[4] and text.startswith("Are predictions of public reaction reliable"):
+        return "relevant", ""
+    return "open", ""
+
+
 def responder(call: ScriptedCall) -> Any:
     h = hashlib.sha256(call.prompt.encode()).digest()
-    if call.schema is RelationVerdict:
-        return {"relation": "contradicts", "reason": "one says the charge is fair, the other that it is not"}
+    verdict = judge_reply(call, pair_rule, stub_rule)
+    if verdict is not None:
+        return verdict
     if call.schema is not None:  # an observer
         if call.meta.debate.endswith("/main"):
             k = h[0] % 5
@@ -72,9 +85,8 @@ CRITERIA_SETTINGS: dict[str, Any] = {
     "rounds": 2,
     "strategy": "urgent",
     "monitor_every": "turn",
-    "supersede_threshold": 0.6,
-    "revisit_threshold": 0.45,
-    "relation_threshold": 0.0,
+    "pair_prefilter": 0.0,
+    "stub_prefilter": 0.0,
 }
 
 
@@ -106,9 +118,10 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     assert len(syntheses) == 1
     parents = [u for u, _, k in g.in_edges(syntheses[0], keys=True) if k == "MERGES_INTO"]
     assert sorted(parents) == ["s1/main/b1", "s1/main/b2"]
-    assert "baseline" in g.nodes[syntheses[0]]["reason"]
-    # related but not merged: classified (here: contradicts)
-    assert types["CONTRADICTS"] >= 1
+    assert g.nodes[syntheses[0]]["method"] == "llm" and g.nodes[syntheses[0]]["reason"]
+    # related but not merged: judged (here: contradicts), the verdict on the edge
+    contradicts = [d for _, _, k, d in g.edges(keys=True, data=True) if k == "CONTRADICTS"]
+    assert contradicts and all(d["verdict"] == "contradict" and d["method"] == "llm" for d in contradicts)
     # stubs were revisited: one superseded by a branch that answered it, one explored
     superseded = [n for n, d in g.nodes(data=True) if d.get("status") == "superseded"]
     assert any(d["question"] == QUESTIONS[3] for n, d in g.nodes(data=True) if n in superseded)

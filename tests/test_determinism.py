@@ -8,9 +8,10 @@ import json
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
-from dagmca.prompts.schemas import RelationVerdict
+from dagmca.prompts.schemas import PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from tests.conftest import RunSession
+from tests.judges import pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
 
@@ -28,8 +29,15 @@ def pure(call: ScriptedCall) -> Any:
     """Replies that depend only on the prompt (the scripted helper pops flags in call
     order, which is itself latency-dependent)."""
     h = hashlib.sha256(call.prompt.encode()).digest()
-    if call.schema is RelationVerdict:
-        return {"relation": ("contradicts", "elaborates", "unrelated")[h[0] % 3], "reason": "r"}
+    if call.schema is PairVerdict:
+        a, b = pair_texts(call.prompt)
+        verdict = "converge" if a == b else ("contradict", "elaborate", "unrelated")[h[0] % 3]
+        return {"verdict": verdict, "shared_claim": "c", "reason": "r"}
+    if call.schema is StubVerdict:
+        verdict = ("answered", "relevant", "open")[h[0] % 3]
+        # the answering sentence quoted from the text when there is one, else invented
+        sentence = "Yes, some shops would." if "Yes, some shops would." in call.prompt else "Invented."
+        return {"verdict": verdict, "answering_sentence": sentence, "reason": "r"}
     if call.schema is not None:
         if h[0] % 3 == 0:
             return no_flag()
@@ -68,9 +76,7 @@ def relative(store: GraphStore, session: str) -> tuple[list[str], list[str]]:
 
 
 def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
-    settings = dict(
-        max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn", supersede_threshold=0.6
-    )
+    settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
     graphs = []
     calls = []
     for salt in ("fast-first", "slow-first", "shuffled"):

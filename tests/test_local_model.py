@@ -78,7 +78,7 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
             "--rounds",
             "1",
             "--max-branches",
-            "1",
+            "2",
             "--max-depth",
             "1",
             "--max-turn-tokens",
@@ -111,9 +111,25 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     main_turns = [n for n in data["nodes"] if n["kind"] == "Turn" and n["debate"] == "tiny/main"]
     assert len(main_turns) == 7
     assert all(n["text"].strip() for n in main_turns)
-    # the real model's observers flagged tensions: one became a branch, others stubs
+    # the real model's observers flagged tensions: some became branches, others stubs
     assert any(n["kind"] == "Debate" and n["origin"] == "branch" for n in data["nodes"])
     assert any("Stub" in n["labels"] for n in data["nodes"])
+    # the real model judged stubs against the branches: every check says who decided
+    checks = [
+        c
+        for n in data["nodes"]
+        if n["kind"] == "Tension"
+        for c in (
+            json.loads(n["revisit_checks"]) if isinstance(n["revisit_checks"], str) else n["revisit_checks"]
+        )
+    ]
+    assert checks and all(c["method"] in ("llm", "embedding") and c["reason"] for c in checks)
+    assert any(c["method"] == "llm" and c["verdict"] in ("answered", "relevant", "open") for c in checks)
+    # and no relation or merge without a verdict
+    for e in data["edges"]:
+        if e["type"] in ("CONTRADICTS", "ELABORATES", "SUPERSEDES"):
+            assert e["method"] == "llm" and e["verdict"], e
+    assert all(n["method"] == "llm" for n in data["nodes"] if n["kind"] == "Synthesis")
 
 
 def slow_dagmca(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

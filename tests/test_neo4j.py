@@ -33,6 +33,9 @@ def target(bolt_server: BoltServer) -> BoltTarget:
     return bolt_server.new_target()
 
 
+SHOPS = "Shops in the centre lose few suburban visitors."
+
+
 @pytest.fixture
 def rich_session(run_fake: RunSession) -> SQLiteStore:
     """A fake session with branches, a synthesis, stubs and superseded stubs, plus the
@@ -40,11 +43,16 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
     answers = {
         QUESTIONS[0]: "Pricing works when revenue funds buses and exemptions protect workers.",
         QUESTIONS[1]: "Pricing works when revenue funds buses and exemptions protect workers.",
-        QUESTIONS[2]: "Would shops in the centre lose suburban visitors? Legal ring fencing rarely lasts.",
+        QUESTIONS[2]: f"{SHOPS} Legal ring fencing rarely lasts.",
     }
+
+    def shops(question: str, text: str) -> tuple[str, str]:
+        return ("answered", SHOPS) if question == QUESTIONS[3] and SHOPS in text else ("open", "")
+
     _, state, _ = run_fake(
-        scripted(QUESTIONS, answers), max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent"
-    )
+        scripted(QUESTIONS, answers, stub=shops),
+        max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent",
+    )  # fmt: skip
     merged = {e.source for e in state.store.edges("s1", EdgeType.MERGES_INTO)}
     assert len(merged) == 2, "two branches converged"
     b1 = sorted(merged)[0]
@@ -52,7 +60,7 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
     state.write(
         [],
         [
-            edge(b1, b3, EdgeType.CONTRADICTS, "s1", similarity=0.2),
+            edge(b1, b3, EdgeType.CONTRADICTS, "s1", similarity=0.2, method="llm", verdict="contradict"),
             edge(b1, b3, EdgeType.REFERENCES, "s1"),
             edge(b3, b1, EdgeType.REFERENCES, "s1"),
         ],

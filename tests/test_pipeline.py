@@ -10,6 +10,7 @@ from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
+from tests.judges import PairRule, StubRule, judge_reply, never_answered, same_text
 
 QUESTIONS = [
     "Is a flat charge fair to low wage workers",
@@ -28,12 +29,22 @@ def no_flag() -> dict[str, Any]:
     return flag("", 0.0)
 
 
-def scripted(main_flags: list[str], branch_answers: dict[str, str] | None = None) -> Any:
+def scripted(
+    main_flags: list[str],
+    branch_answers: dict[str, str] | None = None,
+    *,
+    pair: PairRule = same_text,
+    stub: StubRule = never_answered,
+) -> Any:
     """Main-debate observers flag `main_flags` (one per check, in order); a branch's
-    turns answer with branch_answers[its question] (default: its question)."""
+    turns answer with branch_answers[its question] (default: its question); the judge
+    decides by `pair` and `stub` (tests/judges.py)."""
     pending = list(main_flags)
 
     def respond(call: ScriptedCall) -> Any:
+        verdict = judge_reply(call, pair, stub)
+        if verdict is not None:
+            return verdict
         if call.schema is not None:
             if call.meta.debate.endswith("/main") and pending:
                 return flag(pending.pop(0))
@@ -73,7 +84,6 @@ def test_unselected_tensions_become_stubs(run_fake: RunSession) -> None:
         max_revisits=0,
         rounds=1,
         strategy="urgent",
-        supersede_threshold=1.0,
     )
     main_tensions = [t for t in state.tensions.values() if t.debate == "s1/main"]
     assert len(main_tensions) == 5
@@ -87,21 +97,34 @@ def test_unselected_tensions_become_stubs(run_fake: RunSession) -> None:
     assert all(len(json.loads(str(s.props["revisit_checks"]))) >= 2 for s in stubs)
 
 
+ANSWER = "Some shops lose a few suburban visitors, but footfall recovers within a year."
+
+
+def shops_answered(question: str, text: str) -> tuple[str, str]:
+    if question == QUESTIONS[3] and ANSWER in text:
+        return "answered", ANSWER
+    return "open", ""
+
+
 def test_stub_answered_by_a_branch_is_superseded(run_fake: RunSession) -> None:
-    answers = {QUESTIONS[0]: "Would shops in the centre lose suburban visitors? Yes, some shops would."}
+    answers = {QUESTIONS[0]: f"The charge is regressive unless rebated. {ANSWER}"}
     _, state, _ = run_fake(
-        scripted([QUESTIONS[0], QUESTIONS[3]], answers),
+        scripted([QUESTIONS[0], QUESTIONS[3]], answers, stub=shops_answered),
         max_branches=1,
         max_depth=1,
         max_revisits=0,
         rounds=1,
         strategy="urgent",
-        supersede_threshold=0.6,
     )
     stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
     assert stub.status is TensionStatus.SUPERSEDED
     sup = state.store.edges("s1", EdgeType.SUPERSEDES)
     assert [(e.source, e.target) for e in sup] == [("s1/main/b1", stub.id)]
+    # the decision is recorded on the edge and in the stub's checks, answering sentence included
+    props = sup[0].props
+    assert props["method"] == "llm" and props["verdict"] == "answered" and props["claim"] == ANSWER
+    check = stub.revisit_checks[-1]
+    assert (check.outcome, check.verdict, check.answering_sentence) == ("superseded", "answered", ANSWER)
 
 
 def test_branch_prompts_carry_parent_siblings_and_stubs(run_fake: RunSession) -> None:

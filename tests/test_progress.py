@@ -24,9 +24,9 @@ def test_progress_reports_flags_selection_branches_merges_and_revisits(run_fake:
     text = "\n".join(lines)
     assert "flags (0.90) Is a flat charge fair" in text
     assert "main: selected Is a flat charge fair" in text and "kept as stubs" in text
-    assert "merge of 2 branches, similarity" in text and "baseline" in text
-    assert "CONTRADICTS" in text
-    assert ": superseded (" in text and ": relevant (" in text
+    assert "merge of 2 branches (llm): scripted judge: converge" in text
+    assert ": contradict (llm, cosine " in text  # each verdict, with who gave it
+    assert ": superseded (llm, cosine " in text and ": relevant (llm, cosine " in text
     console.print(progress.render())
     panel = console.export_text()
     assert "b1: done" in panel and "tensions flagged" in panel

@@ -31,9 +31,7 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
     assert stub.status is TensionStatus.STUB
     debates_before = set(first.debates)
 
-    cfg = SessionConfig(
-        llm="fake", max_revisits=1, revisit_threshold=0.3, supersede_threshold=1.0, **settings
-    )
+    cfg = SessionConfig(llm="fake", max_revisits=1, **settings)
     context = f"{QUESTIONS[4]}? New polls after the first month say yes."
 
     async def go() -> tuple[RevisitResult, SessionState]:

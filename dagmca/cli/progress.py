@@ -17,10 +17,10 @@ from dagmca.debate.events import (
     CallFailed,
     DebateDone,
     Event,
+    PairJudged,
     PassageSectioned,
     PeerStep,
     PhaseChanged,
-    RelationFound,
     RoundStarted,
     StubChecked,
     SynthesisWritten,
@@ -80,12 +80,18 @@ class LiveProgress:
                 self._note(f"{_short(event.debate)}: selected {chosen}; {len(event.stubbed)} kept as stubs")
             case SynthesisWritten():
                 self._note(
-                    f"merge of {event.members} branches, similarity {event.similarity:.2f}: {event.reason}"
+                    f"merge of {event.members} branches ({event.method}): {one_line(event.reason, 120)}"
                 )
-            case RelationFound():
-                self._note(f"{_short(event.source)} {event.type} {_short(event.target)}")
-            case StubChecked() if event.outcome != "open":
-                self._note(f"stub {one_line(event.question, 50)}: {event.outcome} ({event.similarity:.2f})")
+            case PairJudged():
+                self._note(
+                    f"{_short(event.source)} / {_short(event.target)}: {event.verdict} ({event.method}, "
+                    f"cosine {event.similarity:.2f}) {one_line(event.reason, 90)}"
+                )
+            case StubChecked() if event.outcome != "open" or event.method == "llm":
+                self._note(
+                    f"stub {one_line(event.question, 50)}: {event.outcome} ({event.method}, "
+                    f"cosine {event.similarity:.2f}) {one_line(event.reason, 80)}"
+                )
             case CallFailed():
                 self._note(f"call failed ({event.agent}): {one_line(event.error, 80)}")
             case PeerStep() if event.kind in ("restart", "timeout", "winner"):

@@ -104,14 +104,20 @@ class SynthesisWritten(Event):
     members: int
     similarity: float
     reason: str
+    method: str = "llm"
 
 
 @dataclass(frozen=True)
-class RelationFound(Event):
-    name: ClassVar[str] = "relation"
-    source: str
+class PairJudged(Event):
+    """A verdict on two finished branches (one the prefilter passed)."""
+
+    name: ClassVar[str] = "pair_judged"
+    source: str  # the later branch
     target: str
-    type: str
+    verdict: str  # converge, contradict, elaborate, unrelated; undecided when no judge answered
+    method: str  # llm or embedding
+    similarity: float
+    reason: str
 
 
 @dataclass(frozen=True)
@@ -122,6 +128,8 @@ class StubChecked(Event):
     outcome: str  # open, relevant, superseded
     after: str  # the node whose arrival triggered the check
     similarity: float
+    method: str = "embedding"  # llm or embedding
+    reason: str = ""
 
 
 @dataclass(frozen=True)

@@ -39,11 +39,20 @@ def round_flag_schema(turns: int) -> type[TensionFlag]:
     return cast(type[TensionFlag], model)
 
 
-class RelationVerdict(Strict):
-    """How a later debate's resolution stands to an earlier one's."""
+class PairVerdict(Strict):
+    """The judge on two finished branches whose resolutions the prefilter found alike."""
 
-    relation: Literal["contradicts", "elaborates", "unrelated"]
-    reason: Text(300)  # type: ignore[valid-type]
+    verdict: Literal["converge", "contradict", "elaborate", "unrelated"]
+    shared_claim: Text(400)  # type: ignore[valid-type]
+    reason: Text(400)  # type: ignore[valid-type]
+
+
+class StubVerdict(Strict):
+    """The judge on an open stub against a new node's text."""
+
+    verdict: Literal["answered", "relevant", "open"]
+    answering_sentence: Text(600)  # type: ignore[valid-type]
+    reason: Text(400)  # type: ignore[valid-type]
 
 
 SignalKind = Literal[

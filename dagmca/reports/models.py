@@ -114,7 +114,9 @@ class SynthesisSummary(Strict):
     id: str
     resolution: str
     similarity: float
-    reason: str
+    reason: str  # the judge's (method llm), or the similarity rule's (method embedding)
+    method: str = "llm"
+    shared_claim: str = ""
 
 
 class TensionSummary(Strict):

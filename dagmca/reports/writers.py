@@ -153,9 +153,15 @@ def final_state(state: SessionState, session: SessionNode, final: FinalNode | No
             )
             for d in state.debates.values()
         ],
-        # the reason states the similarity against the run's own baseline
         syntheses=[
-            m.SynthesisSummary(id=s.id, resolution=s.resolution, similarity=s.similarity, reason=s.reason)
+            m.SynthesisSummary(
+                id=s.id,
+                resolution=s.resolution,
+                similarity=s.similarity,
+                reason=s.reason,
+                method=s.method.value,
+                shared_claim=s.shared_claim,
+            )
             for s in state.syntheses.values()
         ],
         tensions=[

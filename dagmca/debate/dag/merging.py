@@ -1,5 +1,7 @@
 """Merging finished sibling branches, and the relations of those that do not merge
-(DESIGN §1.6, §1.8)."""
+(DESIGN §1.6, §1.8): every pair the prefilter passes gets a verdict from the judge;
+only `converge` merges, `contradict` and `elaborate` become relation edges, and no
+relation edge is written without a verdict."""
 
 from __future__ import annotations
 
@@ -8,14 +10,16 @@ from collections.abc import Awaitable, Callable
 
 import networkx as nx
 
-from dagmca.debate.events import RelationFound, SynthesisWritten
+from dagmca.debate.dag import judge
+from dagmca.debate.dag.judge import Decision
+from dagmca.debate.events import PairJudged, SynthesisWritten
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
-from dagmca.models import CallPhase, DebateNode, EdgeType, Phase, SynthesisNode
+from dagmca.models import CallPhase, DebateNode, EdgeType, SynthesisNode
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.schemas import RelationVerdict
 
 AfterSynthesis = Callable[[SynthesisNode], Awaitable[None]]
+RELATIONS = {"contradict": EdgeType.CONTRADICTS, "elaborate": EdgeType.ELABORATES}
 
 
 def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
@@ -27,76 +31,55 @@ def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
     return sorted(sorted(c) for c in nx.connected_components(g) if len(c) > 1)
 
 
-async def baseline(state: SessionState) -> float:
-    """How alike two independent texts of this run are anyway: the mean pairwise
-    similarity of the main debate's first-round responses (written before anyone saw
-    anyone). Small models make everything alike, so a merge must beat this, not only
-    the absolute threshold."""
-    main = state.outcomes.get(f"{state.session_id}/main")
-    texts = [t.text for t in (main.turns if main else []) if t.round == 1 and t.phase is Phase.RESPOND]
-    if len(texts) < 2:
-        return 0.0
-    m = await state.embedder.amatrix(texts)
-    pairs = [float(m[i, j]) for i in range(len(texts)) for j in range(i + 1, len(texts))]
-    return round(sum(pairs) / len(pairs), 4)
-
-
 async def merge(
     state: SessionState, branches: list[DebateNode], parent: DebateNode, *, then: AfterSynthesis
 ) -> None:
-    """Pairs of branches whose resolutions converge are grouped into one Synthesis each
-    (`then` runs after each is written); related pairs that do not converge get their
-    relation judged."""
+    """Each pair of branches alike enough to be a candidate is judged; the pairs judged
+    to converge are grouped (connected components) into one Synthesis each (`then`
+    runs after each is written)."""
     st, cfg = state, state.config
     if len(branches) < 2:
         return
     sim = await st.embedder.amatrix([b.resolution for b in branches])
-    base = await baseline(st)
-    merge_pairs, related = [], []
-    for i in range(len(branches)):
-        for j in range(i + 1, len(branches)):
-            s = float(sim[i, j])
-            if s >= cfg.merge_threshold and s >= base + cfg.merge_margin:
-                merge_pairs.append((i, j))
-            elif s >= cfg.relation_threshold:
-                related.append((branches[j], branches[i], s))
-    verdicts = await asyncio.gather(*(_relation(st, later, earlier, parent) for later, earlier, _ in related))
-    edges = []
-    for (later, earlier, s), (type_, reason) in zip(related, verdicts, strict=True):
-        if type_ is EdgeType.CONTRADICTS:
-            st.contradictions.append((later, earlier, reason))
-        if type_ is not None:
-            edges.append(st.edge(later.id, earlier.id, type_, similarity=round(s, 4), reason=reason))
-            st.emit(RelationFound(source=later.id, target=earlier.id, type=type_.value))
-    st.write([], edges)
-    for k, group in enumerate(components(len(branches), merge_pairs), start=1):
-        members = [branches[i] for i in group]
-        pair_sims = [float(sim[a, b]) for a in group for b in group if a < b]
-        synthesis = await _synthesize(
-            st, f"{parent.id}/syn{k}", members, parent, sum(pair_sims) / len(pair_sims), base
+    candidates = [
+        (i, j, float(sim[i, j]))
+        for i in range(len(branches))
+        for j in range(i + 1, len(branches))
+        if float(sim[i, j]) >= cfg.pair_prefilter
+    ]
+    decisions = await asyncio.gather(
+        *(judge.pair(st, branches[i], branches[j], parent, s) for i, j, s in candidates)
+    )
+    edges, converging = [], {}
+    for (i, j, _), decision in zip(candidates, decisions, strict=True):
+        earlier, later = branches[i], branches[j]
+        st.emit(
+            PairJudged(
+                source=later.id,
+                target=earlier.id,
+                verdict=decision.verdict,
+                method=decision.method.value,
+                similarity=round(decision.similarity, 4),
+                reason=decision.reason,
+            )
         )
+        if decision.verdict == "converge":
+            converging[(i, j)] = decision
+        elif decision.verdict in RELATIONS:
+            if decision.verdict == "contradict":
+                st.contradictions.append((later, earlier, decision.reason))
+            edges.append(st.edge(later.id, earlier.id, RELATIONS[decision.verdict], **decision.props()))
+    st.write([], edges)
+    for k, group in enumerate(components(len(branches), list(converging)), start=1):
+        members = [branches[i] for i in group]
+        why = [(branches[i], branches[j], d) for (i, j), d in converging.items() if i in group]
+        synthesis = await _synthesize(st, f"{parent.id}/syn{k}", members, parent, why)
         if synthesis is not None:
             await then(synthesis)
 
 
-async def _relation(
-    st: SessionState, later: DebateNode, earlier: DebateNode, parent: DebateNode
-) -> tuple[EdgeType | None, str]:
-    """Related but not merged: does the later resolution contradict or elaborate the
-    earlier one? The LLM decides; without it (off, budget, failure) they elaborate."""
-    cfg = st.config
-    fallback = (EdgeType.ELABORATES, "similar resolutions that did not converge")
-    if not cfg.classify_relations or st.llm.exhausted(reserve_calls=2):
-        return fallback
-    messages = tpl.relation(st.frame(parent)(), (earlier.question, earlier.resolution),
-                            (later.question, later.resolution))  # fmt: skip
-    meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.RELATION)
-    done = await st.ask(messages, schema=RelationVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
-    if done is None:
-        return fallback
-    verdict: RelationVerdict = done.parsed
-    type_ = {"contradicts": EdgeType.CONTRADICTS, "elaborates": EdgeType.ELABORATES}.get(verdict.relation)
-    return type_, verdict.reason.strip() or verdict.relation
+def _short(node: DebateNode) -> str:
+    return node.id.rsplit("/", 1)[-1]
 
 
 async def _synthesize(
@@ -104,8 +87,7 @@ async def _synthesize(
     node_id: str,
     members: list[DebateNode],
     parent: DebateNode,
-    similarity: float,
-    baseline: float,
+    why: list[tuple[DebateNode, DebateNode, Decision]],
 ) -> SynthesisNode | None:
     cfg = st.config
     if st.llm.exhausted(reserve_calls=1):
@@ -115,19 +97,29 @@ async def _synthesize(
     done = await st.ask(messages, max_tokens=cfg.synthesis_tokens(), meta=meta)
     if done is None:  # a skipped merge, not a lost run
         return None
+    decisions = [d for _, _, d in why]
+    if len(why) == 1:
+        reason = decisions[0].reason
+    else:
+        reason = "; ".join(f"{_short(a)} and {_short(b)}: {d.reason}" for a, b, d in why)
     synthesis = SynthesisNode(
         id=node_id,
         session=st.session_id,
         resolution=st.clean(done.text),
-        reason=f"resolution embeddings converge: mean cosine {similarity:.2f} >= {cfg.merge_threshold}, "
-        f"and {similarity - baseline:+.2f} over this run's baseline {baseline:.2f} "
-        f"(mean cosine between the main debate's independent first answers)",
-        similarity=round(similarity, 4),
+        reason=reason,
+        similarity=round(sum(d.similarity for d in decisions) / len(decisions), 4),
+        method=decisions[0].method,
+        verdict="converge",
+        shared_claim=next((d.claim for d in decisions if d.claim), ""),
     )
     st.write([synthesis], [st.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members])
     st.emit(
         SynthesisWritten(
-            node=synthesis.id, members=len(members), similarity=synthesis.similarity, reason=synthesis.reason
+            node=synthesis.id,
+            members=len(members),
+            similarity=synthesis.similarity,
+            reason=synthesis.reason,
+            method=synthesis.method.value,
         )
     )
     return synthesis

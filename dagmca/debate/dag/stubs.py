@@ -1,11 +1,14 @@
-"""Revisiting open stubs when a new node arrives (DESIGN §1.7): each open stub is
-checked against the new node's text and recorded as superseded, relevant (to be
-explored by the caller) or still open, with the reason."""
+"""Revisiting open stubs when a new node arrives (DESIGN §1.7): each open stub the
+prefilter passes is judged against the new node's text — answered (superseded, with
+the answering sentence), relevant (explored by the caller) or still open — and every
+check is recorded with its method, similarity, verdict and reason."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 
+from dagmca.debate.dag import judge
 from dagmca.debate.events import StubChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
@@ -17,30 +20,43 @@ async def check(
     """Check every open stub against `node` (whose text is `text`); return the stubs it
     made relevant, in order, already counted against --max-revisits. `can_revisit` says
     whether a relevant stub may still be explored (revisits, depth and budget left)."""
-    st, cfg = state, state.config
+    st = state
     relevant: list[TensionNode] = []
+    label = f"New text: {node.KIND.value.lower()} {node.id.rsplit('/', 1)[-1]}"
     async with st.revisit_lock:
         # A debate's own flags are what it left open, not what it answered.
-        for stub in (t for t in st.open_stubs() if t.debate != node.id):
-            sim = await st.embedder.asimilarity(stub.question, text)
+        open_stubs = [t for t in st.open_stubs() if t.debate != node.id]
+        sims = [await st.embedder.asimilarity(stub.question, text) for stub in open_stubs]
+        # Judged together; applied in the stubs' order, so revisits are counted the same
+        # way whatever order the verdicts arrive in.
+        decisions = await asyncio.gather(
+            *(judge.stub(st, stub, label, text, sim) for stub, sim in zip(open_stubs, sims, strict=True))
+        )
+        for stub, decision in zip(open_stubs, decisions, strict=True):
             edges: list[EdgeRecord] = []
-            if sim >= cfg.supersede_threshold:
+            reason = decision.reason
+            if decision.verdict == "answered":
                 outcome = "superseded"
-                reason = f"answered: cosine {sim:.2f} >= supersede threshold {cfg.supersede_threshold}"
                 stub.status = TensionStatus.SUPERSEDED
-                edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, similarity=round(sim, 4)))
-            elif sim >= cfg.revisit_threshold and can_revisit(stub):
+                edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, **decision.props()))
+            elif decision.verdict == "relevant" and can_revisit(stub):
                 outcome = "relevant"
-                reason = f"relevant: cosine {sim:.2f} >= revisit threshold {cfg.revisit_threshold}; explored"
                 st.revisits_used += 1
                 relevant.append(stub)
             else:
                 outcome = "open"
-                reason = f"cosine {sim:.2f} below the revisit threshold {cfg.revisit_threshold}"
-                if sim >= cfg.revisit_threshold:
-                    reason = "relevant, but no revisit, depth or budget left"
+                if decision.verdict == "relevant":
+                    reason = f"{reason} (relevant, but no revisit, depth or budget left)"
             stub.revisit_checks.append(
-                RevisitCheck(after=node.id, similarity=round(sim, 4), outcome=outcome, reason=reason)
+                RevisitCheck(
+                    after=node.id,
+                    similarity=round(decision.similarity, 4),
+                    outcome=outcome,
+                    reason=reason,
+                    method=decision.method,
+                    verdict=decision.verdict,
+                    answering_sentence=decision.claim,
+                )
             )
             st.emit(
                 StubChecked(
@@ -48,7 +64,9 @@ async def check(
                     question=stub.question,
                     outcome=outcome,
                     after=node.id,
-                    similarity=round(sim, 2),
+                    similarity=round(decision.similarity, 2),
+                    method=decision.method.value,
+                    reason=reason,
                 )
             )
             st.write([stub], edges)

@@ -1,0 +1,132 @@
+"""The judge of the DAG's decisions (DESIGN §1.6–1.7): an embedding prefilter, tuned for
+recall, picks the candidates; the LLM gives each a structured verdict with a reason.
+With --judge embedding, similarity alone decides, and the decision says so.
+
+Nothing here writes to the graph: callers turn a Decision into nodes and edges."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from dagmca.debate.state import SessionState
+from dagmca.llm.base import CallMeta
+from dagmca.models import CallPhase, DebateNode, DecisionMethod, TensionNode
+from dagmca.prompts import templates as tpl
+from dagmca.prompts.schemas import PairVerdict, StubVerdict
+from dagmca.similarity import words
+
+UNDECIDED = "undecided"  # no verdict: the judge's call was refused by a budget or failed
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
+# How much of a quoted answering sentence must be words of one sentence of the text
+# (a strong model may drop a clause or fix a typo; a weak one invents a sentence).
+QUOTE_OVERLAP = 0.7
+
+
+@dataclass(frozen=True)
+class Decision:
+    verdict: str
+    reason: str
+    method: DecisionMethod
+    similarity: float
+    claim: str = ""  # the shared claim (pairs) or the answering sentence (stubs)
+
+    def props(self) -> dict[str, str | float]:
+        """What an edge made by this decision records."""
+        props: dict[str, str | float] = {
+            "method": self.method.value,
+            "verdict": self.verdict,
+            "similarity": round(self.similarity, 4),
+            "reason": self.reason,
+        }
+        if self.claim:
+            props["claim"] = self.claim
+        return props
+
+
+async def pair(
+    state: SessionState, earlier: DebateNode, later: DebateNode, parent: DebateNode, similarity: float
+) -> Decision:
+    """converge, contradict, elaborate or unrelated, for two finished branches that the
+    prefilter passed. The embedding rule can only say converge (the texts are alike) or
+    nothing: similarity cannot tell agreement from its negation."""
+    cfg = state.config
+    if cfg.judge == "embedding":
+        if similarity >= cfg.merge_threshold:
+            return Decision(
+                "converge",
+                f"cosine {similarity:.2f} >= merge threshold {cfg.merge_threshold} (similarity alone, "
+                "--judge embedding: a contradiction in similar words would merge too)",
+                DecisionMethod.EMBEDDING,
+                similarity,
+            )
+        return Decision("unrelated", f"cosine {similarity:.2f} below the merge threshold "
+                        f"{cfg.merge_threshold}; no relation is judged without the LLM",
+                        DecisionMethod.EMBEDDING, similarity)  # fmt: skip
+    if state.llm.exhausted(reserve_calls=2):
+        return Decision(UNDECIDED, "not judged: the budget is spent", DecisionMethod.LLM, similarity)
+    prompt = tpl.judge_pair(
+        state.frame(parent)(), (earlier.question, earlier.resolution), (later.question, later.resolution)
+    )
+    meta = CallMeta(agent="judge", debate=parent.id, phase=CallPhase.JUDGE)
+    done = await state.ask(prompt, schema=PairVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
+    if done is None:
+        return Decision(UNDECIDED, "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
+    verdict: PairVerdict = done.parsed
+    claim = verdict.shared_claim.strip() if verdict.verdict in ("converge", "elaborate") else ""
+    reason = verdict.reason.strip() or verdict.verdict
+    return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity, claim)
+
+
+async def stub(
+    state: SessionState, tension: TensionNode, text_label: str, text: str, similarity: float
+) -> Decision:
+    """answered, relevant or open, for an open stub against a new node's text."""
+    cfg = state.config
+    if cfg.judge == "embedding":
+        # Similarity measures shared topic, not an answer: alone it never closes a stub.
+        if similarity >= cfg.revisit_threshold:
+            reason = f"cosine {similarity:.2f} >= revisit threshold {cfg.revisit_threshold}, similarity alone"
+            return Decision("relevant", reason, DecisionMethod.EMBEDDING, similarity)
+        reason = f"cosine {similarity:.2f} below the revisit threshold {cfg.revisit_threshold}"
+        return Decision("open", reason, DecisionMethod.EMBEDDING, similarity)
+    if similarity < cfg.stub_prefilter:
+        reason = f"not judged: cosine {similarity:.2f} below the prefilter {cfg.stub_prefilter}"
+        return Decision("open", reason, DecisionMethod.EMBEDDING, similarity)
+    if state.llm.exhausted(reserve_calls=2):
+        return Decision("open", "not judged: the budget is spent", DecisionMethod.LLM, similarity)
+    # The stub is judged in the frame of the debate that left it open.
+    frame = state.frame(state.debates[tension.debate])()
+    prompt = tpl.judge_stub(frame, tension.question, text_label, text)
+    meta = CallMeta(agent="judge", debate=tension.debate, phase=CallPhase.JUDGE)
+    done = await state.ask(prompt, schema=StubVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
+    if done is None:
+        return Decision("open", "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
+    verdict: StubVerdict = done.parsed
+    reason = verdict.reason.strip() or verdict.verdict
+    if verdict.verdict != "answered":
+        return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity)
+    sentence = quoted_sentence(verdict.answering_sentence, text)
+    if sentence is None:
+        # An answer nobody can point to is not an answer: the stub stays explorable.
+        reason = f"judged answered, but the answering sentence it quoted is not in the text ({reason})"
+        return Decision("relevant", reason, DecisionMethod.LLM, similarity)
+    return Decision("answered", reason, DecisionMethod.LLM, similarity, sentence)
+
+
+def quoted_sentence(quote: str, text: str) -> str | None:
+    """The sentence of `text` that `quote` quotes (most of its words in one sentence, or
+    the quote found verbatim), as the text has it; None when it quotes nothing there."""
+    if not quote.strip():
+        return None
+    if " ".join(quote.split()) in " ".join(text.split()):
+        return quote.strip()
+    wanted = words(quote)
+    if not wanted:
+        return None
+    best, best_share = None, 0.0
+    for sentence in (s.strip() for s in _SENTENCE.split(text)):
+        share = len(wanted & words(sentence)) / len(wanted)
+        if sentence and share > best_share:
+            best, best_share = sentence, share
+    return best if best_share >= QUOTE_OVERLAP else None

@@ -1,0 +1,177 @@
+"""Judged, not guessed (DESIGN §1.6–1.7): the embedding prefilter only picks candidates,
+measured on a labelled set with the real embedder; the judge's verdict decides, and
+every decision records its method, similarity, verdict and reason."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dagmca.config import SessionConfig
+from dagmca.debate.events import Event, PairJudged
+from dagmca.errors import UserError
+from dagmca.llm.fake import ScriptedCall
+from dagmca.llm.prices import resolve_prices
+from dagmca.models import EdgeType, NodeKind, TensionStatus
+from dagmca.prompts.schemas import PairVerdict
+from dagmca.similarity import HashingEmbedder, SentenceTransformerEmbedder
+from tests.conftest import RunSession
+from tests.test_pipeline import QUESTIONS, scripted
+
+DATA = Path(__file__).parent / "data" / "judge_calibration.jsonl"
+POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers", "topic"}}
+
+RAISES = "A congestion charge raises the prices that shops in the centre must charge their customers."
+LOWERS = "A congestion charge does not raise the prices that shops in the centre must charge their customers."
+
+
+class Record:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+
+def labelled_similarities() -> list[tuple[str, str, float]]:
+    """(task, label, cosine) for every pair of the labelled set, with the real embedder."""
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    emb = SentenceTransformerEmbedder()
+    try:
+        return [
+            (r["task"], r["label"], emb.similarity(r["a"], r["b"]))
+            if r["task"] == "pair"
+            else (r["task"], r["label"], emb.similarity(r["question"], r["text"]))
+            for r in rows
+        ]
+    finally:
+        emb.close()
+
+
+def test_the_prefilter_passes_nine_in_ten_positives_of_the_labelled_set() -> None:
+    sims = labelled_similarities()
+    assert len(sims) >= 60
+    assert {label for task, label, _ in sims if task == "pair"} == POSITIVE["pair"] | {"unrelated"}
+    cfg = SessionConfig()
+    for task, threshold in (("pair", cfg.pair_prefilter), ("stub", cfg.stub_prefilter)):
+        positives = [s for t, label, s in sims if t == task and label in POSITIVE[task]]
+        negatives = [s for t, label, s in sims if t == task and label not in POSITIVE[task]]
+        recall = sum(s >= threshold for s in positives) / len(positives)
+        assert recall >= 0.9, f"{task}: prefilter recall {recall:.2f}"
+        # and it still spares the judge most unrelated candidates
+        assert sum(s < threshold for s in negatives) / len(negatives) >= 0.8
+
+    # why similarity cannot decide: contradicting pairs are at least as alike as converging ones
+    def median(label: str) -> float:
+        values = sorted(s for t, lb, s in sims if t == "pair" and lb == label)
+        return values[len(values) // 2]
+
+    assert median("contradict") >= median("converge")
+
+
+def negation_judge(a: str, b: str) -> str:
+    return "contradict" if (" not " in a) != (" not " in b) else ("converge" if a == b else "unrelated")
+
+
+def test_a_highly_similar_contradicting_pair_is_not_merged(run_fake: RunSession) -> None:
+    assert HashingEmbedder().similarity(RAISES, LOWERS) >= SessionConfig().merge_threshold
+    record = Record()
+    answers = {QUESTIONS[0]: RAISES, QUESTIONS[1]: LOWERS}
+    _, state, _ = run_fake(
+        scripted(QUESTIONS[:2], answers, pair=negation_judge),
+        max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record,
+    )  # fmt: skip
+    st = state.store
+    assert st.nodes("s1", NodeKind.SYNTHESIS) == []
+    [contradicts] = st.edges("s1", EdgeType.CONTRADICTS)
+    props = contradicts.props
+    assert props["method"] == "llm" and props["verdict"] == "contradict" and props["reason"]
+    assert float(props["similarity"]) >= 0.7  # a similarity-only rule would have merged them
+    judged = [e for e in record.events if isinstance(e, PairJudged)]
+    assert [(e.verdict, e.method) for e in judged] == [("contradict", "llm")]
+
+
+def test_with_judge_embedding_similarity_alone_merges_and_says_so(run_fake: RunSession) -> None:
+    answers = {QUESTIONS[0]: RAISES, QUESTIONS[1]: LOWERS}
+    _, state, fake = run_fake(
+        scripted(QUESTIONS[:2], answers, pair=negation_judge),
+        max_branches=2, max_depth=1, max_revisits=0, rounds=1, judge="embedding",
+    )  # fmt: skip
+    [synthesis] = state.store.nodes("s1", NodeKind.SYNTHESIS)
+    assert synthesis.props["method"] == "embedding" and "similarity alone" in str(synthesis.props["reason"])
+    assert not any(c.schema is PairVerdict for c in fake.calls)  # no judge was asked
+    assert state.store.edges("s1", EdgeType.CONTRADICTS) == []  # nothing claimed without a verdict
+
+
+def test_no_relation_or_merge_without_a_verdict(run_fake: RunSession) -> None:
+    same = "Pricing works when revenue funds buses and exemptions protect workers."
+    inner = scripted(QUESTIONS[:2], {QUESTIONS[0]: same, QUESTIONS[1]: same})
+
+    def judge_fails(call: ScriptedCall) -> Any:
+        return None if call.schema is PairVerdict else inner(call)
+
+    record = Record()
+    _, state, _ = run_fake(judge_fails, max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record)
+    st = state.store
+    assert st.nodes("s1", NodeKind.SYNTHESIS) == []
+    for type_ in (EdgeType.CONTRADICTS, EdgeType.ELABORATES, EdgeType.MERGES_INTO):
+        assert st.edges("s1", type_) == []
+    judged = [e for e in record.events if isinstance(e, PairJudged)]
+    assert [e.verdict for e in judged] == ["undecided"] and "failed" in judged[0].reason
+
+
+TOPIC = "Whether shops in the centre would lose suburban visitors is what the traders keep asking about."
+
+
+def topic_is_not_an_answer(question: str, text: str) -> tuple[str, str]:
+    return "open", ""
+
+
+def test_a_stub_that_only_shares_its_topic_stays_open(run_fake: RunSession) -> None:
+    assert HashingEmbedder().similarity(QUESTIONS[3], TOPIC) >= 0.65  # the old rule would have closed it
+    _, state, _ = run_fake(
+        scripted([QUESTIONS[0], QUESTIONS[3]], {QUESTIONS[0]: TOPIC}, stub=topic_is_not_an_answer),
+        max_branches=1, max_depth=1, max_revisits=0, rounds=1, strategy="urgent",
+    )  # fmt: skip
+    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    assert stub.status is TensionStatus.STUB
+    check = next(c for c in stub.revisit_checks if c.after == "s1/main/b1")
+    assert (check.method, check.verdict, check.outcome) == ("llm", "open", "open")
+    assert check.similarity >= 0.65
+    assert state.store.edges("s1", EdgeType.SUPERSEDES) == []
+
+
+def test_an_answer_the_judge_cannot_quote_does_not_close_a_stub(run_fake: RunSession) -> None:
+    def invents(question: str, text: str) -> tuple[str, str]:
+        if question == QUESTIONS[3]:
+            return "answered", "Shops gain visitors from the suburbs, as every survey shows."
+        return "open", ""
+
+    _, state, _ = run_fake(
+        scripted([QUESTIONS[0], QUESTIONS[3]], {QUESTIONS[0]: TOPIC}, stub=invents),
+        max_branches=1, max_depth=1, max_revisits=1, rounds=1, strategy="urgent",
+    )  # fmt: skip
+    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    assert stub.status is not TensionStatus.SUPERSEDED
+    check = next(c for c in stub.revisit_checks if c.after == "s1/main/b1")
+    assert check.verdict == "relevant" and "not in the text" in check.reason
+
+
+# -- prices -------------------------------------------------------------------------------
+def test_a_cost_budget_needs_a_price() -> None:
+    with pytest.raises(UserError, match="needs a price"):
+        resolve_prices(SessionConfig(llm="openai", model="my-own-model", max_cost_usd=1.0), "my-own-model")
+    with pytest.raises(UserError, match="costs nothing"):
+        resolve_prices(SessionConfig(max_cost_usd=1.0), "SmolLM2-135M-Instruct")
+    known = resolve_prices(
+        SessionConfig(llm="openai", model="gpt-4o-mini-2024-07-18"), "gpt-4o-mini-2024-07-18"
+    )
+    assert (known.per_1k_prompt, known.per_1k_completion) == (0.00015, 0.0006)  # not gpt-4o's
+    assert "gpt-4o-mini" in known.source
+    routed = resolve_prices(SessionConfig(llm="openai", model="openai/gpt-4.1"), "openai/gpt-4.1")
+    assert routed.per_1k_prompt == 0.002
+    flags = SessionConfig(llm="openai", model="my-own-model", max_cost_usd=1.0, price_per_1k_prompt=0.5)
+    assert resolve_prices(flags, "my-own-model").per_1k_prompt == 0.5
