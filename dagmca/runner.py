@@ -13,7 +13,7 @@ import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol, TypeVar
+from typing import Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -25,7 +25,8 @@ from dagmca.errors import EndpointError, Interrupted, UserError
 from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.metered import Budget as Spend
-from dagmca.llm.metered import Meter, MeteredLLM, Prices
+from dagmca.llm.metered import Meter, MeteredLLM
+from dagmca.llm.prices import resolve_prices
 from dagmca.llm.tokens import TokenCounter
 from dagmca.models import NodeRecord
 from dagmca.prompts.budget import Budget
@@ -38,6 +39,7 @@ from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import is_bolt_uri
 
 T = TypeVar("T")
+Earlier = Literal["replay", "charge"] | None
 Work = Callable[[SessionState, str], Awaitable[T]]
 
 
@@ -59,26 +61,31 @@ async def open_state(
     passage: str,
     embedder: Embedder,
     events: EventSink | None = None,
-    resume: bool = False,
+    earlier: Earlier = None,
 ) -> AsyncIterator[SessionState]:
     """The state of one session around `client`, after a pre-flight call: a down
-    endpoint fails here, before any cost. On the way out every queued write reaches
-    the store before the store's thread stops."""
+    endpoint fails here, before any cost. `earlier`: what the session's earlier runs
+    spent counts against its budgets — charged as their calls are replayed (resume) or
+    all at once (revisit). On the way out every queued write reaches the store before
+    the store's thread stops."""
     background = BackgroundStore(store)
     llm = MeteredLLM(
         client,
         concurrency=cfg.concurrency,
         budget=Spend(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
-        prices=Prices(cfg.price_per_1k_prompt, cfg.price_per_1k_completion),
+        prices=resolve_prices(cfg, client.model),
         cache=background,
         # A resumed session replays every finished call from the cache, whatever the
         # first run said about reading it.
-        read_cache=cfg.cache or resume,
+        read_cache=cfg.cache or earlier == "replay",
         record=lambda call: background.record_calls([call]),
         session=session_id,
         down_after=cfg.endpoint_down_after,
     )
     try:
+        if earlier is not None:
+            spent = await background.aread(lambda s: s.calls(session_id))
+            llm.restore(spent, replayed=earlier == "replay")
         await llm.ping()
         window = context_window(cfg, client)
         counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
@@ -118,7 +125,7 @@ def execute(
     work: Work[T],
     display: Display | None = None,
     embedder: Embedder | None = None,
-    resume: bool = False,
+    earlier: Earlier = None,
 ) -> tuple[T, MeteredLLM]:
     """Start the backend, run `work(state, model)` in an event loop, stop everything, and
     turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
@@ -136,7 +143,7 @@ def execute(
             passage=passage,
             embedder=emb,
             events=display,
-            resume=resume,
+            earlier=earlier,
         ) as state:
             emb.warm_up()  # loads on its own thread while the first calls run
             used.append(state.llm)

@@ -35,6 +35,23 @@ def count_calls(db: Path) -> int:
         return 0
 
 
+def kill_after(argv: list[str], db: Path, calls: int, *, cwd: Path, env: dict[str, str]) -> None:
+    """Start `dagmca *argv` and SIGKILL it once `db` holds `calls` call records."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "dagmca", *argv],
+        cwd=cwd,
+        env=process_env(env),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 120
+    while count_calls(db) < calls and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert proc.poll() is None, "the run ended before the kill point"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+
+
 def cached_keys(db: Path) -> set[str]:
     """The keys of cached replies (each a JSON object); not the remembered structured-output
     mode of the endpoint, which is a bare word."""
@@ -84,19 +101,7 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
         for point in (3, total // 2, total - 10):
             db = tmp_path / f"killed-{point}.db"
             argv = ["run", str(passage), "--store", str(db), "--session", "k-run", *common]
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "dagmca", *argv],
-                cwd=tmp_path,
-                env=process_env(env),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-            )
-            deadline = time.monotonic() + 120
-            while count_calls(db) < point and proc.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.01)
-            assert proc.poll() is None, "the run ended before the kill point"
-            os.kill(proc.pid, signal.SIGKILL)
-            proc.wait()
+            kill_after(argv, db, point, cwd=tmp_path, env=env)
             finished = cached_keys(db)
             assert len(finished) >= point - 1
             before = Counter(server.served)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from pydantic import ValidationError
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
@@ -18,6 +19,7 @@ from dagmca.cli.render import fitting_rows, summary_table
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.factory import check_backend
+from dagmca.models import NodeRecord
 from dagmca.passage import read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
@@ -69,8 +71,11 @@ def run(
     strategy: o.Strategy = None,
     max_branches: o.MaxBranches = None,
     max_depth: o.MaxDepth = None,
+    judge: o.Judge = None,
+    pair_prefilter: o.PairPrefilter = None,
+    stub_prefilter: o.StubPrefilter = None,
     merge_threshold: o.MergeThreshold = None,
-    merge_margin: o.MergeMargin = None,
+    revisit_threshold: o.RevisitThreshold = None,
     max_revisits: o.MaxRevisits = None,
     max_nodes: o.MaxNodes = None,
     max_llm_calls: o.MaxLLMCalls = None,
@@ -138,7 +143,7 @@ def _run(
         passage=text,
         work=work,
         display=None if quiet else LiveProgress(err),
-        resume=resume,
+        earlier="replay" if resume else None,
     )
     m = llm.meter
     s = result.session
@@ -155,9 +160,15 @@ def _run(
         "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
         "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
         f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
-        "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session",
+        "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session "
+        f"(prices: {llm.prices.source})",
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
+    if m.earlier_calls:
+        rows["earlier runs"] = (
+            f"{m.earlier_calls} calls, {m.earlier_tokens:,} tokens, ${m.earlier_cost_usd:.4f}: counted "
+            "against the budgets"
+        )
     out.print(summary_table(store, session_id, rows))
     if result.final is not None:
         out.print(f"[bold green]Final:[/] {result.final.text}")
@@ -167,11 +178,62 @@ def _run(
         raise typer.Exit(DEGRADED_EXIT)
 
 
+def resumed_config(
+    node: NodeRecord, overrides: dict[str, Any], *, budget_check: bool = True
+) -> SessionConfig:
+    """A session's own settings, with what `resume` or `revisit` was told to change: a
+    moved endpoint (--llm, --base-url, --model) or a raised budget. A session that ended
+    with its budget spent stays so unless a budget flag raises it."""
+    from dagmca import runner
+
+    stored = runner.stored_config(node)
+    given = {k: v for k, v in overrides.items() if v is not None}
+    try:
+        cfg = SessionConfig.model_validate({**stored.model_dump(), **given})
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise UserError(f"{o.flag(str(first['loc'][0]))}: {first['msg']}") from None
+    check_backend(cfg)
+    if cfg.model != stored.model or cfg.llm != stored.llm:
+        err.print(
+            f"dagmca: note: the session ran on {stored.llm} {stored.model or '(default model)'}; this run "
+            f"uses {cfg.llm} {cfg.model or '(default model)'}. Cached answers are keyed by model: "
+            "with another model every call is asked again.",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+    raised = any(k in given for k in BUDGETS)
+    if budget_check and str(node.props.get("status", "")) == "budget_exhausted" and not raised:
+        raise UserError(
+            f"session {node.id} ended with its budget spent; nothing more can be asked within it",
+            "raise a budget: --max-llm-calls, --max-tokens or --max-cost-usd",
+        )
+    return cfg
+
+
+BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
+
+
 def resume(
-    session: o.SessionArg, store: o.Store = None, out_dir: o.OutDir = None, quiet: o.Quiet = False
+    session: o.SessionArg,
+    store: o.Store = None,
+    out_dir: o.OutDir = None,
+    llm: o.LLM = None,
+    model: o.Model = None,
+    base_url: o.BaseURL = None,
+    max_llm_calls: o.MaxLLMCalls = None,
+    max_tokens: o.MaxTokens = None,
+    max_cost_usd: o.MaxCostUSD = None,
+    price_per_1k_prompt: o.PricePer1kPrompt = None,
+    price_per_1k_completion: o.PricePer1kCompletion = None,
+    quiet: o.Quiet = False,
 ) -> None:
     """Finish a session that was killed, interrupted or stopped: every finished call is
-    replayed from the cache, the rest is asked, with the session's own settings."""
+    replayed from the cache, the rest is asked, with the session's own settings (an
+    endpoint that moved and a raised budget can be given). Budgets count what earlier
+    runs spent."""
+    overrides = {k: v for k, v in locals().items() if k not in ("session", "store", "out_dir", "quiet")}
     from dagmca import runner
 
     location = resolve_store(store)
@@ -180,8 +242,7 @@ def resume(
         if str(node.props.get("status", "")) == "done":
             out.print(f"session {session} is already done; nothing to resume")
             return
-        cfg = runner.stored_config(node)
-        check_backend(cfg)
+        cfg = resumed_config(node, overrides)
         target = runner.reports_dir(location, session, out_dir)
         text, title = str(node.props["passage"]), str(node.props.get("title", session))
         _run(cfg, st, text, title, session, target, quiet, resume=True)
@@ -192,18 +253,29 @@ def revisit(
     passage: o.NewPassage = None,
     store: o.Store = None,
     out_dir: o.OutDir = None,
+    llm: o.LLM = None,
+    model: o.Model = None,
+    base_url: o.BaseURL = None,
+    max_llm_calls: o.MaxLLMCalls = None,
+    max_tokens: o.MaxTokens = None,
+    max_cost_usd: o.MaxCostUSD = None,
+    price_per_1k_prompt: o.PricePer1kPrompt = None,
+    price_per_1k_completion: o.PricePer1kCompletion = None,
     quiet: o.Quiet = False,
 ) -> None:
     """Later, with new context: re-check a finished session's open stubs, explore the
-    relevant ones into the same DAG, and integrate again."""
+    relevant ones into the same DAG, and integrate again. Budgets count what earlier
+    runs spent."""
+    overrides = {
+        k: v for k, v in locals().items() if k not in ("session", "passage", "store", "out_dir", "quiet")
+    }
     from dagmca import runner
 
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
-        cfg = runner.stored_config(node)
+        cfg = resumed_config(node, overrides)
         new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
-        check_backend(cfg)
         final = st.get_node(f"{session}/final")
         context = new_text or (str(final.props.get("text", "")) if final else "")
         if not context:
@@ -215,12 +287,14 @@ def revisit(
 
         text = new_text or str(node.props["passage"])
         display = None if quiet else LiveProgress(err)
-        result, llm = runner.execute(cfg, st, session_id=session, passage=text, work=work, display=display)
+        result, metered = runner.execute(
+            cfg, st, session_id=session, passage=text, work=work, display=display, earlier="charge"
+        )
         out.print(
             f"revisited {session}: {result.checked} open stubs checked against "
             f"{'the new passage' if new_text else 'the final answer'}; {len(result.superseded)} superseded, "
             f"{len(result.explored)} explored ({', '.join(result.explored) or 'none'}); "
-            f"{llm.meter.calls} LLM calls"
+            f"{metered.meter.calls} LLM calls"
         )
         if result.final is not None and (result.explored or result.superseded):
             out.print(f"[bold green]Final (integrated again):[/] {result.final.text}")

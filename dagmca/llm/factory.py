@@ -9,6 +9,7 @@ from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.base import LLMClient
 from dagmca.llm.local import LOCAL_MODEL_NAME, SLOT_CONTEXT, LocalModelServer
+from dagmca.llm.prices import resolve_prices
 from dagmca.llm.tokens import ASSUMED_WINDOW, ContextWindow, known_window
 
 
@@ -25,8 +26,12 @@ class Backend:
 
 def check_backend(cfg: SessionConfig) -> None:
     """What can be checked about the backend settings without starting anything."""
-    if cfg.llm != "openai":
-        return
+    if cfg.llm == "openai":
+        _check_endpoint(cfg)
+    resolve_prices(cfg, cfg.model or (LOCAL_MODEL_NAME if cfg.llm == "local" else "scripted"))
+
+
+def _check_endpoint(cfg: SessionConfig) -> None:
     if not os.environ.get("OPENAI_API_KEY") and not (cfg.base_url or os.environ.get("OPENAI_BASE_URL")):
         raise UserError(
             "--llm openai needs OPENAI_API_KEY (or --base-url for a local endpoint)",

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ValidationError
 
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
 from dagmca.llm.degenerate import is_looping
+from dagmca.llm.prices import Prices
 from dagmca.models import CallPhase, CallRecord
 
 
@@ -25,15 +26,7 @@ class Budget:
     max_cost_usd: float | None = None
 
 
-@dataclass
-class Prices:
-    per_1k_prompt: float = 0.0
-    per_1k_completion: float = 0.0
-
-    def cost(self, usage: Usage) -> float:
-        return (
-            usage.prompt_tokens * self.per_1k_prompt + usage.completion_tokens * self.per_1k_completion
-        ) / 1000
+PREFLIGHT = "pre-flight"  # the agent of the calls that negotiate with the endpoint
 
 
 class BudgetExhausted(LLMError):
@@ -52,6 +45,21 @@ class Meter:
     faults: Counter[str] = field(default_factory=Counter)
     usage: Usage = field(default_factory=Usage)
     cost_usd: float = 0.0
+    # what earlier runs of this session spent, as far as it is charged so far (resume,
+    # revisit): budgets count it, the figures of this run above do not
+    earlier_calls: int = 0
+    earlier_tokens: int = 0
+    earlier_cost_usd: float = 0.0
+    # the pre-flight's share of calls, usage and cost above: each run's fixed overhead, so
+    # budgets (which bound the session's work) leave it out
+    preflight_calls: int = 0
+    preflight_tokens: int = 0
+    preflight_cost_usd: float = 0.0
+
+    def charge_earlier(self, record: CallRecord) -> None:
+        self.earlier_calls += 1
+        self.earlier_tokens += record.prompt_tokens + record.completion_tokens
+        self.earlier_cost_usd += record.cost_usd
 
 
 class ResponseCache(Protocol):
@@ -149,24 +157,38 @@ class MeteredLLM(LLMClient):
         self.meter = Meter()
         self.budget_hit = False  # some work was skipped or refused for a budget
         self._failures_in_a_row = 0
+        self._replays: dict[str, list[CallRecord]] = {}
+
+    def restore(self, earlier: list[CallRecord], *, replayed: bool) -> None:
+        """The spend of this session's earlier runs, from their call records, so a budget
+        is the session's and not each run's. `replayed` (resume): a call is charged when
+        the cache replays it, as it was when it was made, so the resumed run meets its
+        budget at the same step as an uninterrupted one would; what is never replayed
+        (failed calls) is charged now. Otherwise (revisit: new work after the old)
+        everything is charged now. Pre-flight calls are each run's overhead, not the
+        session's work: no budget counts them."""
+        for record in earlier:
+            if record.cache_hit or record.agent == PREFLIGHT:
+                continue  # no call was made, or not one a budget counts
+            if replayed and record.key and not record.error:
+                self._replays.setdefault(record.key, []).append(record)
+            else:
+                self.meter.charge_earlier(record)
 
     # -- budgets -------------------------------------------------------------------
-    def _per_call(self) -> tuple[float, float]:
-        m = self.meter
-        if m.calls == 0:
-            return 0.0, 0.0
-        return m.usage.total / m.calls, m.cost_usd / m.calls
-
     def exhausted(self, reserve_calls: int = 0) -> bool:
         """True when starting work of `reserve_calls` more calls would break a budget,
-        projected from the average call so far. Saying so marks the session as having
-        hit its budget."""
+        projected from the average call so far (this session's, earlier runs included).
+        Saying so marks the session as having hit its budget."""
         b, m = self.budget, self.meter
-        tokens_each, cost_each = self._per_call()
+        calls = m.calls - m.preflight_calls + m.earlier_calls
+        tokens = m.usage.total - m.preflight_tokens + m.earlier_tokens
+        cost = m.cost_usd - m.preflight_cost_usd + m.earlier_cost_usd
+        tokens_each, cost_each = (tokens / calls, cost / calls) if calls else (0.0, 0.0)
         over = (
-            (b.max_calls is not None and m.calls + reserve_calls >= b.max_calls)
-            or (b.max_tokens is not None and m.usage.total + reserve_calls * tokens_each >= b.max_tokens)
-            or (b.max_cost_usd is not None and m.cost_usd + reserve_calls * cost_each >= b.max_cost_usd)
+            (b.max_calls is not None and calls + reserve_calls >= b.max_calls)
+            or (b.max_tokens is not None and tokens + reserve_calls * tokens_each >= b.max_tokens)
+            or (b.max_cost_usd is not None and cost + reserve_calls * cost_each >= b.max_cost_usd)
         )
         self.budget_hit = self.budget_hit or over
         return over
@@ -194,6 +216,9 @@ class MeteredLLM(LLMClient):
             hit = decode(raw, schema) if raw is not None else None
             if hit is not None:
                 self.meter.cache_hits += 1
+                replay = self._replays.get(key)
+                if replay:  # an earlier run of this session paid for it
+                    self.meter.charge_earlier(replay.pop(0))
                 self._record(meta, key, hit)
                 return hit
         async with self._sem:
@@ -340,12 +365,15 @@ class MeteredLLM(LLMClient):
             m.calls += 1
             m.usage = m.usage + call.usage
             m.cost_usd += self.prices.cost(call.usage)
+            m.preflight_calls += 1
+            m.preflight_tokens += call.usage.total
+            m.preflight_cost_usd += self.prices.cost(call.usage)
             m.retries += call.retries
             m.faults.update(call.faults)
             u = call.usage
             self._emit(
                 self._call_record(
-                    CallMeta(agent="pre-flight", phase="negotiate"),
+                    CallMeta(agent=PREFLIGHT, phase="negotiate"),
                     "",
                     prompt_tokens=u.prompt_tokens,
                     completion_tokens=u.completion_tokens,
