@@ -25,6 +25,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.llm.tokens import TokenCounter
+from dagmca.prompts.templates import JUDGE_SYSTEM
 from tests.fault_server import FaultServer
 from tests.strong_fake import answer
 
@@ -35,9 +36,12 @@ EXAMPLES = sorted((ROOT / "examples").glob("*.txt"))
 def measure(example: Path, python: list[str]) -> dict[str, Any]:
     counter = TokenCounter()
     prompts: list[int] = []
+    judged: list[int] = []  # the judge's requests (merges, relations, stub revisits)
 
     def count(body: dict[str, Any]) -> None:
         prompts.append(counter.count_messages(body["messages"]))
+        if body["messages"][0]["content"] == JUDGE_SYSTEM:
+            judged.append(prompts[-1])
 
     def reply(body: dict[str, Any]) -> str:
         return answer(hashlib.sha256(json.dumps(body["messages"]).encode()).hexdigest())
@@ -55,6 +59,8 @@ def measure(example: Path, python: list[str]) -> dict[str, Any]:
         "requests": len(prompts),
         "prompt_tokens": sum(prompts),
         "largest_prompt": max(prompts),
+        "judge_requests": len(judged),
+        "judge_prompt_tokens": sum(judged),
     }
 
 
@@ -70,11 +76,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(rows, indent=2))
         return
-    print(f"{'example':26} {'words':>6} {'requests':>9} {'prompt tokens':>14} {'largest prompt':>15}")
+    head = f"{'example':26} {'words':>6} {'requests':>9} {'prompt tokens':>14} {'largest prompt':>15}"
+    print(f"{head} {'judge requests':>15} {'judge tokens':>13}")
     for r in rows:
         print(
             f"{r['example']:26} {r['words']:>6} {r['requests']:>9} {r['prompt_tokens']:>14,} "
-            f"{r['largest_prompt']:>15,}"
+            f"{r['largest_prompt']:>15,} {r['judge_requests']:>15} {r['judge_prompt_tokens']:>13,}"
         )
 
 
