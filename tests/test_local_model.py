@@ -87,6 +87,9 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
             "0",
             "--urgency-threshold",
             "0.1",
+            # every stub goes to the judge, so the real model's verdicts are exercised
+            "--stub-prefilter",
+            "0",
         ],
         cwd=tmp_path,
         capture_output=True,
