@@ -178,9 +178,7 @@ def _run(
         raise typer.Exit(DEGRADED_EXIT)
 
 
-def resumed_config(
-    node: NodeRecord, overrides: dict[str, Any], *, budget_check: bool = True
-) -> SessionConfig:
+def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig:
     """A session's own settings, with what `resume` or `revisit` was told to change: a
     moved endpoint (--llm, --base-url, --model) or a raised budget. A session that ended
     with its budget spent stays so unless a budget flag raises it."""
@@ -204,7 +202,7 @@ def resumed_config(
             soft_wrap=True,
         )
     raised = any(k in given for k in BUDGETS)
-    if budget_check and str(node.props.get("status", "")) == "budget_exhausted" and not raised:
+    if str(node.props.get("status", "")) == "budget_exhausted" and not raised:
         raise UserError(
             f"session {node.id} ended with its budget spent; nothing more can be asked within it",
             "raise a budget: --max-llm-calls, --max-tokens or --max-cost-usd",
