@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic import ValidationError
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
@@ -186,11 +185,7 @@ def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig
 
     stored = runner.stored_config(node)
     given = {k: v for k, v in overrides.items() if v is not None}
-    try:
-        cfg = SessionConfig.model_validate({**stored.model_dump(), **given})
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise UserError(f"{o.flag(str(first['loc'][0]))}: {first['msg']}") from None
+    cfg = o.build_config({**stored.model_dump(), **given})
     check_backend(cfg)
     if cfg.model != stored.model or cfg.llm != stored.llm:
         err.print(

@@ -28,7 +28,14 @@ def check_backend(cfg: SessionConfig) -> None:
     """What can be checked about the backend settings without starting anything."""
     if cfg.llm == "openai":
         _check_endpoint(cfg)
-    resolve_prices(cfg, cfg.model or (LOCAL_MODEL_NAME if cfg.llm == "local" else "scripted"))
+    resolve_prices(cfg, model_name(cfg))
+
+
+def model_name(cfg: SessionConfig) -> str:
+    """The model the backend will run: --model, else the backend's default."""
+    if cfg.model or cfg.llm == "openai":
+        return cfg.model
+    return LOCAL_MODEL_NAME if cfg.llm == "local" else "scripted"
 
 
 def _check_endpoint(cfg: SessionConfig) -> None:
@@ -45,7 +52,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
     if cfg.llm == "fake":
         from dagmca.llm.fake import ScriptedLLM
 
-        return Backend(ScriptedLLM(model=cfg.model or "scripted"), cfg.model or "scripted")
+        return Backend(ScriptedLLM(model=model_name(cfg)), model_name(cfg))
 
     from openai import AsyncOpenAI
 
@@ -61,7 +68,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
         client = AsyncOpenAI(
             base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=0
         )
-        model = cfg.model or LOCAL_MODEL_NAME
+        model = model_name(cfg)
         # llama.cpp turns a whole json_schema into a grammar: no negotiation needed
         local = OpenAIBackend(client, model, policy=policy, seed=cfg.seed, structured=StructuredMode.SCHEMA)
         return Backend(local, model, server)
