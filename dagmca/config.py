@@ -38,6 +38,43 @@ RETIRED = frozenset(
         "supersede_threshold",
     }
 )
+# what --sampling may set: the OpenAI-compatible penalties and llama.cpp's (vLLM takes
+# the first three and top_k/top_p/min_p)
+SAMPLING_KEYS = frozenset(
+    {
+        "presence_penalty",
+        "frequency_penalty",
+        "repeat_penalty",
+        "repeat_last_n",
+        "dry_multiplier",
+        "dry_base",
+        "dry_allowed_length",
+        "dry_penalty_last_n",
+        "top_k",
+        "top_p",
+        "min_p",
+    }
+)
+
+
+def parse_sampling(text: str) -> dict[str, float]:
+    """'repeat_penalty=1.1,dry_multiplier=0.8' as parameters; 'none' or '': none."""
+    if text.strip().lower() in {"", "none"}:
+        return {}
+    params: dict[str, float] = {}
+    for item in text.split(","):
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep or key not in SAMPLING_KEYS:
+            keys = ", ".join(sorted(SAMPLING_KEYS))
+            raise ValueError(f"{item.strip()!r} is not KEY=NUMBER with KEY one of {keys}")
+        try:
+            params[key] = float(value)
+        except ValueError:
+            raise ValueError(f"{item.strip()!r}: {value.strip()!r} is not a number") from None
+    return params
+
+
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 
 
@@ -94,6 +131,16 @@ class SessionConfig(Strict):
     passage_share: float = Field(0.5, gt=0.0, le=0.9)
     reasoning_effort: Literal["low", "medium", "high"] | None = Field(
         None, description="Reasoning models: the effort to ask for (passed through as reasoning_effort)"
+    )
+    # Sampling beyond temperature, sent in every request's body. None: the backend's
+    # default (local: the repetition-aware set measured for it; openai: nothing).
+    sampling: str | None = Field(
+        None,
+        description="Extra sampling parameters, e.g. repeat_penalty=1.1,dry_multiplier=0.8, or none "
+        "(unset: local's measured set, nothing for openai)",
+    )
+    local_model: str | None = Field(
+        None, description="A GGUF model file for the local backend (unset: the bundled SmolLM2-135M)"
     )
 
     # MCA engine (DESIGN §2)
@@ -241,6 +288,17 @@ class SessionConfig(Strict):
         if isinstance(data, dict):
             return {k: v for k, v in data.items() if k not in RETIRED}
         return data
+
+    @field_validator("sampling")
+    @classmethod
+    def _sampling(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_sampling(value)
+        return value
+
+    def sampling_params(self) -> dict[str, float] | None:
+        """The --sampling setting as request parameters; None: the backend's default."""
+        return None if self.sampling is None else parse_sampling(self.sampling)
 
     @field_validator("perspectives", "observers")
     @classmethod

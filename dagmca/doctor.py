@@ -52,10 +52,6 @@ def _store(location: str) -> str:
 def _llm(cfg: SessionConfig) -> str:
     from dagmca.llm.factory import check_backend, context_window, open_backend
 
-    if cfg.llm == "local":
-        from dagmca.llm.local import find_gguf
-
-        find_gguf()
     check_backend(cfg)
     backend = open_backend(cfg)
     try:
@@ -73,8 +69,9 @@ def _llm(cfg: SessionConfig) -> str:
         cfg.llm, cfg.base_url or "the OpenAI API"
     )
     window = context_window(cfg, backend.client)
+    served = f"; file {backend.gguf.describe()}" if backend.gguf is not None else ""
     return (
-        f"{cfg.llm}: model {backend.model!r} answers ({where}); structured output: "
+        f"{cfg.llm}: model {backend.model!r} answers ({where}){served}; structured output: "
         f"{backend.client.structured_mode}; context window {window.describe()}"
     )
 

@@ -81,6 +81,7 @@ async def open_state(
         record=lambda call: background.record_calls([call]),
         session=session_id,
         down_after=cfg.endpoint_down_after,
+        continue_cut=cfg.llm != "local",
     )
     try:
         if earlier is not None:
@@ -129,9 +130,17 @@ def execute(
 ) -> tuple[T, MeteredLLM]:
     """Start the backend, run `work(state, model)` in an event loop, stop everything, and
     turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
-    backend = open_backend(cfg)
     own_embedder = embedder is None
     emb = embedder or SentenceTransformerEmbedder()
+    # the embedding model loads on its own thread from the start, while the model
+    # server starts and the pre-flight runs, not after them
+    emb.warm_up()
+    try:
+        backend = open_backend(cfg)
+    except BaseException:
+        if own_embedder:
+            emb.close()
+        raise
     used: list[MeteredLLM] = []
 
     async def main() -> T:
@@ -145,7 +154,6 @@ def execute(
             events=display,
             earlier=earlier,
         ) as state:
-            emb.warm_up()  # loads on its own thread while the first calls run
             used.append(state.llm)
             if display is not None:
                 display.start(state.llm.meter)

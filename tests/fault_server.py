@@ -53,7 +53,7 @@ WORDS = [
 
 
 def request_key(body: dict[str, Any]) -> str:
-    """The key dagmca.llm.metered.cache_key computes for the same request."""
+    """The key dagmca.llm.cache.cache_key computes for the same request."""
     fmt = body.get("response_format") or {}
     schema = fmt.get("json_schema", {}).get("schema") if fmt.get("type") == "json_schema" else None
     request = {

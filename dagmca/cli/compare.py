@@ -193,6 +193,8 @@ def compare(
     max_turn_tokens: o.MaxTurnTokens = None,
     context_window: o.ContextWindow = None,
     reasoning_effort: o.ReasoningEffort = None,
+    sampling: o.Sampling = None,
+    local_model: o.LocalModel = None,
     concurrency: o.Concurrency = None,
     temperature: o.Temperature = None,
     seed: o.Seed = None,

@@ -50,11 +50,15 @@ def push(
 
 
 def doctor(
-    llm: o.LLM = None, model: o.Model = None, base_url: o.BaseURL = None, store: o.Store = None
+    llm: o.LLM = None,
+    model: o.Model = None,
+    base_url: o.BaseURL = None,
+    local_model: o.LocalModel = None,
+    store: o.Store = None,
 ) -> None:
     """Check that a run can start: Python, the embedding model, the store, the LLM
     endpoint and model. Exit 0 when all are fine, 1 otherwise."""
-    cfg = o.build_config({"llm": llm, "model": model, "base_url": base_url})
+    cfg = o.build_config({"llm": llm, "model": model, "base_url": base_url, "local_model": local_model})
     results = run_checks(cfg, resolve_store(store))
     table = Table("check", "", "detail", title="dagmca doctor", title_justify="left")
     for c in results:

