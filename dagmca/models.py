@@ -204,6 +204,10 @@ class SessionNode(GraphNode):
     tokens: int = 0
     cost_usd: float = 0.0
     omitted_chars: int = 0  # of quoted material, cut to fit a context window, over every call
+    # the degeneration guard: replies asked again (a loop, an echo), and observers'
+    # questions dropped for looping or restating the instructions
+    reasks: int = 0
+    dropped_tensions: int = 0
     # how the session fitted the model (DESIGN §4)
     context_window: int | None = None
     context_window_source: str = ""
@@ -224,6 +228,9 @@ class DebateNode(GraphNode):
     origin: DebateOrigin
     question: str
     resolution: str = ""
+    # its resolution loops or echoes its prompt even after a re-ask: left out of merging
+    # and integration
+    degenerate: bool = False
     depth: int
     protocol: str = "mca"
     rounds: int = 0
@@ -257,6 +264,9 @@ class TurnNode(GraphNode):
     text: str
     revised: bool = False
     tokens: int = 0
+    # the text loops or echoes its prompt even after a re-ask: kept for the record, left
+    # out of what observers, the merger and the integrator read
+    degenerate: bool = False
     # a reflect turn (--self-reflect): how satisfied the agent is, and the signal it sends up
     satisfaction: float | None = None
     signal_kind: str | None = None
@@ -316,11 +326,13 @@ class SynthesisNode(GraphNode):
     method: DecisionMethod = DecisionMethod.EMBEDDING
     verdict: str = "converge"
     shared_claim: str = ""
+    degenerate: bool = False
 
 
 class FinalNode(GraphNode):
     KIND: ClassVar[NodeKind] = NodeKind.FINAL
     text: str
+    degenerate: bool = False
 
 
 class SectionNode(GraphNode):
@@ -340,6 +352,7 @@ class IntegrationNode(GraphNode):
     KIND: ClassVar[NodeKind] = NodeKind.INTEGRATION
     part: int
     text: str
+    degenerate: bool = False
 
 
 NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
@@ -396,4 +409,5 @@ class CallRecord(Strict):
     error: str = ""
     cost_usd: float = 0.0
     omitted_chars: int = 0  # of quoted material, cut to fit the context window
+    reask: bool = False  # a re-ask of a degenerate reply, with varied sampling
     at: str = Field(default_factory=utcnow)

@@ -19,7 +19,7 @@ from dagmca.reports.models import FinalState, MCAReport
 from dagmca.similarity import SentenceTransformerEmbedder, jaccard
 from tests.conftest import PASSAGE
 from tests.sandbox import process_env
-from tests.test_cli import dagmca
+from tests.test_cli import assert_user_error, dagmca
 
 pytestmark = pytest.mark.local_model
 
@@ -212,3 +212,31 @@ def test_a_passage_longer_than_the_local_window_takes_the_section_path(tmp_path:
         read = [e for e in reads if e["source"] == d["id"]]
         assert {e["target"] for e in read} == {n["id"] for n in sections}
         assert (d["origin"] == "main") == all(e["as"] == "map" for e in read)
+
+
+def test_any_gguf_file_is_served_the_same_way(tmp_path: Path) -> None:
+    """A user's GGUF (here a copy of the bundled file under another name): `doctor` shows
+    what it is, a run serves it under its own name; a file that is not a model is one line."""
+    from dagmca.llm.local import find_gguf
+
+    model = tmp_path / "my-model.gguf"
+    model.write_bytes(find_gguf().read_bytes())
+    doctor = dagmca("doctor", "--local-model", str(model), cwd=tmp_path, timeout=300)
+    shown = " ".join(doctor.stdout.split())
+    assert doctor.returncode == 0, doctor.stdout + doctor.stderr
+    assert "my-model.gguf" in shown and "135M parameters" in shown and "trained context 8,192" in shown
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    run = dagmca(
+        "run", str(passage), "--session", "mine", "-q", "--cpp", "2", "--depth", "2", "--rounds", "1",
+        "--max-branches", "0", "--monitor-every", "off", "--strange-loops", "0",
+        cwd=tmp_path, env={"DAGMCA_LOCAL_MODEL": str(model)}, timeout=900,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert "my-model" in run.stdout and "8,192 tokens" in " ".join(run.stdout.split())
+    broken = tmp_path / "broken.gguf"
+    broken.write_bytes(b"GGUF" + b"\x03\x00\x00\x00" + b"\x00" * 7)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    bad = dagmca("run", str(passage), "--local-model", str(broken), cwd=elsewhere, timeout=300)
+    assert_user_error(bad, "is not a usable GGUF model file", elsewhere)

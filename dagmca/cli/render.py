@@ -38,6 +38,19 @@ def fitting_rows(s: SessionNode) -> dict[str, str]:
     }
 
 
+def guard_row(s: SessionNode, degenerate: int) -> str:
+    """What the degeneration guard did: replies asked again, texts still degenerate
+    (kept, marked, left out of merging and integration), tension questions dropped."""
+    return (
+        f"{s.reasks} replies asked again for looping or echoing the prompt; {degenerate} texts kept "
+        f"marked degenerate; {s.dropped_tensions} tension questions dropped"
+    )
+
+
+def degenerate_count(nodes: list[NodeRecord]) -> int:
+    return sum(bool(n.props.get("degenerate")) for n in nodes)
+
+
 def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Table:
     nodes = Counter(n.kind.value for n in store.nodes(session))
     edges = Counter(e.type.value for e in store.edges(session))
@@ -151,6 +164,11 @@ def metrics_tables(m: Any) -> list[Table]:
         ),
         ("nodes, calls, tokens", f"{m.nodes:,}, {m.llm_calls:,}, {m.tokens:,}"),
         ("cut to fit", f"{m.omitted_chars:,} characters of quoted text left out of prompts"),
+        (
+            "degenerate output",
+            f"{m.reasks} replies asked again; {m.degenerate_texts} texts kept marked degenerate; "
+            f"{m.dropped_tensions} tension questions dropped",
+        ),
     ):
         head.add_row(label, value)
     per = Table(title="debates", title_justify="left")

@@ -14,7 +14,7 @@ import typer
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
-from dagmca.cli.render import fitting_rows, summary_table
+from dagmca.cli.render import degenerate_count, fitting_rows, guard_row, summary_table
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.factory import check_backend
@@ -90,6 +90,8 @@ def run(
     max_synthesis_tokens: o.MaxSynthesisTokens = None,
     context_window: o.ContextWindow = None,
     reasoning_effort: o.ReasoningEffort = None,
+    sampling: o.Sampling = None,
+    local_model: o.LocalModel = None,
     concurrency: o.Concurrency = None,
     temperature: o.Temperature = None,
     seed: o.Seed = None,
@@ -161,6 +163,7 @@ def _run(
         f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
         "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session "
         f"(prices: {llm.prices.source})",
+        "degenerate output": guard_row(s, degenerate_count(store.nodes(session_id))),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
     if m.earlier_calls:
@@ -179,7 +182,7 @@ def _run(
 
 def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig:
     """A session's own settings, with what `resume` or `revisit` was told to change: a
-    moved endpoint (--llm, --base-url, --model) or a raised budget. A session that ended
+    moved endpoint (--llm, --base-url, --model, --local-model) or a raised budget. A session that ended
     with its budget spent stays so unless a budget flag raises it."""
     from dagmca import runner
 
@@ -215,6 +218,7 @@ def resume(
     llm: o.LLM = None,
     model: o.Model = None,
     base_url: o.BaseURL = None,
+    local_model: o.LocalModel = None,
     max_llm_calls: o.MaxLLMCalls = None,
     max_tokens: o.MaxTokens = None,
     max_cost_usd: o.MaxCostUSD = None,
@@ -249,6 +253,7 @@ def revisit(
     llm: o.LLM = None,
     model: o.Model = None,
     base_url: o.BaseURL = None,
+    local_model: o.LocalModel = None,
     max_llm_calls: o.MaxLLMCalls = None,
     max_tokens: o.MaxTokens = None,
     max_cost_usd: o.MaxCostUSD = None,

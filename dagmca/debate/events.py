@@ -167,6 +167,28 @@ class CallFailed(Event):
 
 
 @dataclass(frozen=True)
+class Reasked(Event):
+    """A degenerate reply (a loop, an echo of the prompt) asked again, with varied sampling."""
+
+    name: ClassVar[str] = "reasked"
+    debate: str
+    agent: str
+    reason: str
+    mended: bool  # the second reply was sound
+
+
+@dataclass(frozen=True)
+class TensionDropped(Event):
+    """An observer's question not kept: it loops or restates the observers' instructions."""
+
+    name: ClassVar[str] = "tension_dropped"
+    debate: str
+    observer: str
+    question: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class MetricsFailed(Event):
     name: ClassVar[str] = "metrics_failed"
     error: str

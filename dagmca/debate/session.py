@@ -43,6 +43,7 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
     session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
     session.omitted_chars = sum(c.omitted_chars for c in records)
+    session.reasks = len({c.key for c in records if c.reask})  # once each, however often replayed
 
 
 def _fitting(state: SessionState, session: SessionNode) -> None:
@@ -114,6 +115,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         raise
     finally:
         session.finished_at = utcnow()
+        session.dropped_tensions = state.dropped_tensions
         await _add_up_calls(state, session)
         state.write([session])
         state.set_phase(session.status)
@@ -185,6 +187,7 @@ async def revisit_session(state: SessionState, *, context: str) -> RevisitResult
         state.set_phase("final integration")
         final = await integrate(state, main)
     await _add_up_calls(state, session)
+    session.dropped_tensions += state.dropped_tensions
     session.finished_at = utcnow()
     state.write([session])
     await record_metrics(state, session)  # the revisit branches count too

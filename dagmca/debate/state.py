@@ -11,10 +11,11 @@ from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import AgentContexts
-from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged
+from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged, Reasked
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
 from dagmca.llm.base import CallMeta, Completion, LLMError
+from dagmca.llm.degenerate import degeneration, scaffolding
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import ContextWindow
 from dagmca.metrics.session import SessionMetrics
@@ -40,6 +41,9 @@ from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 
 FrameFactory = Callable[[], Frame]
+# A re-ask's temperature (at least): enough to leave the loop greedy decoding fell into,
+# low enough to stay on the prompt
+REASK_TEMPERATURE = 0.7
 Background = Callable[[], Sequence[Part]]
 
 
@@ -75,6 +79,7 @@ class SessionState:
     flag_calls: int = 0
     flag_failures: int = 0
     revisits_used: int = 0
+    dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
     phase: str = "starting"
     _agents: set[str] = field(default_factory=set)
     tension_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -121,18 +126,55 @@ class SessionState:
         flag, a skipped merge), the run goes on."""
         if prompt.omitted_chars:
             meta = meta.model_copy(update={"omitted_chars": prompt.omitted_chars})
+        cfg = self.config
+        done = await self._complete(prompt, schema, max_tokens, meta, cfg.temperature, cfg.seed)
+        if done is None or schema is not None:
+            return done  # structured replies: their fields are checked where they are used
+        return await self._guard(prompt, done, max_tokens, meta)
+
+    async def _complete(
+        self,
+        prompt: Prompt,
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        meta: CallMeta,
+        temperature: float,
+        seed: int,
+    ) -> Completion | None:
         try:
             return await self.llm.complete(
                 prompt.messages,
                 schema=schema,
                 max_tokens=max_tokens,
-                temperature=self.config.temperature,
-                seed=self.config.seed,
+                temperature=temperature,
+                seed=seed,
                 meta=meta,
             )
         except LLMError as exc:
             self.emit(CallFailed(debate=meta.debate, agent=meta.agent, error=str(exc)))
             return None
+
+    async def _guard(self, prompt: Prompt, done: Completion, max_tokens: int, meta: CallMeta) -> Completion:
+        """A reply that loops or echoes its prompt is asked again once, with varied
+        sampling (a loop is where greedy decoding got stuck; sampling gets it out); one
+        still degenerate is kept, marked, for the record."""
+        own_words = scaffolding(prompt.messages)
+        reason = degeneration(self.clean(done.text), own_words)
+        if reason is None:
+            return done
+        again = await self._complete(
+            prompt,
+            None,
+            max_tokens,
+            meta.model_copy(update={"reask": True}),
+            max(REASK_TEMPERATURE, self.config.temperature),
+            self.config.seed + 1,
+        )
+        still = degeneration(self.clean(again.text), own_words) if again is not None else reason
+        self.emit(Reasked(debate=meta.debate, agent=meta.agent, reason=reason, mended=still is None))
+        if again is not None and still is None:
+            return again
+        return (again or done).model_copy(update={"degenerate": still or reason})
 
     def frame(
         self, debate: DebateNode, background: Callable[[], Sequence[Part]] | None = None

@@ -40,6 +40,7 @@ class CallMeta(Strict):
     debate: str = ""
     phase: str = ""
     omitted_chars: int = 0  # of quoted material, cut to fit the context window
+    reask: bool = False  # asking again after a degenerate reply
 
 
 class Completion(BaseModel):
@@ -53,6 +54,8 @@ class Completion(BaseModel):
     retries: int = 0  # tries beyond the first, repair excluded
     faults: list[str] = Field(default_factory=list)  # what went wrong on the way, by kind
     cache_hit: bool = False
+    # why the text is degenerate (it loops, or echoes its prompt) after a re-ask; "" when sound
+    degenerate: str = ""
 
 
 class LLMError(Exception):
@@ -106,6 +109,9 @@ class LLMClient(ABC):
     structured_mode: str = "native"
     # the context window the endpoint reported at the pre-flight, if it did
     reported_context_window: int | None = None
+    # sampling parameters sent with every request beyond temperature and seed (llama.cpp's
+    # repeat penalty, DRY): part of what a reply depends on
+    sampling: dict[str, float] = {}  # noqa: RUF012 - never mutated, replaced per instance
 
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         """The messages and the schema as this backend sends them: what a reply depends

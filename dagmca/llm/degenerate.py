@@ -1,16 +1,178 @@
-"""Degenerate output: a reply that loops (the same words again and again, as a small
-model does when it runs to its cap). Applied to every backend's output."""
+"""Degenerate output, on every backend: a reply that loops (the same words again and
+again, as a small model does when it runs to its cap, and a strong one now and then),
+or one that only echoes its prompt's own instructions back.
+
+Two measures of looping. `is_looping` is the strict one a reader would notice (some
+4-word sequence 3 times or more): reports count it. `loop_reason` is the guard's: it
+fires only on repetition that carries no content — a unit said three times in a row,
+most sentences said before, or text that compresses to almost nothing — so normal
+prose, lists that start their items alike and refrains are left alone."""
 
 from __future__ import annotations
 
 import re
+import zlib
 from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_FENCED = re.compile(r"<(passage|turn|context|transcript|text)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+_STOP = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "been",
+        "being",
+        "but",
+        "by",
+        "can",
+        "could",
+        "did",
+        "do",
+        "does",
+        "for",
+        "from",
+        "had",
+        "has",
+        "have",
+        "how",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "may",
+        "might",
+        "must",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "so",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "whose",
+        "why",
+        "will",
+        "with",
+        "would",
+        "you",
+        "your",
+        "one",
+        "ones",
+        "more",
+        "most",
+        "any",
+        "some",
+    ]
+)
+
+MAX_UNIT = 60  # longest repeating unit looked for, in words
+MIN_LOOP_WORDS = 12  # a repeat shorter than this is emphasis, not a loop
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
 
 
 def is_looping(text: str, n: int = 4, times: int = 3) -> bool:
     """True when some `n`-word sequence occurs `times` times or more."""
-    words = [w.lower() for w in _WORD.findall(text)]
-    grams = Counter(tuple(words[i : i + n]) for i in range(len(words) - n + 1))
+    ws = words(text)
+    grams = Counter(tuple(ws[i : i + n]) for i in range(len(ws) - n + 1))
     return bool(grams) and max(grams.values()) >= times
+
+
+def _tandem(ws: list[str]) -> int:
+    """Words covered by the longest run of one unit repeated 3 times or more in a row."""
+    best = 0
+    for unit in range(1, min(MAX_UNIT, len(ws) // 3) + 1):
+        run = 0
+        for i in range(len(ws) - unit):
+            run = run + 1 if ws[i] == ws[i + unit] else 0
+            if run >= 2 * unit:  # the unit, then two more copies of it
+                best = max(best, run + unit)
+    return best
+
+
+def loop_reason(text: str) -> str | None:
+    """Why `text` is a loop, or None when it is not."""
+    ws = words(text)
+    if len(ws) < MIN_LOOP_WORDS:
+        return None
+    covered = _tandem(ws)
+    if covered >= max(MIN_LOOP_WORDS, 0.2 * len(ws)):
+        return f"repeats itself in a row ({covered} of {len(ws)} words)"
+    sentences = [" ".join(words(s)) for s in _SENTENCE.split(text)]
+    sentences = [s for s in sentences if s]
+    repeats = len(sentences) - len(set(sentences))
+    if repeats >= 3 and repeats >= 0.4 * len(sentences):
+        return f"says {repeats} of its {len(sentences)} sentences again"
+    raw = text.encode()
+    if len(raw) >= 600:
+        ratio = len(zlib.compress(raw, 9)) / len(raw)
+        if ratio < 0.2:
+            return f"compresses to {ratio:.0%} of its length"
+    return None
+
+
+def scaffolding(messages: Sequence[Mapping[str, Any]]) -> str:
+    """A prompt's own words: its messages without the material fenced in them (the
+    passage, quoted turns)."""
+    return "\n".join(_FENCED.sub(" ", str(m.get("content", ""))) for m in messages)
+
+
+def _content(ws: list[str]) -> list[str]:
+    return [w for w in ws if len(w) >= 3 and w not in _STOP]
+
+
+def echo_reason(text: str, prompt_words: str) -> str | None:
+    """Why `text` only restates its prompt's instructions (`prompt_words`, see
+    `scaffolding`), or None. Echoing: most of its 3-word sequences are the prompt's, or
+    every content word it has is the prompt's and it has too few to say anything."""
+    ws, own = words(text), words(prompt_words)
+    if not ws:
+        return "is empty"
+    if len(ws) >= 3:
+        theirs = {tuple(own[i : i + 3]) for i in range(len(own) - 2)}
+        mine = [tuple(ws[i : i + 3]) for i in range(len(ws) - 2)]
+        share = sum(g in theirs for g in mine) / len(mine)
+        if share >= 0.5:
+            return f"{share:.0%} of it is the prompt's own wording"
+    content, vocabulary = _content(ws), set(_content(own))
+    if content and len(content) <= 6 and all(w in vocabulary for w in content):
+        return "it has no word of its own beyond the prompt's instructions"
+    return None
+
+
+def degeneration(text: str, prompt_words: str = "") -> str | None:
+    """Why a reply is degenerate (it loops, or echoes its prompt), or None."""
+    return loop_reason(text) or (echo_reason(text, prompt_words) if prompt_words else None)

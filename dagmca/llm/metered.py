@@ -4,17 +4,16 @@ accounting, budgets, and the judgement that the endpoint is down (DESIGN §4, §
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
-from dagmca.llm.degenerate import is_looping
+from dagmca.llm.cache import ResponseCache, cache_key, decode, encode
+from dagmca.llm.degenerate import loop_reason
 from dagmca.llm.prices import Prices
 from dagmca.models import CallPhase, CallRecord
 
@@ -62,65 +61,6 @@ class Meter:
         self.earlier_cost_usd += record.cost_usd
 
 
-class ResponseCache(Protocol):
-    """Where replies are kept. Reading is awaited (it must not block the event loop);
-    keeping is queued."""
-
-    async def acache_get(self, key: str) -> str | None: ...
-    def cache_put(self, key: str, model: str, value: str) -> None: ...
-
-
-def cache_key(
-    model: str,
-    messages: list[Message],
-    schema: dict[str, Any] | None,
-    max_tokens: int,
-    temperature: float,
-    seed: int | None,
-) -> str:
-    """What determines a reply: model, messages and output schema as the backend sends
-    them, and the sampling parameters. Who asks (agent, debate) does not: the same
-    question gets the same answer."""
-    request = {
-        "model": model,
-        "messages": messages,
-        "schema": schema,
-        "max_tokens": max_tokens,
-        "temperature": temperature,
-        "seed": seed,
-    }
-    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
-
-
-def encode(done: Completion) -> str:
-    return json.dumps(
-        {
-            "text": done.text,
-            "finish_reason": done.finish_reason,
-            "repaired": done.repaired,
-            "usage": done.usage.model_dump(),
-        },
-        ensure_ascii=False,
-    )
-
-
-def decode(raw: str, schema: type[BaseModel] | None) -> Completion | None:
-    """A cached reply, or None when it no longer fits (a changed schema): a miss."""
-    try:
-        data: dict[str, Any] = json.loads(raw)
-        parsed = schema.model_validate_json(data["text"]) if schema is not None else None
-        return Completion(
-            text=data["text"],
-            parsed=parsed,
-            usage=Usage.model_validate(data["usage"]),
-            finish_reason=data.get("finish_reason", ""),
-            repaired=bool(data.get("repaired", False)),
-            cache_hit=True,
-        )
-    except (ValueError, KeyError, TypeError, ValidationError):
-        return None
-
-
 class MeteredLLM(LLMClient):
     """One semaphore for the whole session: every call, nested ones included, passes it.
 
@@ -129,6 +69,8 @@ class MeteredLLM(LLMClient):
     run started with --no-cache can still be resumed. `record` receives one
     CallRecord per call, hits included. After `down_after` calls in a row fail (each
     after its retries), EndpointDown stops the run instead of degrading it further.
+    `continue_cut`: a plain reply cut at its cap is continued once (endpoints); off, it
+    is only marked (the local model: its calls stay what the protocol's formula says).
     """
 
     def __init__(
@@ -143,6 +85,7 @@ class MeteredLLM(LLMClient):
         record: Callable[[CallRecord], None] | None = None,
         session: str = "",
         down_after: int = 8,
+        continue_cut: bool = True,
     ) -> None:
         self.inner = inner
         self.model = inner.model
@@ -154,6 +97,7 @@ class MeteredLLM(LLMClient):
         self.record = record
         self.session = session
         self.down_after = down_after
+        self.continue_cut = continue_cut
         self.meter = Meter()
         self.budget_hit = False  # some work was skipped or refused for a budget
         self._failures_in_a_row = 0
@@ -210,7 +154,9 @@ class MeteredLLM(LLMClient):
     ) -> Completion:
         meta = meta or CallMeta()
         wire_messages, wire_schema = self.inner.wire(messages, schema)
-        key = cache_key(self.model, wire_messages, wire_schema, max_tokens, temperature, seed)
+        key = cache_key(
+            self.model, wire_messages, wire_schema, max_tokens, temperature, seed, self.inner.sampling
+        )
         if self.cache is not None and self.read_cache:
             raw = await self.cache.acache_get(key)
             hit = decode(raw, schema) if raw is not None else None
@@ -268,8 +214,12 @@ class MeteredLLM(LLMClient):
         with a visible mark, never as if it were whole."""
         if schema is not None or result.finish_reason != "length":
             return result
+        if not self.continue_cut:  # marked, not continued: the call count stays the formula's
+            return result.model_copy(
+                update={"text": result.text.rstrip() + " […]", "faults": [*result.faults, "cut_at_cap"]}
+            )
         text, usage, finish, faults = result.text, result.usage, result.finish_reason, list(result.faults)
-        if not is_looping(text):
+        if loop_reason(text) is None:
             cap = max(32, max_tokens // 2)
             follow: list[Message] = [
                 *messages,
@@ -343,6 +293,7 @@ class MeteredLLM(LLMClient):
             debate=meta.debate,
             phase=meta.phase,
             omitted_chars=meta.omitted_chars,
+            reask=meta.reask,
             model=self.model,
             key=key,
             **fields,

@@ -65,6 +65,11 @@ class SessionMetrics(Strict):
     tokens_per_node: float
     calls_per_node: float
     omitted_chars: int  # quoted text left out of prompts to fit the context window, in all
+    # the degeneration guard: replies asked again, texts kept marked degenerate, tension
+    # questions dropped (looping, or restating the observers' instructions)
+    reasks: int = 0
+    degenerate_texts: int = 0
+    dropped_tensions: int = 0
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -173,4 +178,7 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         tokens_per_node=round(head.tokens / count, 2) if count else 0.0,
         calls_per_node=round(head.llm_calls / count, 4) if count else 0.0,
         omitted_chars=sum(c.omitted_chars for c in store.calls(session)),
+        reasks=head.reasks,
+        degenerate_texts=sum(bool(getattr(n, "degenerate", False)) for n in nodes),
+        dropped_tensions=head.dropped_tensions,
     )

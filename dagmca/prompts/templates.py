@@ -72,26 +72,37 @@ FLAG_FIELDS = (
 )
 
 
+MONITOR_TASK = (
+    "Does the turn to check reveal a tension (a gap, an assumption, a contradiction or an "
+    f"open question) that deserves its own debate? Reply with one JSON object: {FLAG_FIELDS}."
+)
+MONITOR_ROUND_TASK = (
+    "Find the one tension in the turns above (a gap, an assumption, a contradiction or an "
+    "open question) that most deserves its own debate. Reply with one JSON object: the "
+    f"number of the turn that raised it, {FLAG_FIELDS}."
+)
+
+
+def observer_scaffolding(question: str) -> str:
+    """An observer's prompt without its material: what a tension question must not just
+    restate (for reading a stored session; a live check uses the prompt itself)."""
+    lenses = [_observer(lens) for lens in OBSERVER_LENSES]
+    head = [SYSTEM, f"Question under debate: {question}"]
+    return "\n".join([*head, *lenses, MONITOR_TASK, MONITOR_ROUND_TASK])
+
+
 def monitor(
     lens: str, frame: Frame, recent: Sequence[tuple[str, str]], turn_label: str, turn_text: str
 ) -> Prompt:
     parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
     parts.append(quote(f"The turn to check ({turn_label})", turn_text))
-    parts.append(
-        f"{_observer(lens)} Does the turn to check reveal a tension (a gap, an assumption, a "
-        "contradiction or an open question) that deserves its own debate? Reply with one "
-        f"JSON object: {FLAG_FIELDS}."
-    )
+    parts.append(f"{_observer(lens)} {MONITOR_TASK}")
     return messages(frame, parts, frame.budget.flag)
 
 
 def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> Prompt:
     parts: list[Part] = [quote(f"Turn {i} ({label})", text) for i, (label, text) in enumerate(turns, start=1)]
-    parts.append(
-        f"{_observer(lens)} Find the one tension in the turns above (a gap, an assumption, a "
-        "contradiction or an open question) that most deserves its own debate. Reply with one "
-        f"JSON object: the number of the turn that raised it, {FLAG_FIELDS}."
-    )
+    parts.append(f"{_observer(lens)} {MONITOR_ROUND_TASK}")
     return messages(frame, parts, frame.budget.flag)
 
 

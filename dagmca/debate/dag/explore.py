@@ -74,6 +74,7 @@ class Explorer:
                 board.stop(debate.id)  # siblings waiting for this branch's next round go on
         await monitor.drain()
         debate.resolution = outcome.resolution
+        debate.degenerate = any(t.degenerate and t.text == outcome.resolution for t in outcome.turns)
         debate.rounds = outcome.rounds
         debate.converged = outcome.converged
         debate.status = "done" if outcome.resolution else "failed"

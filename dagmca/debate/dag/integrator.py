@@ -27,12 +27,15 @@ MAX_LEVELS = 4
 
 def _sections(state: SessionState, main: DebateNode) -> list[Section]:
     st, cfg = state, state.config
-    out: list[Section] = [("Main debate resolution", main.resolution or "(none)", main)]
+    # degenerate texts (loops, echoes of a prompt) are in the graph, not in the answer
+    sound = main.resolution if main.resolution and not main.degenerate else "(none)"
+    out: list[Section] = [("Main debate resolution", sound, main)]
     for d in st.debates.values():
-        if d.origin is not DebateOrigin.MAIN and d.resolution:
+        if d.origin is not DebateOrigin.MAIN and d.resolution and not d.degenerate:
             out.append((f"Branch (depth {d.depth}) on: {d.question}", d.resolution, d))
     for s in st.syntheses.values():
-        out.append(("Synthesis of converging branches", s.resolution, s))
+        if not s.degenerate:
+            out.append(("Synthesis of converging branches", s.resolution, s))
     for later, earlier, reason in st.contradictions:
         out.append((f"Unreconciled: '{earlier.question}' versus '{later.question}'", reason, None))
     stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
@@ -65,10 +68,10 @@ async def _integrate_part(
     if done is None:
         return None
     node = IntegrationNode(id=f"{st.session_id}/integration/{part}", session=st.session_id, part=part,
-                           text=st.clean(done.text))  # fmt: skip
+                           text=st.clean(done.text), degenerate=bool(done.degenerate))  # fmt: skip
     members = [n for _, _, n in group if n is not None]
     st.write([node], [st.edge(node.id, n.id, EdgeType.INTEGRATES) for n in members])
-    return (f"Integration of part {part}", node.text, node)
+    return (f"Integration of part {part}", "(left out: it looped)" if node.degenerate else node.text, node)
 
 
 async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
@@ -96,7 +99,12 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
         if done_final is not None
         else f"(final integration failed) {main.resolution}"
     )
-    final = FinalNode(id=f"{st.session_id}/final", session=st.session_id, text=text)
+    final = FinalNode(
+        id=f"{st.session_id}/final",
+        session=st.session_id,
+        text=text,
+        degenerate=done_final is not None and bool(done_final.degenerate),
+    )
     st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in [*used, *parts]])
     st.final = final
     return final

@@ -38,6 +38,7 @@ async def merge(
     to converge are grouped (connected components) into one Synthesis each (`then`
     runs after each is written)."""
     st, cfg = state, state.config
+    branches = [b for b in branches if not b.degenerate]  # a loop converges with nothing
     if len(branches) < 2:
         return
     sim = await st.embedder.amatrix([b.resolution for b in branches])
@@ -106,6 +107,7 @@ async def _synthesize(
         id=node_id,
         session=st.session_id,
         resolution=st.clean(done.text),
+        degenerate=bool(done.degenerate),
         reason=reason,
         similarity=round(sum(d.similarity for d in decisions) / len(decisions), 4),
         method=decisions[0].method,

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 
-from dagmca.debate.events import TensionFlagged
+from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
+from dagmca.llm.degenerate import degeneration, scaffolding
 from dagmca.models import CallPhase, DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
@@ -42,7 +43,7 @@ class Monitor:
         self._recorded: asyncio.Event | None = None
 
     async def on_turn(self, turn: TurnNode) -> None:
-        if self.mode == "off":
+        if self.mode == "off" or turn.degenerate:  # a loop raises no tension worth a branch
             return
         if self.mode == "round":
             self._round_turns.append(turn)
@@ -87,7 +88,7 @@ class Monitor:
             if before is not None:
                 await before.wait()
             if flag is not None:
-                await self._consider(lens, flag, turns)
+                await self._consider(lens, flag, turns, messages)
         finally:
             mine.set()
 
@@ -102,10 +103,18 @@ class Monitor:
         flag: TensionFlag = done.parsed
         return flag
 
-    async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:
-        cfg = self.state.config
+    async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode], prompt: Prompt) -> None:
+        st = self.state
         question = flag.question.strip()
-        if flag.urgency < cfg.urgency_threshold or len(question) < 8:
+        if flag.urgency < st.config.urgency_threshold or len(question) < 8:
+            return
+        # a question that loops, or restates the observers' own instructions ("what is the
+        # tension in the turns above?"), would send a branch off to debate nothing
+        own_words = scaffolding(prompt.messages) + "\n" + tpl.observer_scaffolding(self.debate.question)
+        reason = degeneration(question, own_words)
+        if reason is not None:
+            st.dropped_tensions += 1
+            st.emit(TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason))
             return
         turn = turns[getattr(flag, "turn", 1) - 1]
         await self._record(lens, turn, flag, question)

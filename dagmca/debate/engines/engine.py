@@ -95,6 +95,7 @@ class Engine(Generic[Outcome]):
         revises: TurnNode | None = None,
         observes: Sequence[TurnNode] = (),
         turn_id: str | None = None,
+        degenerate: bool = False,
         **extra: float | str | None,
     ) -> TurnNode:
         st = self.state
@@ -116,6 +117,7 @@ class Engine(Generic[Outcome]):
             text=text,
             revised=revises is not None and jaccard(text, revises.text) < 0.9,
             tokens=tokens,
+            degenerate=degenerate,
             **extra,
         )
         edges: list[EdgeRecord] = [
@@ -155,6 +157,7 @@ class Engine(Generic[Outcome]):
             revises=revises,
             observes=observes,
             turn_id=turn_id,
+            degenerate=bool(done.degenerate),
         )
         if keep:
             self.latest[agent.name] = turn

@@ -1,0 +1,133 @@
+"""The degeneration guard's measures: they fire on loops and echoes, and never on normal
+prose — essays, lists whose items start alike, refrains, anaphora, quoted questions."""
+
+from __future__ import annotations
+
+import pytest
+
+from dagmca.llm.degenerate import degeneration, echo_reason, is_looping, loop_reason, scaffolding
+from dagmca.prompts.templates import MAIN_QUESTION, observer_scaffolding
+
+ESSAY = (
+    "Compatibilism holds that free will and determinism can both be true. The passage "
+    "leans on this view without naming it: it says that an action is free when it flows "
+    "from the agent's own reasons, not when it is uncaused. That move is familiar from "
+    "Hume and, more recently, from Frankfurt, whose cases of the counterfactual "
+    "intervener were meant to show that alternative possibilities are not required for "
+    "moral responsibility.\n\n"
+    "Yet the passage also claims that we could always have done otherwise. If that is "
+    "meant in the categorical sense, it contradicts determinism outright; if it is meant "
+    "conditionally (we would have done otherwise had we wanted to), it is compatible with "
+    "determinism but no longer says what libertarians want it to say. The passage needs "
+    "to choose, and the debate so far has not made it choose.\n\n"
+    "A practical reading cuts through some of this. Courts do not ask whether a defendant "
+    "was determined; they ask whether the act was intended, whether the agent understood "
+    "it, and whether anyone coerced them. On that reading the metaphysical question is "
+    "idle for the law, though not for the philosophy the passage wants to defend."
+)
+
+LIST = """The passage makes four claims:
+- The author argues that prices change behaviour at the margin.
+- The author argues that the charge should vary with the time of day.
+- The author argues that the revenue must go back to transit.
+- The author argues that exemptions undo most of the benefit.
+Each of them can be tested against the London and Stockholm data."""
+
+REFRAIN = """We shall go on to the end. We shall fight in France, we shall fight on the seas
+and oceans, we shall fight with growing confidence and growing strength in the air, we
+shall defend our island, whatever the cost may be. We shall fight on the beaches, we shall
+fight on the landing grounds, we shall fight in the fields and in the streets, we shall
+fight in the hills; we shall never surrender."""
+
+SONG = """Verse one tells of the harbour where the boats come in at dawn.
+Hold on, hold on, the tide is turning.
+Verse two tells of the market and the prices that the fishers are paid.
+Hold on, hold on, the tide is turning.
+Verse three asks who owns the water and who decides what it is worth.
+Hold on, hold on, the tide is turning.
+The last verse answers none of it, and the song ends on the open question."""
+
+NUMBERED = "\n".join(
+    f"{i}. Step {i} of the argument: premise {i} supports the next one, because it names a "
+    f"separate cause ({word}) that the passage treats as given."
+    for i, word in enumerate(["price", "habit", "law", "density", "income", "weather"], start=1)
+)
+
+NORMAL = {"essay": ESSAY, "list": LIST, "refrain": REFRAIN, "song": SONG, "numbered": NUMBERED}
+
+LOOPS = {
+    "phrase": "The question under debate is: What is the tension in turns above? The answer is: "
+    + "The answer is: " * 40,
+    "sentence": "Free will is an illusion. " * 25,
+    "pair": ("The passage argues that free will exists. It is important to consider the implications. " * 12),
+    "tail": ESSAY + " " + "and the debate goes on and on " * 20,
+    "numbered_loop": " ".join(f"The answer is {i}. The answer is the same." for i in range(40)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NORMAL))
+def test_normal_prose_is_never_a_loop(name: str) -> None:
+    assert loop_reason(NORMAL[name]) is None
+
+
+@pytest.mark.parametrize("name", sorted(LOOPS))
+def test_loops_are_caught(name: str) -> None:
+    reason = loop_reason(LOOPS[name])
+    assert reason is not None
+
+
+def test_strict_measure_counts_what_a_reader_notices() -> None:
+    # the report's measure: some 4-word sequence three times; anaphora trips it, which is
+    # why the guard does not use it
+    assert is_looping(LOOPS["phrase"]) and is_looping(REFRAIN)
+    assert not is_looping(ESSAY)
+    assert loop_reason(REFRAIN) is None
+
+
+def test_short_emphasis_is_not_a_loop() -> None:
+    assert loop_reason("No, no, no: the passage never says that.") is None
+
+
+SCAFFOLD = observer_scaffolding(MAIN_QUESTION)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What is the tension in the turns above?",
+        "What is the tension in turns above?",
+        "What is the question under debate?",
+        MAIN_QUESTION,
+        "Find the one tension in the turns above that most deserves its own debate.",
+    ],
+)
+def test_questions_that_restate_the_instructions_echo(question: str) -> None:
+    assert echo_reason(question, SCAFFOLD) is not None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Does Frankfurt's counterexample undermine the principle of alternative possibilities?",
+        "What does the passage assume about free will?",
+        "Should congestion charges be refunded to low-income drivers?",
+        "Is a conditional ability to do otherwise enough for moral responsibility?",
+    ],
+)
+def test_real_questions_do_not_echo(question: str) -> None:
+    assert echo_reason(question, SCAFFOLD) is None
+
+
+def test_scaffolding_leaves_out_the_material() -> None:
+    messages = [
+        {"role": "system", "content": "You debate."},
+        {
+            "role": "user",
+            "content": "<passage>\nCars congest streets.\n</passage>\n\nSay what the tension is.",
+        },
+    ]
+    words = scaffolding(messages)
+    assert "congest" not in words and "tension" in words
+    # a reply that takes up the passage is its own, one that restates the task is not
+    assert degeneration("Cars congest streets, so a charge could thin them out.", words) is None
+    assert degeneration("Say what the tension is.", words) is not None
