@@ -52,12 +52,15 @@ def answer(seed: str) -> str:
     words = 0
     k = 0
     with_list = h % 3 == 0
-    while words < target:
+    # like a strong model, it does not say the same sentence twice in one answer (the
+    # degeneration guard would rightly take that for a loop)
+    order = sorted(range(len(SENTENCES)), key=lambda i: _h(seed, str(i)))
+    while words < target and k < len(order):
         size = 3 + (h >> (k % 32)) % 3
-        chosen = [SENTENCES[(h + k * 7 + i * 5) % len(SENTENCES)] for i in range(size)]
+        chosen = [SENTENCES[i] for i in order[k : k + size]]
         paragraphs.append(" ".join(chosen))
         words += sum(len(s.split()) for s in chosen)
-        k += 1
+        k += size
     if with_list:
         items = [SENTENCES[(h + j * 3) % len(SENTENCES)].rstrip(".") for j in range(3)]
         paragraphs.append("The points that matter most:\n" + "\n".join(f"- {item};" for item in items))

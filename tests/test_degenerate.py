@@ -131,3 +131,25 @@ def test_scaffolding_leaves_out_the_material() -> None:
     # a reply that takes up the passage is its own, one that restates the task is not
     assert degeneration("Cars congest streets, so a charge could thin them out.", words) is None
     assert degeneration("Say what the tension is.", words) is not None
+
+
+def test_the_quality_report_counts_loops_and_echoes() -> None:
+    from dagmca.reports.quality import report, show
+
+    nodes = [
+        {"id": "s/main", "kind": "Debate", "question": MAIN_QUESTION},
+        {"id": "t1", "kind": "Turn", "text": ESSAY},
+        {"id": "t2", "kind": "Turn", "text": LOOPS["phrase"], "degenerate": True},
+        {"id": "t3", "kind": "Turn", "text": LIST},
+        {"id": "t4", "kind": "Turn", "text": SONG},
+        {"id": "f", "kind": "Final", "text": ESSAY},
+        {"id": "x1", "kind": "Tension", "debate": "s/main", "question": "What is the tension above?"},
+        {"id": "x2", "kind": "Tension", "debate": "s/main", "question": "Is a charge fair to night workers?"},
+    ]
+    r = report(nodes)
+    # the strict measure counts the song's refrain and the list's repeated openings too
+    # (a reader notices them), which is why the guard does not use it
+    assert (r["turns"]["count"], r["turns"]["looping"], r["turns"]["marked_degenerate"]) == (4, 3, 1)
+    assert r["finals"] == {**r["finals"], "count": 1, "looping": 0}
+    assert r["tensions"]["echoing"] == 1 and r["tensions"]["echoing_questions"][0]["id"] == "x1"
+    assert "3 of   4 loop (75%)" in show(r)

@@ -16,6 +16,7 @@ from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
 from dagmca.reports.models import FinalState, MCAReport
+from dagmca.reports.quality import report
 from dagmca.similarity import SentenceTransformerEmbedder, jaccard
 from tests.conftest import PASSAGE
 from tests.sandbox import process_env
@@ -240,3 +241,21 @@ def test_any_gguf_file_is_served_the_same_way(tmp_path: Path) -> None:
     elsewhere.mkdir()
     bad = dagmca("run", str(passage), "--local-model", str(broken), cwd=elsewhere, timeout=300)
     assert_user_error(bad, "is not a usable GGUF model file", elsewhere)
+
+
+def test_the_local_model_writes_readable_text(tmp_path: Path) -> None:
+    """Issue 16's bar, on the real 135M model with its default sampling and guard: no
+    Final or Synthesis loops (no 4-word sequence 3 times), at most 10% of turns looping,
+    no tension question that echoes the observers' instructions."""
+    root = Path(__file__).resolve().parents[1]
+    run = slow_dagmca(
+        tmp_path, "run", str(root / "examples" / "congestion_pricing.txt"), "--session", "readable", "-q",
+        "--cpp", "3", "--depth", "2", "--rounds", "2", "--max-branches", "2",
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert slow_dagmca(tmp_path, "export", "readable", "-o", "r.json").returncode == 0
+    nodes = json.loads((tmp_path / "r.json").read_text())["nodes"]
+    r = report(nodes)
+    assert r["turns"]["count"] >= 16 and r["turns"]["share"] <= 0.10, r["turns"]
+    assert r["finals"]["looping"] == 0 and r["syntheses"]["looping"] == 0
+    assert r["tensions"]["echoing"] == 0, r["tensions"]

@@ -154,10 +154,12 @@ def _content(ws: list[str]) -> list[str]:
     return [w for w in ws if len(w) >= 3 and w not in _STOP]
 
 
-def echo_reason(text: str, prompt_words: str) -> str | None:
+def echo_reason(text: str, prompt_words: str, share_limit: float = 0.5) -> str | None:
     """Why `text` only restates its prompt's instructions (`prompt_words`, see
-    `scaffolding`), or None. Echoing: most of its 3-word sequences are the prompt's, or
-    every content word it has is the prompt's and it has too few to say anything."""
+    `scaffolding`), or None. Echoing: `share_limit` of its 3-word sequences are the
+    prompt's, or every content word it has is the prompt's and it has too few to say
+    anything. A question is held to half (a tension must ask something new); a reply to
+    most (an answer may restate its question before it answers)."""
     ws, own = words(text), words(prompt_words)
     if not ws:
         return "is empty"
@@ -165,7 +167,7 @@ def echo_reason(text: str, prompt_words: str) -> str | None:
         theirs = {tuple(own[i : i + 3]) for i in range(len(own) - 2)}
         mine = [tuple(ws[i : i + 3]) for i in range(len(ws) - 2)]
         share = sum(g in theirs for g in mine) / len(mine)
-        if share >= 0.5:
+        if share >= share_limit:
             return f"{share:.0%} of it is the prompt's own wording"
     content, vocabulary = _content(ws), set(_content(own))
     if content and len(content) <= 6 and all(w in vocabulary for w in content):
@@ -173,6 +175,9 @@ def echo_reason(text: str, prompt_words: str) -> str | None:
     return None
 
 
-def degeneration(text: str, prompt_words: str = "") -> str | None:
-    """Why a reply is degenerate (it loops, or echoes its prompt), or None."""
-    return loop_reason(text) or (echo_reason(text, prompt_words) if prompt_words else None)
+REPLY_ECHO_SHARE = 0.8
+
+
+def degeneration(text: str, prompt_words: str = "", share_limit: float = REPLY_ECHO_SHARE) -> str | None:
+    """Why a text is degenerate (it loops, or echoes its prompt), or None."""
+    return loop_reason(text) or (echo_reason(text, prompt_words, share_limit) if prompt_words else None)

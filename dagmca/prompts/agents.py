@@ -1,4 +1,4 @@
-"""Prompts of the debating agents (DESIGN §2): one competency system prompt per role,
+"""Prompts of the debating agents (DESIGN §2): one competency prompt per role,
 and one builder per phase of the MCA rounds, its second-seed options and the
 top-down baseline. Each returns a Prompt fitted to the budget; each tells the agent
 what to write and how long, the length following from the call's output cap."""
@@ -9,11 +9,11 @@ from collections.abc import Sequence
 
 from dagmca.models import Role
 from dagmca.prompts.budget import Budget, Part, Prompt
-from dagmca.prompts.templates import SYSTEM, Frame, messages, quote
+from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
 
-# Per role, not per perspective: every specialist shares one system prompt, so a
-# server's prefix cache still serves the passage that follows it to all of them.
+# Per role, not per perspective. It follows the passage (templates.messages), so a
+# server's prefix cache serves the passage to every role alike.
 COMPETENCY = {
     Role.SPECIALIST: (
         "You are a specialist in a research team. You are not assigned a subtask: you analyse "
@@ -64,9 +64,10 @@ def perspective(name: str) -> str:
     return f"the {name} perspective ({lens})" if lens else f"the {name} perspective"
 
 
-def system_for(agent: Agent, single: bool = False) -> str:
+def role_for(agent: Agent, single: bool = False) -> str:
+    """The role's competency prompt, which every prompt of the agent carries."""
     role = Role.SPECIALIST if single else agent.role
-    return f"{SYSTEM}\n\n{COMPETENCY[role]}"
+    return f"Your role: {COMPETENCY[role]}"
 
 
 def _who(agent: Agent, single: bool = False) -> str:
@@ -82,7 +83,7 @@ def _length(frame: Frame) -> str:
 def _agent_prompt(agent: Agent, frame: Frame, parts: list[Part], goal: str, single: bool = False) -> Prompt:
     if goal:  # --broadcast: the team's goal replaces the bare question as what to aim at
         parts.insert(0, quote("The team's goal, as your integrator states it", goal))
-    return messages(frame, parts, frame.budget.turn, system_for(agent, single))
+    return messages(frame, parts, frame.budget.turn, role_for(agent, single))
 
 
 def kept_parts(kept: Sequence[str]) -> list[Part]:
@@ -172,7 +173,7 @@ def broadcast(agent: Agent, frame: Frame, reason: str = "", previous_goal: str =
     else:
         ask = "State the goal for your team: what a good answer to the question must achieve"
     parts.append(f"You are agent {agent.name}. {ask}, in 2-3 sentences. Do not answer the question.")
-    return messages(frame, parts, frame.budget.turn, system_for(agent))
+    return messages(frame, parts, frame.budget.turn, role_for(agent))
 
 
 def reflect(agent: Agent, frame: Frame, own: str, goal: str = "") -> Prompt:
@@ -195,7 +196,7 @@ def decompose(agent: Agent, frame: Frame, task: str, parts_count: int) -> Prompt
         "per member of your team, together covering it. Reply with one JSON object: subtasks, "
         "a list of one-sentence subtasks.",
     ]
-    return messages(frame, parts, frame.budget.turn, f"{SYSTEM}\n\n{DECOMPOSER}")
+    return messages(frame, parts, frame.budget.turn, f"Your role: {DECOMPOSER}")
 
 
 def answer_subtask(agent: Agent, frame: Frame, subtask: str) -> Prompt:
@@ -203,7 +204,7 @@ def answer_subtask(agent: Agent, frame: Frame, subtask: str) -> Prompt:
         quote("Your subtask", subtask),
         f"You are agent {agent.name}. Answer your subtask only. {_length(frame)}",
     ]
-    return messages(frame, parts, frame.budget.turn, SYSTEM)
+    return messages(frame, parts, frame.budget.turn)
 
 
 def synthesize_answers(agent: Agent, frame: Frame, answers: Sequence[tuple[str, str, str]]) -> Prompt:
@@ -213,4 +214,4 @@ def synthesize_answers(agent: Agent, frame: Frame, answers: Sequence[tuple[str, 
         f"You are agent {agent.name}. Combine your team's answers above into one answer to "
         f"the question. {_length(frame)}"
     )
-    return messages(frame, parts, frame.budget.turn, f"{SYSTEM}\n\n{DECOMPOSER}")
+    return messages(frame, parts, frame.budget.turn, f"Your role: {DECOMPOSER}")

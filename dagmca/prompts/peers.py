@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.prompts.agents import perspective, system_for
+from dagmca.prompts.agents import perspective, role_for
 from dagmca.prompts.budget import Budget, Part, Prompt
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
@@ -25,7 +25,7 @@ def _length(frame: Frame) -> str:
 def first_answer(agent: Agent, number: int, frame: Frame, context: Sequence[Part] = ()) -> Prompt:
     """Written before the agent has seen any peer answer (first-answer protection)."""
     parts = [*context, f"{_who(agent, number)} Answer the question. {_length(frame)}"]
-    return messages(frame, parts, frame.budget.turn, system_for(agent, single=True))
+    return messages(frame, parts, frame.budget.turn, role_for(agent, single=True))
 
 
 def decision(
@@ -56,7 +56,7 @@ def decision(
     if correction:
         parts.append(f"Your previous reply was rejected: {correction}. Choose exactly one action.")
     reserve = frame.budget.turn + DECISION_EXTRA_TOKENS
-    return messages(frame, parts, reserve, system_for(agent, single=True))
+    return messages(frame, parts, reserve, role_for(agent, single=True))
 
 
 def _final(
@@ -71,7 +71,7 @@ def _final(
     parts: list[Part] = [quote(heading, own)]
     parts += [quote(f"Answer {label}", text) for label, text in others]
     parts.append(f"{_who(agent, number)} {ask} {_length(frame)}")
-    return messages(frame, parts, frame.budget.turn, system_for(agent, single=True))
+    return messages(frame, parts, frame.budget.turn, role_for(agent, single=True))
 
 
 def present(agent: Agent, number: int, frame: Frame, own: str, others: Sequence[tuple[str, str]]) -> Prompt:
@@ -89,7 +89,7 @@ def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str,
         f"{_who(agent, number)} Vote for the best answer: vote_for one of {labels}, and a "
         "one-sentence reason. Reply with one JSON object."
     )
-    return messages(frame, parts, frame.budget.flag, system_for(agent, single=True))
+    return messages(frame, parts, frame.budget.flag, role_for(agent, single=True))
 
 
 def synthesize_winner(

@@ -13,7 +13,7 @@ import asyncio
 from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
-from dagmca.llm.degenerate import degeneration, scaffolding
+from dagmca.llm.degenerate import degeneration
 from dagmca.models import CallPhase, DebateNode, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
@@ -88,7 +88,7 @@ class Monitor:
             if before is not None:
                 await before.wait()
             if flag is not None:
-                await self._consider(lens, flag, turns, messages)
+                await self._consider(lens, flag, turns)
         finally:
             mine.set()
 
@@ -103,15 +103,17 @@ class Monitor:
         flag: TensionFlag = done.parsed
         return flag
 
-    async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode], prompt: Prompt) -> None:
+    async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:
         st = self.state
         question = flag.question.strip()
         if flag.urgency < st.config.urgency_threshold or len(question) < 8:
             return
         # a question that loops, or restates the observers' own instructions ("what is the
-        # tension in the turns above?"), would send a branch off to debate nothing
-        own_words = scaffolding(prompt.messages) + "\n" + tpl.observer_scaffolding(self.debate.question)
-        reason = degeneration(question, own_words)
+        # tension in the turns above?") or the debate's own question, would send a branch
+        # off to debate nothing. (Not the rest of the prompt: a branch's background names
+        # its siblings' questions, and near-duplicates of those are the selector's call.)
+        instructions = tpl.observer_scaffolding(self.debate.question)
+        reason = degeneration(question, instructions, share_limit=0.5)
         if reason is not None:
             st.dropped_tensions += 1
             st.emit(TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason))

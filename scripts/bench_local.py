@@ -1,0 +1,191 @@
+"""The local model inside a session against the bare server, on the same prompts.
+
+    .venv/bin/python scripts/bench_local.py [PASSAGE] [--repeats 3] [--json]
+
+Runs a main debate on the embedded local model shaped like strange-mca's usual
+configuration (cpp 3, depth 2, 3 rounds, a strange loop, no branches, no observers,
+512-token turns), recording every request as the session sends it. Then replays the
+same requests, bodies unchanged, against a fresh embedded server with nothing else
+running, one at a time. Prints completion tokens per second of wall time for both
+(prompt processing included in both) and the ratio in-session / bare, over
+`--repeats` paired runs (median and each pair).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from openai import AsyncOpenAI
+from pydantic import BaseModel
+
+from dagmca.config import SessionConfig
+from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.factory import open_backend
+from dagmca.llm.local import LocalModelServer
+from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.structured import response_format
+from dagmca.runner import open_state, run_and_report
+from dagmca.similarity import SentenceTransformerEmbedder
+from dagmca.store.sqlite import SQLiteStore
+
+REFERENCE = {
+    "cpp": 3,
+    "depth": 2,
+    "rounds": 3,
+    "strange_loops": 1,
+    "max_branches": 0,
+    "monitor_every": "off",
+    "max_turn_tokens": 512,
+    "cache": False,
+}
+
+
+class Recording(LLMClient):
+    """The session's client, passing every call through and keeping its request (the
+    body the backend sends) and what it cost in time and tokens."""
+
+    def __init__(self, inner: OpenAIBackend) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.structured_mode = inner.structured_mode
+        self.reported_context_window = inner.reported_context_window
+        self.sampling = inner.sampling
+        self.requests: list[dict[str, Any]] = []
+        self.spans: list[tuple[float, float]] = []
+        self.completion_tokens = 0
+
+    def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
+        return self.inner.wire(messages, schema)
+
+    async def count_tokens(self, text: str) -> int | None:
+        return await self.inner.count_tokens(text)
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        body = self.inner._kwargs(max_tokens, temperature, seed)
+        wire, _ = self.inner.wire(messages, schema)
+        if schema is not None:
+            fmt = response_format(schema, self.inner.mode)
+            if fmt is not None:
+                body["response_format"] = fmt
+        start = time.perf_counter()
+        done = await self.inner.complete(
+            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
+        )
+        self.spans.append((start, time.perf_counter()))
+        self.requests.append({"messages": wire, **body})
+        self.completion_tokens += done.usage.completion_tokens
+        return done
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def in_session(passage: str, folder: Path) -> tuple[list[dict[str, Any]], int, float]:
+    """The requests of one reference session, its completion tokens and its LLM wall time
+    (first request sent to last reply received)."""
+    cfg = SessionConfig(**REFERENCE)
+    backend = open_backend(cfg)
+    assert isinstance(backend.client, OpenAIBackend)
+    client = Recording(backend.client)
+    store = SQLiteStore(str(folder / "bench.db"))
+    store.init_schema()
+    embedder = SentenceTransformerEmbedder()
+
+    async def go() -> None:
+        async with open_state(
+            cfg, store, client=client, session_id="bench", passage=passage, embedder=embedder
+        ) as state:
+            embedder.warm_up()
+            await run_and_report(state, title="bench", model=client.model, out_dir=folder / "out")
+
+    try:
+        asyncio.run(go())
+    finally:
+        backend.stop()
+        embedder.close()
+        store.close()
+    wall = max(e for _, e in client.spans) - min(s for s, _ in client.spans)
+    return client.requests, client.completion_tokens, wall
+
+
+def bare(requests: list[dict[str, Any]], parallel: int) -> tuple[int, float]:
+    """The same request bodies against a fresh server, one at a time."""
+    server = LocalModelServer(parallel=parallel).start()
+
+    async def go() -> tuple[int, float]:
+        client = AsyncOpenAI(base_url=server.base_url, api_key="local", max_retries=0, timeout=600)
+        tokens, start = 0, time.perf_counter()
+        for body in requests:
+            resp = await client.chat.completions.create(**body)
+            tokens += resp.usage.completion_tokens if resp.usage else 0
+        elapsed = time.perf_counter() - start
+        await client.close()
+        return tokens, elapsed
+
+    try:
+        return asyncio.run(go())
+    finally:
+        server.stop()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    root = Path(__file__).resolve().parents[1]
+    parser.add_argument("passage", nargs="?", default=str(root / "examples" / "free_will.txt"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    passage = Path(args.passage).read_text(encoding="utf-8")
+    from dagmca.llm.factory import local_slots
+
+    rows = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as tmp:
+            requests, s_tokens, s_wall = in_session(passage, Path(tmp))
+        b_tokens, b_wall = bare(requests, local_slots(SessionConfig().concurrency))
+        row = {
+            "calls": len(requests),
+            "session_tokens": s_tokens,
+            "session_seconds": round(s_wall, 2),
+            "session_tps": round(s_tokens / s_wall, 1),
+            "bare_tokens": b_tokens,
+            "bare_seconds": round(b_wall, 2),
+            "bare_tps": round(b_tokens / b_wall, 1),
+        }
+        row["ratio"] = round(row["session_tps"] / row["bare_tps"], 3)
+        rows.append(row)
+        if not args.json:
+            print(
+                f"calls {row['calls']}: in session {row['session_tokens']} tokens in "
+                f"{row['session_seconds']} s ({row['session_tps']} tokens/s); bare {row['bare_tokens']} "
+                f"in {row['bare_seconds']} s ({row['bare_tps']} tokens/s); ratio {row['ratio']}"
+            )
+    median = statistics.median(r["ratio"] for r in rows)
+    if args.json:
+        print(json.dumps({"runs": rows, "median_ratio": median}, indent=2))
+    else:
+        print(f"median ratio in-session / bare over {len(rows)} paired runs: {median:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
