@@ -153,3 +153,19 @@ def test_the_quality_report_counts_loops_and_echoes() -> None:
     assert r["finals"] == {**r["finals"], "count": 1, "looping": 0}
     assert r["tensions"]["echoing"] == 1 and r["tensions"]["echoing_questions"][0]["id"] == "x1"
     assert "3 of   4 loop (75%)" in show(r)
+
+
+def test_no_paragraph_of_the_shipped_examples_is_degenerate() -> None:
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    texts = [p.read_text(encoding="utf-8") for p in sorted((root / "examples").glob("*.txt"))]
+    texts += [
+        (root / "tests" / "data" / name).read_text(encoding="utf-8")
+        for name in ("four_day_week.txt", "street_trees.txt")
+    ]
+    paragraphs = [p for t in texts for p in re.split(r"\n\s*\n", t) if len(p.split()) >= 20]
+    assert len(paragraphs) >= 20
+    assert [p[:60] for p in paragraphs if loop_reason(p)] == []
+    assert all(loop_reason(t) is None for t in texts)
