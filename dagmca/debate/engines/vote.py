@@ -66,10 +66,14 @@ class PeerEngine(Engine[PeerOutcome]):
     def _label(self, agent: Agent) -> str:
         return f"agent{self.number[agent.name]}.{len(self.answers[agent.name]) + 1}"
 
-    def _post(self, agent: Agent, rnd: RoundNode, text: str, tokens: int, phase: Phase) -> TurnNode:
+    def _post(
+        self, agent: Agent, rnd: RoundNode, text: str, tokens: int, phase: Phase, degenerate: bool = False
+    ) -> TurnNode:
         label = self._label(agent)
         previous = self.answers[agent.name][-1] if self.answers[agent.name] else None
-        turn = self._record(agent, phase, rnd, text, tokens, revises=previous, label=label)
+        turn = self._record(
+            agent, phase, rnd, text, tokens, revises=previous, label=label, degenerate=degenerate
+        )
         self.answers[agent.name].append(turn)
         self.latest[agent.name] = turn
         self.seq[label] = len(self.seq)
@@ -82,7 +86,7 @@ class PeerEngine(Engine[PeerOutcome]):
         done = await self._call(agent, Phase.ANSWER, messages)
         if done is None:
             return None
-        return self._post(agent, rnd, done.text, done.usage.total, Phase.ANSWER)
+        return self._post(agent, rnd, done.text, done.usage.total, Phase.ANSWER, bool(done.degenerate))
 
     def _tally(self) -> tuple[str, Counter[str]]:
         """The winning label: most votes, then the earliest posted (deterministic)."""
