@@ -47,6 +47,9 @@ def test_a_strong_model_gets_the_passage_and_every_text_whole(store: SQLiteStore
     # the whole passage in every prompt of the main debate: turns, observers, the final
     main_calls = [c for c in fake.calls if c.meta.debate == "s1/main"]
     assert len(main_calls) > 30
+    # a strong model's long answers, lists and paragraphs never trip the degeneration guard
+    assert not any(c.meta.reask for c in fake.calls) and result.session.reasks == 0
+    assert not any(n.props.get("degenerate") for n in state.store.nodes("s1"))
     assert all(LONG_PASSAGE.strip() in c.prompt for c in main_calls)
     # every debate's resolution and every synthesis whole in the final integration's prompt
     final = [c for c in fake.calls if c.meta.phase == CallPhase.FINAL]
