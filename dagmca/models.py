@@ -51,6 +51,9 @@ class EdgeType(StrEnum):
     INTEGRATES = "INTEGRATES"
     IN_SESSION = "IN_SESSION"
     READS = "READS"  # (d:Debate)-[:READS {as: map | verbatim}]->(s:Section)
+    # (stub:Tension)-[:CHECKED_AGAINST {key, similarity, verdict, decision, reason, at}]->(node):
+    # one per revisit check, so why a stub stayed open is a query, not a JSON string
+    CHECKED_AGAINST = "CHECKED_AGAINST"
 
 
 STRUCTURAL_EDGES = frozenset(
@@ -144,11 +147,19 @@ class NodeRecord(Strict):
 
 
 class EdgeRecord(Strict):
+    """A relationship is one per (source, target, type, key): `key` (a property) keeps
+    apart relationships that can occur more than once between the same pair — two
+    observers flagging one turn, two turns of a debate citing another."""
+
     source: str
     target: str
     type: EdgeType
     session: str
     props: dict[str, JSONScalar] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return str(self.props.get("key", ""))
 
 
 def _flatten(value: Any) -> JSONScalar | list[str] | None:
@@ -195,6 +206,15 @@ class SessionNode(GraphNode):
     title: str
     config: str  # JSON of SessionConfig, secrets excluded
     model: str
+    # the key settings, beside the JSON, so Cypher can filter sessions by them
+    backend: str | None = None
+    protocol: str | None = None
+    cpp: int | None = None
+    depth: int | None = None
+    rounds: int | None = None
+    strategy: str | None = None
+    router: str | None = None
+    seed: int | None = None
     # degraded: it ran to the end, but a whole function failed (every flag, say): `problems` says which
     status: Literal["running", "done", "degraded", "failed", "interrupted", "budget_exhausted"] = "running"
     problems: list[str] = Field(default_factory=list)
@@ -273,6 +293,8 @@ class TurnNode(GraphNode):
     # vote and ensemble: the anonymous label of an answer (agent2.1), the label voted for
     label: str | None = None
     vote_for: str | None = None
+    # the debates this turn cited or echoed: one REFERENCES edge each (key: this turn)
+    references: list[str] | None = None
 
 
 class AgentNode(GraphNode):
@@ -312,6 +334,9 @@ class TensionNode(GraphNode):
     observer: str
     category: TensionCategory
     status: TensionStatus = TensionStatus.STUB
+    # every flag that raised it, "observer@turn": one FLAGGED_AT edge each (key: observer)
+    flags: list[str] = Field(default_factory=list)
+    # every revisit check: one CHECKED_AGAINST edge each (key: its index here)
     revisit_checks: list[RevisitCheck] = Field(default_factory=list)
 
     def extra_labels(self) -> tuple[str, ...]:

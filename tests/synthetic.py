@@ -155,6 +155,8 @@ def synthetic_session(
                 must.append(edge(turn.id, rnd.id, EdgeType.IN_ROUND, s))
                 extra.append(edge(turn.id, agent.id, EdgeType.BY, s))
         for k in range(TENSIONS):
+            observer = rng.choice(("dialectical", "skeptical", "pragmatic"))
+            flagged = rng.choice(turn_ids)
             tension = TensionNode(
                 id=f"{debate.id}/x{k}",
                 session=s,
@@ -163,13 +165,14 @@ def synthetic_session(
                 urgency=round(rng.random(), 2),
                 rationale=_text(rng, 12),
                 excerpt=_text(rng, 6),
-                observer=rng.choice(("dialectical", "skeptical", "pragmatic")),
+                observer=observer,
                 category=rng.choice(list(TensionCategory)),
+                flags=[f"{observer}@{flagged}"],
                 created_at=_STAMP,
             )
             nodes.append(tension)
             open_tensions.append(tension)
-            extra.append(edge(tension.id, rng.choice(turn_ids), EdgeType.FLAGGED_AT, s))
+            extra.append(edge(tension.id, flagged, EdgeType.FLAGGED_AT, s, key=observer, observer=observer))
         turns_all += turn_ids
     branches = [d for d in debates if d.origin is DebateOrigin.BRANCH]
     if len(branches) >= 2:

@@ -96,7 +96,7 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     assert result.session.status == "done" and result.final is not None
     g = load_graph(st, "s1")
     kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
-    types = Counter(k for _, _, k in g.edges(keys=True))
+    types = Counter(k for _, _, k in g.edges(data="type"))
 
     # observers flagged tensions during every debate, several per debate
     per_debate = Counter(d["debate"] for _, d in g.nodes(data=True) if d["kind"] == "Tension")
@@ -111,26 +111,26 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     assert stubs and all(g.nodes[s]["status"] == "stub" for s in stubs)
     # branches ran aware of each other: their prompts carried each other's tags; they cite
     # each other, which makes a cycle of reference A -> B -> A
-    refs = nx.DiGraph([(u, v) for u, v, k in g.edges(keys=True) if k == "REFERENCES"])
+    refs = nx.DiGraph([(u, v) for u, v, k in g.edges(data="type") if k == "REFERENCES"])
     assert ("s1/main/b1", "s1/main/b2") in refs.edges and ("s1/main/b2", "s1/main/b1") in refs.edges
     # merges were found and synthesized: a Synthesis with two parents
     syntheses = [n for n, d in g.nodes(data=True) if d["kind"] == "Synthesis"]
     assert len(syntheses) == 1
-    parents = [u for u, _, k in g.in_edges(syntheses[0], keys=True) if k == "MERGES_INTO"]
+    parents = [u for u, _, k in g.in_edges(syntheses[0], data="type") if k == "MERGES_INTO"]
     assert sorted(parents) == ["s1/main/b1", "s1/main/b2"]
     assert g.nodes[syntheses[0]]["method"] == "llm" and g.nodes[syntheses[0]]["reason"]
     # related but not merged: judged (here: contradicts), the verdict on the edge
-    contradicts = [d for _, _, k, d in g.edges(keys=True, data=True) if k == "CONTRADICTS"]
+    contradicts = [d for _, _, d in g.edges(data=True) if d["type"] == "CONTRADICTS"]
     assert contradicts and all(d["verdict"] == "contradict" and d["method"] == "llm" for d in contradicts)
     # stubs were revisited: one superseded by a branch that answered it, one explored
     superseded = [n for n, d in g.nodes(data=True) if d.get("status") == "superseded"]
     assert any(d["question"] == QUESTIONS[3] for n, d in g.nodes(data=True) if n in superseded)
     assert ("s1/main/b3", next(n for n in superseded if g.nodes[n]["question"] == QUESTIONS[3])) in [
-        (u, v) for u, v, k in g.edges(keys=True) if k == "SUPERSEDES"
+        (u, v) for u, v, k in g.edges(data="type") if k == "SUPERSEDES"
     ]
     revisits = [d for d in state.debates.values() if d.origin is DebateOrigin.REVISIT]
     assert len(revisits) == 1 and revisits[0].question == QUESTIONS[4]
-    explored = next(v for u, v, k in g.edges(keys=True) if k == "EXPLORES" and u == revisits[0].id)
+    explored = next(v for u, v, k in g.edges(data="type") if k == "EXPLORES" and u == revisits[0].id)
     assert g.nodes[explored]["status"] == "explored"
     checks = json.loads(g.nodes[explored]["revisit_checks"])
     assert (
@@ -138,12 +138,12 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     )
     # a true DAG: nodes with several structural parents
     structural = nx.DiGraph(
-        [(u, v) for u, v, k in g.edges(keys=True) if k in {t.value for t in STRUCTURAL_EDGES}]
+        [(u, v) for u, v, k in g.edges(data="type") if k in {t.value for t in STRUCTURAL_EDGES}]
     )
     assert nx.is_directed_acyclic_graph(structural)
     assert any(structural.in_degree(n) >= 2 for n in structural)
     # the final read the whole graph, contradictions included
-    integrated = {v for u, v, k in g.edges(keys=True) if k == "INTEGRATES"}
+    integrated = {v for u, v, k in g.edges(data="type") if k == "INTEGRATES"}
     assert {"s1/main", *syntheses, *(b.id for b in branches)} <= integrated
     assert kinds["Final"] == 1
     assert check_store(st, "s1") == []

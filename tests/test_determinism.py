@@ -54,6 +54,10 @@ def pure(call: ScriptedCall) -> Any:
     )
 
 
+def without_time(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if k != "at"}
+
+
 def relative(store: GraphStore, session: str) -> tuple[list[str], list[str]]:
     """The session's nodes and edges with the session id cut out of ids, minus times."""
 
@@ -69,7 +73,7 @@ def relative(store: GraphStore, session: str) -> tuple[list[str], list[str]]:
             props = {"title": props["title"]}
         nodes.append(rel(f"{n.id} {n.kind.value} {n.labels} {json.dumps(props, sort_keys=True)}"))
     edges = [
-        rel(f"{e.source} {e.type.value} {e.target} {json.dumps(e.props, sort_keys=True)}")
+        rel(f"{e.source} {e.type.value} {e.target} {json.dumps(without_time(e.props), sort_keys=True)}")
         for e in store.edges(session)
     ]
     return sorted(nodes), sorted(edges)

@@ -105,10 +105,10 @@ def test_every_cookbook_query_runs_and_returns_rows_where_the_session_has_the_da
     queries = load_cookbook(COOKBOOK)
     assert len(queries) >= 10 and len({q.name for q in queries}) == len(queries)
     g = load_graph(rich_session, "s1")
-    present = {d["kind"] for _, d in g.nodes(data=True)} | {k for _, _, k in g.edges(keys=True)}
+    present = {d["kind"] for _, d in g.nodes(data=True)} | {k for _, _, k in g.edges(data="type")}
     if any("Stub" in rich_session.get_node(n).labels for n in g.nodes):  # type: ignore[union-attr]
         present.add("Stub")
-    refs = nx.DiGraph([(a, b) for a, b, k in g.edges(keys=True) if k == EdgeType.REFERENCES.value])
+    refs = nx.DiGraph([(a, b) for a, b, k in g.edges(data="type") if k == EdgeType.REFERENCES.value])
     if next(nx.simple_cycles(refs), None) is not None:
         present.add("REFERENCES-cycle")
     with connect(target) as dst:

@@ -76,6 +76,14 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         title=title,
         config=json.dumps(cfg.model_dump(mode="json"), sort_keys=True),
         model=model,
+        backend=cfg.llm,
+        protocol=cfg.protocol,
+        cpp=cfg.cpp,
+        depth=cfg.depth,
+        rounds=cfg.rounds,
+        strategy=cfg.strategy,
+        router=cfg.router,
+        seed=cfg.seed,
     )
     earlier = await state.store.aread(lambda s: s.get_node(state.session_id))
     if earlier is not None:  # a resumed session keeps when it first started

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import networkx as nx
 
-from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeType, NodeKind
+from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
 from dagmca.store.graph import build_graph
 
@@ -27,7 +29,33 @@ def check_store(store: GraphStore, session: str) -> list[str]:
         for end in (e.source, e.target):
             if end not in known:
                 problems.append(f"{e.type.value} edge points at missing node {end}")
-    return problems + check_graph(build_graph(session, nodes, edges))
+    return problems + check_provenance(nodes, edges) + check_graph(build_graph(session, nodes, edges))
+
+
+def check_provenance(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -> list[str]:
+    """Every flag, reference and revisit check the nodes say the run made is a keyed
+    edge of its own: none collapsed into another, none lost. (Tensions stored before
+    flags were recorded carry no `flags`, and are not held to it.)"""
+    have = {(e.source, e.target, e.type, e.key) for e in edges}
+    problems: list[str] = []
+
+    def need(source: str, target: str, type_: EdgeType, key: str, what: str) -> None:
+        if (source, target, type_, key) not in have:
+            problems.append(f"{what}: no {type_.value} edge {source} -> {target} (key {key!r})")
+
+    for n in nodes:
+        if n.kind is NodeKind.TENSION and isinstance(n.props.get("flags"), list):
+            for flag in n.props["flags"]:  # type: ignore[union-attr]
+                observer, _, turn = str(flag).partition("@")
+                need(n.id, turn, EdgeType.FLAGGED_AT, observer, f"flag {flag} of {n.id}")
+            checks = n.props.get("revisit_checks")
+            for i, c in enumerate(json.loads(checks) if isinstance(checks, str) else []):
+                need(n.id, c["after"], EdgeType.CHECKED_AGAINST, str(i), f"revisit check {i} of {n.id}")
+        elif n.kind is NodeKind.TURN and isinstance(n.props.get("references"), list):
+            debate = str(n.props.get("debate", ""))
+            for target in n.props["references"]:  # type: ignore[union-attr]
+                need(debate, str(target), EdgeType.REFERENCES, n.id, f"reference of {n.id}")
+    return problems
 
 
 def check_graph(g: Any) -> list[str]:
@@ -43,7 +71,7 @@ def check_graph(g: Any) -> list[str]:
             problems.append(f"node {n} has unknown kind {d.get('kind')!r}")
         if not d.get("created_at"):
             problems.append(f"node {n} has no created_at")
-    for u, v, t in g.edges(keys=True):
+    for u, v, t in g.edges(data="type"):
         if t not in types:
             problems.append(f"edge {u} -> {v} has unknown type {t!r}")
 
@@ -52,7 +80,7 @@ def check_graph(g: Any) -> list[str]:
         problems.append(f"expected one Session node, found {len(sessions)}")
 
     structural = nx.DiGraph()
-    structural.add_edges_from((u, v) for u, v, t in g.edges(keys=True) if t in STRUCTURAL_EDGES)
+    structural.add_edges_from((u, v) for u, v, t in g.edges(data="type") if t in STRUCTURAL_EDGES)
     try:
         cycle = nx.find_cycle(structural)
         problems.append("structural edges form a cycle: " + " -> ".join(u for u, _ in cycle))
@@ -60,10 +88,10 @@ def check_graph(g: Any) -> list[str]:
         pass
 
     def out_of_type(n: str, t: EdgeType) -> list[str]:
-        return [v for _, v, k in g.out_edges(n, keys=True) if k == t.value]
+        return [v for _, v, k in g.out_edges(n, data="type") if k == t.value]
 
     def in_of_type(n: str, t: EdgeType) -> list[str]:
-        return [u for u, _, k in g.in_edges(n, keys=True) if k == t.value]
+        return [u for u, _, k in g.in_edges(n, data="type") if k == t.value]
 
     debates = of_kind(NodeKind.DEBATE)
     mains = [d for d in debates if g.nodes[d].get("origin") == "main"]

@@ -73,23 +73,18 @@ def _labels(kind: NodeKind, extra: Sequence[str]) -> str:
     return "".join(f":{label}" for label in (kind.value, *sorted(extra)))
 
 
-def upsert_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> list[str]:
-    """Statements, run in order in one transaction, for rows {id, seq, props}.
-
-    A new node is created with all its labels at once; an existing one has its
-    properties replaced (keeping `seq`, the creation order) and only the extra labels
-    that changed toggled. Plain `MERGE` + `SET n:Label` would do in Neo4j, but some
-    Bolt servers (ArcadeDB) turn a label change into a new record, which breaks the
-    id constraint when it happens in the transaction that created the node.
-    Rows must have distinct ids.
-    """
-    labels = _labels(kind, extra_labels)
+def update_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> list[str]:
+    """Statements, run in order, for rows {id, props} stored already: properties
+    replaced (keeping `seq`, the creation order), and only the extra labels that
+    changed toggled. New nodes are created apart (`create_nodes`) with every label at
+    once: some Bolt servers (ArcadeDB) turn a label change into a new record, which
+    breaks the id constraint when it happens in the transaction that created the node.
+    Rows must have distinct ids."""
     statements = [
-        f"UNWIND $rows AS row OPTIONAL MATCH (old:{NODE_LABEL} {{id: row.id}}) "
-        f"WITH row, old WHERE old IS NULL CREATE (n:{NODE_LABEL}{labels}) SET n = row.props, n.seq = row.seq",
         f"UNWIND $rows AS row MATCH (n:{NODE_LABEL} {{id: row.id}}) "
         "WITH n, row, n.seq AS seq SET n = row.props SET n.seq = seq",
     ]
+    _labels(kind, extra_labels)  # the whitelist check
     if kind is NodeKind.TENSION:
         for label in sorted(_EXTRA_LABELS):
             change = (
@@ -99,18 +94,45 @@ def upsert_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> list[str]:
     return statements
 
 
-def upsert_edges(type_: EdgeType) -> str:
-    """Rows: {source, target, seq, props}. One relationship per source, target and
-    type; a row whose endpoint is missing is not written (the count tells)."""
+def existing_nodes() -> str:
+    """Which of `$ids` are stored already."""
+    return f"UNWIND $ids AS id MATCH (n:{NODE_LABEL} {{id: id}}) RETURN n.id AS id"
+
+
+def create_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> str:
+    """Rows {id, seq, props} known to be new: one plain CREATE each, all labels at once."""
+    labels = _labels(kind, extra_labels)
+    return f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}{labels}) SET n = row.props, n.seq = row.seq"
+
+
+def existing_edges(type_: EdgeType) -> str:
+    """Which rows {i, source, target, key} of `$rows` are stored already, by `i`."""
+    rel = EdgeType(type_).value
+    return (
+        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}})-[r:{rel}]->(b:{NODE_LABEL}) "
+        "WHERE b.id = row.target AND coalesce(r.key, '') = row.key RETURN DISTINCT row.i AS i"
+    )
+
+
+def create_edges(type_: EdgeType) -> str:
+    """Rows {source, target, key, seq, props} known to be new; a row whose endpoint is
+    missing is not written (the count tells)."""
     rel = EdgeType(type_).value
     return (
         f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}}) "
         f"MATCH (b:{NODE_LABEL} {{id: row.target}}) "
-        f"MERGE (a)-[r:{rel}]->(b) "
-        "ON CREATE SET r.seq = row.seq "
-        "WITH r, row, r.seq AS seq "
-        "SET r = row.props SET r.seq = seq "
+        f"CREATE (a)-[r:{rel}]->(b) SET r = row.props, r.seq = row.seq "
         "RETURN count(r) AS written"
+    )
+
+
+def update_edges(type_: EdgeType) -> str:
+    """Rows {source, target, key, props} stored already: properties replaced, `seq` kept."""
+    rel = EdgeType(type_).value
+    return (
+        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}})-[r:{rel}]->(b:{NODE_LABEL}) "
+        "WHERE b.id = row.target AND coalesce(r.key, '') = row.key "
+        "WITH r, row, r.seq AS seq SET r = row.props SET r.seq = seq"
     )
 
 
@@ -189,7 +211,7 @@ def edge_row(record: EdgeRecord, seq: int) -> dict[str, Any]:
         raise ValueError(f"edge property {sorted(clash)[0]!r} is reserved by the store")
     props: dict[str, Any] = dict(record.props)
     props["session"] = record.session
-    return {"source": record.source, "target": record.target, "seq": seq, "props": props}
+    return {"source": record.source, "target": record.target, "key": record.key, "seq": seq, "props": props}
 
 
 def to_node(props: Mapping[str, Any], labels: Sequence[str]) -> NodeRecord:

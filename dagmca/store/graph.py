@@ -24,7 +24,7 @@ def build_graph(
     session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], *, flat: bool = False
 ) -> Any:
     """A `networkx.MultiDiGraph`: node attributes are kind, labels, session, created_at
-    and the properties; each edge is keyed by its type, with its type and properties.
+    and the properties; each edge is keyed by `edge_key`, with its type and properties.
 
     `flat`: every attribute a str, int, float or bool, as GraphML and GEXF require:
     labels joined with ':' (kind first), lists as JSON, and an edge's type under
@@ -48,8 +48,20 @@ def build_graph(
         g.add_edge(
             e.source,
             e.target,
-            key=e.type.value,
+            key=edge_key(e),
             **{type_key: e.type.value},
-            **{k: value(v) for k, v in e.props.items()},
+            # networkx reserves `key` (the edge's own key here): the property is `edge_key`
+            **{("edge_key" if k == "key" else k): value(v) for k, v in e.props.items()},
         )
     return g
+
+
+def edge_key(e: EdgeRecord) -> str:
+    """An edge's networkx key: its type, and its own key when it has one (two observers'
+    FLAGGED_AT between one tension and one turn are two edges)."""
+    return f"{e.type.value}#{e.key}" if e.key else e.type.value
+
+
+def edge_type(g: Any, u: str, v: str, k: str) -> str:
+    """The relationship type of the edge (u, v, k) of a `build_graph` graph."""
+    return str(g.edges[u, v, k].get("type") or g.edges[u, v, k].get("relationship"))

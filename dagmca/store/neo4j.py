@@ -20,6 +20,7 @@ from dagmca.store.base import GraphStore, StoreError
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
 T = TypeVar("T")
+EdgeKey = tuple[str, str, EdgeType, str]  # source, target, type, key
 
 
 def is_bolt_uri(location: str) -> bool:
@@ -102,6 +103,10 @@ class Neo4jStore(GraphStore):
         # Creation order across processes (a resumed run, a push): monotonic clock
         # nanoseconds, never repeating within this process.
         self._last_seq = 0
+        # What this store wrote (committed), so a write knows what is new without asking
+        self._created: set[str] = set()
+        self._edges_known: set[EdgeKey] = set()
+        self._careful = False  # an optimistic create collided: look every id up from now on
 
     @property
     def location(self) -> str:
@@ -123,27 +128,103 @@ class Neo4jStore(GraphStore):
         return self._last_seq
 
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        """Upserts at the server's bulk speed: what is new goes in as plain `UNWIND …
+        CREATE` batches per label and per type; what is stored already is updated in place.
+
+        What is new is known without asking where it can be: a node this store created is
+        updated; any other node is created optimistically, and the id constraint refuses
+        it if it exists (a resumed run, a second push) — then the write is done again
+        the careful way, looking every id up first, and so are the writes after it. A
+        relationship from a node this store created is new unless this store wrote it;
+        any other is looked up."""
         latest = {n.id: n for n in nodes}  # one row per id: the statements need distinct ids
-        node_batches: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
-        for n in latest.values():
-            node_batches.setdefault((n.kind, tuple(sorted(n.labels))), []).append(
-                cypher.node_row(n, self._seq())
-            )
-        edge_batches: dict[EdgeType, list[dict[str, Any]]] = {}
-        for e in edges:
-            edge_batches.setdefault(e.type, []).append(cypher.edge_row(e, self._seq()))
-        if not node_batches and not edge_batches:
+        # one row per (source, target, type, key): the last one wins, as upserts do
+        keyed = {(e.source, e.target, e.type, e.key): e for e in edges}
+        if not latest and not keyed:
             return
+        node_rows = [(n, cypher.node_row(n, self._seq())) for n in latest.values()]
+        edge_rows = [(k, cypher.edge_row(e, self._seq())) for k, e in keyed.items()]
+        try:
+            created = self._write(node_rows, edge_rows, careful=self._careful)
+        except neo4j_errors.ConstraintError:
+            if self._careful:
+                raise
+            self._careful = True
+            created = self._write(node_rows, edge_rows, careful=True)
+        self._created.update(created)
+        self._edges_known.update(keyed)
+
+    def _write(
+        self,
+        node_rows: list[tuple[NodeRecord, dict[str, Any]]],
+        edge_rows: list[tuple[EdgeKey, dict[str, Any]]],
+        *,
+        careful: bool,
+    ) -> list[str]:
+        def work(tx: neo4j.ManagedTransaction) -> list[str]:
+            created = self._write_nodes(tx, node_rows, careful) if node_rows else []
+            mine = self._created.union(created)
+            by_type: dict[EdgeType, list[tuple[EdgeKey, dict[str, Any]]]] = {}
+            for key, row in edge_rows:
+                by_type.setdefault(key[2], []).append((key, row))
+            for type_, rows in by_type.items():
+                self._write_edges(tx, type_, rows, mine)
+            return created
+
+        return self._call(lambda s: s.execute_write(work))
+
+    def _write_nodes(
+        self, tx: neo4j.ManagedTransaction, rows: list[tuple[NodeRecord, dict[str, Any]]], careful: bool
+    ) -> list[str]:
+        unknown = [row["id"] for n, row in rows if n.id not in self._created]
+        stored = set(self._created)
+        if careful and unknown:
+            stored |= {r["id"] for r in tx.run(cypher.existing_nodes(), ids=unknown)}
+        new: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
+        old: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
+        for n, row in rows:
+            group = old if n.id in stored else new
+            group.setdefault((n.kind, tuple(sorted(n.labels))), []).append(row)
+        for (kind, labels), batch in new.items():
+            tx.run(cypher.create_nodes(kind, labels), rows=batch).consume()
+        for (kind, labels), batch in old.items():
+            for statement in cypher.update_nodes(kind, labels):
+                tx.run(statement, rows=batch).consume()
+        return [row["id"] for batch in new.values() for row in batch]
+
+    def _write_edges(
+        self,
+        tx: neo4j.ManagedTransaction,
+        type_: EdgeType,
+        rows: list[tuple[EdgeKey, dict[str, Any]]],
+        mine: set[str],
+    ) -> None:
+        known = [row for key, row in rows if key in self._edges_known]
+        # from a node this store created, and not written by it: new
+        new = [row for key, row in rows if key not in self._edges_known and key[0] in mine]
+        unsure = [row for key, row in rows if key not in self._edges_known and key[0] not in mine]
+        if unsure:
+            probe = [
+                {"i": i, "source": r["source"], "target": r["target"], "key": r["key"]}
+                for i, r in enumerate(unsure)
+            ]
+            stored = {r["i"] for r in tx.run(cypher.existing_edges(type_), rows=probe)}
+            known += [r for i, r in enumerate(unsure) if i in stored]
+            new += [r for i, r in enumerate(unsure) if i not in stored]
+        if known:
+            tx.run(cypher.update_edges(type_), rows=known).consume()
+        if new:
+            written = tx.run(cypher.create_edges(type_), rows=new).single(strict=True)["written"]
+            if written != len(new):
+                # Raising inside the managed transaction rolls all of it back.
+                raise StoreError(f"{len(new) - written} {type_.value} edge(s) point at a missing node")
+
+    def run_batches(self, statements: Sequence[tuple[str, list[dict[str, Any]]]]) -> None:
+        """(query, rows) pairs in one write transaction (the benchmark's plain baseline)."""
 
         def work(tx: neo4j.ManagedTransaction) -> None:
-            for (kind, labels), rows in node_batches.items():
-                for statement in cypher.upsert_nodes(kind, labels):
-                    tx.run(statement, rows=rows).consume()
-            for type_, rows in edge_batches.items():
-                written = tx.run(cypher.upsert_edges(type_), rows=rows).single(strict=True)["written"]
-                if written != len(rows):
-                    # Raising inside the managed transaction rolls all of it back.
-                    raise StoreError(f"{len(rows) - written} {type_.value} edge(s) point at a missing node")
+            for query, rows in statements:
+                tx.run(query, rows=rows).consume()
 
         self._call(lambda s: s.execute_write(work))
 
@@ -186,9 +267,15 @@ class Neo4jStore(GraphStore):
 
     def delete_session(self, session: str) -> None:
         self._write_one(cypher.delete_session(), {"session": session})
+        self._forget()
 
     def delete_all(self) -> None:
         self._write_one(cypher.delete_all(), {})
+        self._forget()
+
+    def _forget(self) -> None:
+        self._created.clear()
+        self._edges_known.clear()
 
     def _write_one(self, query: str, params: dict[str, Any]) -> None:
         def work(tx: neo4j.ManagedTransaction) -> None:

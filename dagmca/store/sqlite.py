@@ -28,10 +28,11 @@ CREATE TABLE IF NOT EXISTS edges (
     source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
     target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
     type TEXT NOT NULL,
+    key TEXT NOT NULL DEFAULT '',
     session TEXT NOT NULL,
     props TEXT NOT NULL DEFAULT '{}',
     seq INTEGER NOT NULL,
-    PRIMARY KEY (source, target, type)
+    PRIMARY KEY (source, target, type, key)
 );
 CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
 CREATE INDEX IF NOT EXISTS edges_target ON edges(target);
@@ -49,19 +50,53 @@ CREATE TABLE IF NOT EXISTS llm_cache (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '1');
+INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '2');
+"""
+SCHEMA_VERSION = 2
+
+# Version 1 kept one edge per (source, target, type): the edges table gains its key.
+_MIGRATE_1_TO_2 = """
+ALTER TABLE edges RENAME TO edges_v1;
+CREATE TABLE edges (
+    source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    key TEXT NOT NULL DEFAULT '',
+    session TEXT NOT NULL,
+    props TEXT NOT NULL DEFAULT '{}',
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (source, target, type, key)
+);
+INSERT INTO edges(source, target, type, key, session, props, seq)
+    SELECT source, target, type, '', session, props, seq FROM edges_v1;
+DROP TABLE edges_v1;
+DROP INDEX IF EXISTS edges_session_type;
+DROP INDEX IF EXISTS edges_target;
+DROP INDEX IF EXISTS edges_seq;
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
 """
 
+# `seq` (creation order) is given by the writer: an update keeps the first one.
 _UPSERT_NODE = """
-INSERT INTO nodes(id, session, kind, labels, created_at, props, seq)
-VALUES (?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM nodes))
+INSERT INTO nodes(id, session, kind, labels, created_at, props, seq) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(id) DO UPDATE SET labels = excluded.labels, props = excluded.props
 """
 _UPSERT_EDGE = """
-INSERT INTO edges(source, target, type, session, props, seq)
-VALUES (?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 FROM edges))
-ON CONFLICT(source, target, type) DO UPDATE SET props = excluded.props
+INSERT INTO edges(source, target, type, key, session, props, seq) VALUES (?, ?, ?, ?, ?, ?, ?)
+ON CONFLICT(source, target, type, key) DO UPDATE SET props = excluded.props
 """
+NodeRow = tuple[str, str, str, str, str, str, int]
+EdgeRow = tuple[str, str, str, str, str, str, int]
+
+
+def sqlite_node_row(n: NodeRecord, seq: int) -> NodeRow:
+    props = json.dumps(n.props, ensure_ascii=False, sort_keys=True)
+    return (n.id, n.session, n.kind.value, json.dumps(list(n.labels)), n.created_at, props, seq)
+
+
+def sqlite_edge_row(e: EdgeRecord, seq: int) -> EdgeRow:
+    props = json.dumps(e.props, ensure_ascii=False, sort_keys=True)
+    return (e.source, e.target, e.type.value, e.key, e.session, props, seq)
 
 
 class SQLiteStore(GraphStore):
@@ -80,7 +115,19 @@ class SQLiteStore(GraphStore):
 
     def init_schema(self) -> None:
         self._conn.execute("PRAGMA journal_mode = WAL")
+        if self._version() == 1:
+            with self._tx() as cur:
+                for stmt in _MIGRATE_1_TO_2.split(";"):
+                    if stmt.strip():
+                        cur.execute(stmt)
         self._conn.executescript(SCHEMA)
+
+    def _version(self) -> int | None:
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        except sqlite3.OperationalError:  # no meta table: a new file
+            return None
+        return int(row[0]) if row else None
 
     def is_initialised(self) -> bool:
         tables = ("nodes", "edges", "llm_calls", "llm_cache")
@@ -88,35 +135,21 @@ class SQLiteStore(GraphStore):
         row = self._conn.execute(
             f"SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name IN ({marks})", tables
         ).fetchone()
-        return bool(row and row[0] == len(tables))
+        return bool(row and row[0] == len(tables)) and self._version() == SCHEMA_VERSION
 
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        if not nodes and not edges:
+            return
         cur = self._conn.cursor()
         cur.execute("BEGIN IMMEDIATE")
         try:
-            for n in nodes:
-                cur.execute(
-                    _UPSERT_NODE,
-                    (
-                        n.id,
-                        n.session,
-                        n.kind.value,
-                        json.dumps(list(n.labels)),
-                        n.created_at,
-                        json.dumps(n.props, ensure_ascii=False, sort_keys=True),
-                    ),
-                )
-            for e in edges:
-                cur.execute(
-                    _UPSERT_EDGE,
-                    (
-                        e.source,
-                        e.target,
-                        e.type.value,
-                        e.session,
-                        json.dumps(e.props, ensure_ascii=False, sort_keys=True),
-                    ),
-                )
+            # seq for new rows: one MAX() a table per write, not a subquery a row
+            if nodes:
+                base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM nodes").fetchone()[0]
+                cur.executemany(_UPSERT_NODE, [sqlite_node_row(n, base + i) for i, n in enumerate(nodes, 1)])
+            if edges:
+                base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM edges").fetchone()[0]
+                cur.executemany(_UPSERT_EDGE, [sqlite_edge_row(e, base + i) for i, e in enumerate(edges, 1)])
         except sqlite3.IntegrityError as exc:
             cur.execute("ROLLBACK")
             raise StoreError(f"write refused: {exc}") from exc

@@ -90,7 +90,7 @@ class Explorer:
         structure)."""
         st = self.state
         edges = [
-            st.edge(turn.debate, other, EdgeType.REFERENCES, via="citation", turn=turn.id)
+            st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="citation", turn=turn.id)
             for other in board.cited(turn.debate, turn.text)
         ]
         cited = {e.target for e in edges}
@@ -99,11 +99,13 @@ class Explorer:
             sim = await st.embedder.asimilarity(turn.text, text)
             if other not in cited and sim >= st.config.reference_threshold:
                 edges.append(
-                    st.edge(turn.debate, other, EdgeType.REFERENCES, via="similarity", turn=turn.id,
-                            similarity=round(sim, 4))
+                    st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="similarity",
+                            turn=turn.id, similarity=round(sim, 4))
                 )  # fmt: skip
         if edges:
-            st.write([], edges)
+            # the turn names what it referenced, so `check` can find every edge it made
+            turn.references = [e.target for e in edges]
+            st.write([turn], edges)
 
     # -- selection and branches -------------------------------------------------------
     async def explore(self, debate: DebateNode) -> None:

@@ -14,7 +14,7 @@ from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
-from dagmca.models import CallPhase, DebateNode, EdgeType, TensionNode, TurnNode
+from dagmca.models import CallPhase, DebateNode, EdgeRecord, EdgeType, TensionNode, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, round_flag_schema
@@ -131,7 +131,11 @@ class Monitor:
                 best = max(range(len(sims)), key=sims.__getitem__)
                 if sims[best] >= st.config.duplicate_threshold:
                     twin = same_debate[best]
-                    st.write([], [st.edge(twin.id, turn.id, EdgeType.FLAGGED_AT, observer=lens)])
+                    flag_id = f"{lens}@{turn.id}"
+                    if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
+                        # sorted: the order flags arrive in depends on latency, the graph must not
+                        twin.flags = sorted([*twin.flags, flag_id])
+                        st.write([twin], [_flagged(st, twin.id, turn.id, lens)])
                     return
             tension = TensionNode(
                 id=f"{turn.id}/flag/{lens}",
@@ -143,10 +147,16 @@ class Monitor:
                 excerpt=flag.excerpt.strip(),
                 observer=lens,
                 category=flag.category,
+                flags=[f"{lens}@{turn.id}"],
             )
-            st.write([tension], [st.edge(tension.id, turn.id, EdgeType.FLAGGED_AT, observer=lens)])
+            st.write([tension], [_flagged(st, tension.id, turn.id, lens)])
         st.emit(
             TensionFlagged(
                 debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
             )
         )
+
+
+def _flagged(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
+    """Keyed by the observer: a second observer's flag of the same turn is its own edge."""
+    return st.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)

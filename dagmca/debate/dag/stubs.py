@@ -47,17 +47,17 @@ async def check(
                 outcome = "open"
                 if decision.verdict == "relevant":
                     reason = f"{reason} (relevant, but no revisit, depth or budget left)"
-            stub.revisit_checks.append(
-                RevisitCheck(
-                    after=node.id,
-                    similarity=round(decision.similarity, 4),
-                    outcome=outcome,
-                    reason=reason,
-                    method=decision.method,
-                    verdict=decision.verdict,
-                    answering_sentence=decision.claim,
-                )
+            check = RevisitCheck(
+                after=node.id,
+                similarity=round(decision.similarity, 4),
+                outcome=outcome,
+                reason=reason,
+                method=decision.method,
+                verdict=decision.verdict,
+                answering_sentence=decision.claim,
             )
+            edges.append(checked_against(st, stub, check))
+            stub.revisit_checks.append(check)
             st.emit(
                 StubChecked(
                     stub=stub.id,
@@ -71,3 +71,20 @@ async def check(
             )
             st.write([stub], edges)
     return relevant
+
+
+def checked_against(st: SessionState, stub: TensionNode, check: RevisitCheck) -> EdgeRecord:
+    """The check as a relationship from the stub to the node it was checked against,
+    keyed by its place in the stub's `revisit_checks`."""
+    return st.edge(
+        stub.id,
+        check.after,
+        EdgeType.CHECKED_AGAINST,
+        key=str(len(stub.revisit_checks)),
+        similarity=check.similarity,
+        verdict=check.verdict,
+        decision=check.outcome,
+        reason=check.reason,
+        method=check.method.value,
+        at=check.at,
+    )
