@@ -202,6 +202,11 @@ class SessionConfig(Strict):
     success_threshold: float = Field(
         0.5, ge=0.0, le=1.0, description="Cosine at which a contribution survived its debate"
     )
+    agent_memory: Literal["store", "session"] = Field(
+        "store",
+        description="store: agents carry their kept contributions and record from session to session "
+        "in the store; session: every session starts them from zero",
+    )
     router: Literal["fixed", "affinity", "random", "round-robin", "greedy", "ucb"] = Field(
         "fixed",
         description="Who staffs a branch by tension category: fixed, affinity, random, round-robin, "

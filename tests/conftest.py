@@ -64,7 +64,9 @@ def run_scripted(
     """A whole session on the scripted fake and the hashing embedder, wired as the CLI
     wires it (runner.open_state, runner.run_and_report)."""
     settings.setdefault("llm", "fake")
-    settings.setdefault("cache", False)  # each run asks: runs sharing a store stay independent
+    # each run asks, and its agents start from zero: runs sharing a store stay independent
+    settings.setdefault("cache", False)
+    settings.setdefault("agent_memory", "session")
     cfg = SessionConfig(**settings)
     fake = ScriptedLLM(responder, delay=delay, caps=caps)
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import json
 import time
+from collections import Counter
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
+from dagmca.export.formats import to_json
 from dagmca.models import EdgeType, NodeKind, edge
 from dagmca.store.base import GraphStore
 from dagmca.store.check import check_store
-from dagmca.store.graph import load_graph
+from dagmca.store.graph import load_graph, session_records
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.push import push_session
 from dagmca.store.query import parse_params, write_clause
@@ -90,12 +92,33 @@ def test_push_copies_a_session_exactly_and_twice_changes_nothing(
         assert dst.is_initialised()
         first = push_session(rich_session, dst, "s1", batch=50)
         counts = dst.counts("s1") if isinstance(dst, Neo4jStore) else None
-        assert counts == first
+        whole = session_records(rich_session, "s1")
+        assert first == (len(whole[0]), len(whole[1]))  # the personas its seats play go too
+        assert counts == (len(rich_session.nodes("s1")), first[1])
         push_session(rich_session, dst, "s1", batch=50)
         assert dst.counts("s1") == counts  # type: ignore[attr-defined]
         assert signature(dst, "s1") == signature(rich_session, "s1")
         # creation order survives the copy
         assert [n.id for n in dst.nodes("s1")] == [n.id for n in rich_session.nodes("s1")]
+        assert check_store(dst, "s1") == []
+
+
+def test_after_a_push_the_server_holds_every_relationship_of_the_export(
+    run_fake: RunSession, target: BoltTarget
+) -> None:
+    # every observer of the main debate asks the same question: one tension, flagged by
+    # three observers at the same turn
+    _, state, _ = run_fake(scripted([QUESTIONS[0]] * 9), max_branches=1, max_depth=1, rounds=1)
+    src = state.store.store
+    flagged = Counter((e.source, e.target) for e in src.edges("s1", EdgeType.FLAGGED_AT))
+    assert max(flagged.values()) >= 2, "two observers flagged the same turn"
+    exported = json.loads(to_json("s1", *session_records(src, "s1")))
+    with connect(target) as dst:
+        dst.init_schema()
+        push_session(src, dst, "s1")
+        push_session(src, dst, "s1")  # a second push adds nothing
+        rows = dst.run_query("MATCH ()-[r]->() WHERE r.session = $s RETURN count(r) AS n", {"s": "s1"})
+        assert rows[0]["n"] == len(exported["edges"]) == len(src.edges("s1"))
         assert check_store(dst, "s1") == []
 
 

@@ -134,14 +134,17 @@ def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
 
 
 def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: SQLiteStore) -> None:
+    # agents that start from zero each time: with the store's persistent agents
+    # (the default) a second session's agents remember the first, so it asks anew
+    fresh = {"agent_memory": "session"}
     with FaultServer() as server:
-        first, _ = run_against(server, sqlite, "s-one-x9")
+        first, _ = run_against(server, sqlite, "s-one-x9", **fresh)
         asked = server.requests
-        second, llm = run_against(server, sqlite, "s-two-x9")
+        second, llm = run_against(server, sqlite, "s-two-x9", **fresh)
         assert server.requests == asked, "no new call"
         assert llm.meter.calls == 0 and llm.meter.cache_hits > 50
         assert relative(sqlite, "s-one-x9") == relative(sqlite, "s-two-x9")
-        _, llm = run_against(server, sqlite, "s-three-x9", cache=False)
+        _, llm = run_against(server, sqlite, "s-three-x9", cache=False, **fresh)
         assert server.requests == 2 * asked and llm.meter.cache_hits == 0  # --no-cache asks again
     assert second.session.llm_calls == 0 and first.session.llm_calls == asked
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from dagmca.export.html import script_json
+from dagmca.store.graph import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.browser import Browser, Page, chromium_path
 from tests.test_cli import dagmca
@@ -39,7 +40,7 @@ def exported(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int, str]:
     out = dagmca("export", "xss", "--format", "html", "-o", "xss.html", cwd=work)
     assert out.returncode == 0, out.stderr
     with SQLiteStore(work / ".dagmca" / "dagmca.db") as st:
-        count = len(st.nodes("xss"))
+        count = len(session_records(st, "xss")[0])  # the session's nodes and the personas it links
     return work / "xss.html", count, "xss"
 
 

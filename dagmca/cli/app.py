@@ -8,7 +8,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from dagmca.cli import compare, db, read, run
+from dagmca.cli import agents, compare, db, read, run
 from dagmca.cli.console import err, out
 from dagmca.errors import Interrupted, UserError
 
@@ -33,6 +33,7 @@ app.command()(read.export)
 app.command()(read.status)
 app.command()(read.metrics)
 app.command()(read.check)
+app.command()(agents.agents)
 app.command()(run.revisit)
 # administration
 app.command()(db.doctor)

@@ -16,6 +16,7 @@ from dagmca.cli.console import err, out
 from dagmca.cli.render import metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
 from dagmca.store import open_existing, open_store, require_session, resolve_store
+from dagmca.store.graph import session_records
 from dagmca.store.neo4j import Neo4jStore, is_bolt_uri
 
 
@@ -66,7 +67,7 @@ def export(
         raise UserError(f"unknown export format {format_!r}", f"use one of: {', '.join(WRITERS)}")
     with open_existing(resolve_store(store)) as st:
         require_session(st, session)
-        nodes, edges = st.nodes(session), st.edges(session)
+        nodes, edges = session_records(st, session)
     text = WRITERS[format_](session, nodes, edges)
     target = output or Path(f"{session.replace('/', '_')}.{EXTENSIONS[format_]}")
     target.write_text(text, encoding="utf-8")

@@ -63,6 +63,7 @@ def run(
     router: o.Router = None,
     router_temperature: o.RouterTemperature = None,
     agent_context_size: o.AgentContextSize = None,
+    agent_memory: o.AgentMemory = None,
     success_threshold: o.SuccessThreshold = None,
     observers: o.Observers = None,
     monitor_every: o.MonitorEvery = None,

@@ -10,16 +10,32 @@ the final integration are built from, so surviving into it is surviving into the
 
 from __future__ import annotations
 
+import re
 import statistics
-from collections import deque
+from collections import Counter, deque
 
 from dagmca.similarity import Embedder
+
+
+def persona_id(perspective: str) -> str:
+    """The id of the persistent agent of a perspective (a Persona node, in no session)."""
+    return f"agent/{slug(perspective)}"
+
+
+def slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "agent"
 
 
 class AgentContexts:
     def __init__(self, size: int) -> None:
         self.size = size
         self.buffers: dict[str, deque[str]] = {}
+        self.survivals: Counter[str] = Counter()  # contributions that survived, this session
+
+    def seed(self, agent: str, kept: list[str]) -> None:
+        """Start `agent` with what it kept before (a persistent agent's memory)."""
+        if self.size and kept:
+            self.buffers[agent] = deque(kept[-self.size :], maxlen=self.size)
 
     def kept(self, agent: str) -> list[str]:
         return list(self.buffers.get(agent, ()))
@@ -34,6 +50,7 @@ class AgentContexts:
         sims = {a: await embedder.asimilarity(text, resolution) for a, text in contributions.items()}
         median = statistics.median(sims.values())
         survived = {a: s >= threshold and s >= median for a, s in sims.items()}
+        self.survivals.update(a for a, ok in survived.items() if ok)
         if self.size:
             for agent, ok in survived.items():
                 if ok:

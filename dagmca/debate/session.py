@@ -8,7 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
-from dagmca.debate.dag import sections
+from dagmca.debate.dag import personas, sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
@@ -89,6 +89,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
     if earlier is not None:  # a resumed session keeps when it first started
         session.started_at = str(earlier.props.get("started_at", session.started_at))
     state.session = session
+    await personas.load(state, session, earlier.props if earlier is not None else None)
     main = DebateNode(
         id=f"{state.session_id}/main",
         session=state.session_id,
@@ -115,6 +116,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         session.status = (
             "budget_exhausted" if state.llm.budget_hit else "degraded" if session.problems else "done"
         )
+        await personas.save(state)
     except (asyncio.CancelledError, KeyboardInterrupt):
         session.status = "interrupted"
         raise

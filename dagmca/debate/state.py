@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
-from dagmca.debate.contexts import AgentContexts
+from dagmca.debate.contexts import AgentContexts, persona_id
 from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged, Reasked
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
@@ -45,6 +45,9 @@ FrameFactory = Callable[[], Frame]
 # low enough to stay on the prompt
 REASK_TEMPERATURE = 0.7
 Background = Callable[[], Sequence[Part]]
+# what the personas knew when the session started: perspective -> {"kept": [texts],
+# "record": {category: [trials, successes]}}
+Memory = dict[str, dict[str, Any]]
 
 
 @dataclass
@@ -81,6 +84,7 @@ class SessionState:
     revisits_used: int = 0
     dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
     phase: str = "starting"
+    memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
     _agents: set[str] = field(default_factory=set)
     tension_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     revisit_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -210,6 +214,12 @@ class SessionState:
         return AgentNode(
             id=node_id, session=self.session_id, name=name, role=role, perspective=perspective, level=level
         )
+
+    def plays(self, seat: AgentNode) -> list[EdgeRecord]:
+        """The seat's PLAYS edge to its persona, when it plays one of the pool's perspectives."""
+        if seat.perspective not in self.memory:
+            return []
+        return [self.edge(seat.id, persona_id(seat.perspective), EdgeType.PLAYS)]
 
     def agent_id(self, name: str) -> str:
         return f"{self.session_id}/agent/{name}"

@@ -16,6 +16,7 @@ KIND_COLOURS = {
     "Final": "#FCA5A5",
     "Section": "#FEF3C7",
     "Integration": "#F87171",
+    "Persona": "#A78BFA",
 }
 
 

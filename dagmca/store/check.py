@@ -11,12 +11,12 @@ import networkx as nx
 
 from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import build_graph
+from dagmca.store.graph import build_graph, session_records
 
 
 def check_store(store: GraphStore, session: str) -> list[str]:
     """Broken invariants of a stored session; empty when all hold."""
-    nodes, edges = store.nodes(session), store.edges(session)
+    nodes, edges = session_records(store, session)
     problems = []
     # On the raw records: a graph would silently merge duplicate ids and invent
     # the missing end of a dangling edge.

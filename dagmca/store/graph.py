@@ -17,7 +17,21 @@ _NODE_KEYS = frozenset({"kind", "labels", "session", "created_at"})
 
 def load_graph(store: GraphStore, session: str) -> Any:
     """A `networkx.MultiDiGraph` of a stored session (see `build_graph`)."""
-    return build_graph(session, store.nodes(session), store.edges(session))
+    return build_graph(session, *session_records(store, session))
+
+
+def session_records(store: GraphStore, session: str) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """A session's nodes and edges, and after its nodes the ones outside it that its
+    edges reach (the personas its seats play): read this way a session is whole, for
+    exports, pushes and checks. An end that is nowhere in the store stays missing."""
+    nodes, edges = store.nodes(session), store.edges(session)
+    ids = {n.id for n in nodes}
+    outside = dict.fromkeys(end for e in edges for end in (e.source, e.target) if end not in ids)
+    for end in outside:
+        node = store.get_node(end)
+        if node is not None:
+            nodes.append(node)
+    return nodes, edges
 
 
 def build_graph(

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 from dagmca.store.base import GraphStore
+from dagmca.store.graph import session_records
 
 BATCH = 1000
 
 
 def push_session(source: GraphStore, target: GraphStore, session: str, batch: int = BATCH) -> tuple[int, int]:
-    """Upsert every node, then every edge, in creation order and in batches, so a
-    second push changes nothing. Returns (nodes, edges) copied."""
-    nodes = source.nodes(session)
-    edges = source.edges(session)
+    """Upsert every node (and the personas its seats play), then every edge, in creation
+    order and in batches, so a second push changes nothing. Returns (nodes, edges) copied."""
+    nodes, edges = session_records(source, session)
     for i in range(0, len(nodes), batch):
         target.write(nodes[i : i + batch])
     for i in range(0, len(edges), batch):

@@ -181,7 +181,7 @@ class Explorer:
     async def credit(self, debate: DebateNode, category: str | None = None) -> dict[str, bool]:
         """After a debate, in a fixed order (never completion order, or later prompts would
         depend on latency): which specialists' contributions survived into its resolution.
-        Survivors keep them in their context; a routed branch updates the router."""
+        Survivors keep them in their context; a branch updates the router's record."""
         st, cfg = self.state, self.state.config
         outcome = st.outcomes.get(debate.id)
         if outcome is None:
@@ -190,8 +190,8 @@ class Explorer:
             t.perspective: t.text for t in outcome.turns if t.role is Role.SPECIALIST and t.phase in CONTENT
         }
         survived = await st.contexts.credit(said, debate.resolution, st.embedder, cfg.success_threshold)
-        if category is not None and cfg.router != "fixed":
-            for agent in dict.fromkeys(debate.staff or ()):
+        if category is not None:  # every router keeps the record (the personas carry it on)
+            for agent in dict.fromkeys(debate.staff or said):
                 st.router.update(category, agent, survived.get(agent, False))
         st.emit(Credited(debate=debate.id, survived=tuple(sorted(a for a, ok in survived.items() if ok))))
         return survived

@@ -128,6 +128,8 @@ class Engine(Generic[Outcome]):
             edges.append(st.edge(turn.id, revises.id, EdgeType.REVISES))
         edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
         agent_node = st.agent_node(key, agent.role, agent.perspective, agent.level)
+        if agent_node is not None:
+            edges += st.plays(agent_node)
         st.write([*([agent_node] if agent_node else []), turn], edges)
         st.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
         return turn

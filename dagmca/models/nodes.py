@@ -1,165 +1,27 @@
-"""The graph schema of DESIGN §6 as strict pydantic models.
-
-Node kinds and edge types are str enums; the edge enum is the whitelist of
-relationship types (Cypher cannot take them as parameters).
-"""
+"""The node kinds of DESIGN §6 as strict pydantic models, and their round trip through
+the flat records a store keeps."""
 
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
-from enum import StrEnum
 from typing import Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
-
-class NodeKind(StrEnum):
-    SESSION = "Session"
-    DEBATE = "Debate"
-    ROUND = "Round"
-    TURN = "Turn"
-    AGENT = "Agent"
-    TENSION = "Tension"
-    SYNTHESIS = "Synthesis"
-    FINAL = "Final"
-    SECTION = "Section"  # a section of a passage too long to go whole into every prompt
-    INTEGRATION = "Integration"  # one group's integration, when the graph outgrows one prompt
-
-
-STUB_LABEL = "Stub"
-
-
-class EdgeType(StrEnum):
-    # structure (must stay acyclic)
-    BRANCHES_FROM = "BRANCHES_FROM"
-    EXPLORES = "EXPLORES"
-    MERGES_INTO = "MERGES_INTO"
-    SUPERSEDES = "SUPERSEDES"
-    # relations (cycles allowed)
-    REFERENCES = "REFERENCES"
-    CONTRADICTS = "CONTRADICTS"
-    ELABORATES = "ELABORATES"
-    # provenance
-    HAS_ROUND = "HAS_ROUND"
-    NEXT = "NEXT"
-    IN_ROUND = "IN_ROUND"
-    BY = "BY"
-    REVISES = "REVISES"
-    OBSERVES = "OBSERVES"
-    FLAGGED_AT = "FLAGGED_AT"
-    INTEGRATES = "INTEGRATES"
-    IN_SESSION = "IN_SESSION"
-    READS = "READS"  # (d:Debate)-[:READS {as: map | verbatim}]->(s:Section)
-    # (stub:Tension)-[:CHECKED_AGAINST {key, similarity, verdict, decision, reason, at}]->(node):
-    # one per revisit check, so why a stub stayed open is a query, not a JSON string
-    CHECKED_AGAINST = "CHECKED_AGAINST"
-
-
-STRUCTURAL_EDGES = frozenset(
-    {EdgeType.BRANCHES_FROM, EdgeType.EXPLORES, EdgeType.MERGES_INTO, EdgeType.SUPERSEDES}
+from dagmca.models.schema import (
+    STUB_LABEL,
+    DebateOrigin,
+    DecisionMethod,
+    JSONScalar,
+    NodeKind,
+    NodeRecord,
+    Phase,
+    Role,
+    Strict,
+    TensionCategory,
+    TensionStatus,
+    utcnow,
 )
-RELATION_EDGES = frozenset({EdgeType.REFERENCES, EdgeType.CONTRADICTS, EdgeType.ELABORATES})
-
-
-class DebateOrigin(StrEnum):
-    MAIN = "main"
-    BRANCH = "branch"
-    REVISIT = "revisit"
-
-
-class TensionStatus(StrEnum):
-    SELECTED = "selected"
-    STUB = "stub"
-    EXPLORED = "explored"
-    SUPERSEDED = "superseded"
-
-
-class TensionCategory(StrEnum):
-    GAP = "gap"
-    ASSUMPTION = "assumption"
-    CONTRADICTION = "contradiction"
-    OPEN_QUESTION = "open_question"
-    META = "meta"
-
-
-class Role(StrEnum):
-    SPECIALIST = "specialist"
-    COORDINATOR = "coordinator"
-    INTEGRATOR = "integrator"
-
-
-class Phase(StrEnum):
-    RESPOND = "respond"
-    LATERAL = "lateral"
-    OBSERVE = "observe"
-    SIGNAL = "signal"
-    STRANGE_LOOP = "strange_loop"
-    # second-seed options of the MCA engine
-    BROADCAST = "broadcast"
-    REFLECT = "reflect"
-    # the top-down baseline (--protocol decompose)
-    DECOMPOSE = "decompose"
-    SYNTHESIZE = "synthesize"
-    # vote (MassGen-style) and ensemble
-    ANSWER = "answer"
-    NEW_ANSWER = "new_answer"
-    VOTE = "vote"
-    RESTART = "restart"  # a new answer reset the votes (no call)
-    TIMEOUT = "timeout"  # an agent ran out of time and was wrapped up (no call)
-    PRESENT = "present"
-
-
-class CallPhase(StrEnum):
-    """What an LLM call that is not a debate turn is for (a turn's call carries the
-    turn's `Phase`). The final integration is always allowed: budgets keep it in reserve."""
-
-    MONITOR = "monitor"
-    JUDGE = "judge"  # a verdict on two branches, or on a stub against a new node
-    MERGE = "merge"
-    MAP = "map"  # a section's claims, for the map of a long passage
-    INTEGRATE = "integrate"  # one group of the final integration
-    FINAL = "final"
-
-
-JSONScalar = str | int | float | bool
-
-
-def utcnow() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-class Strict(BaseModel):
-    """The base of every model dagmca writes or reads: unknown fields are errors."""
-
-    model_config = ConfigDict(extra="forbid")
-
-
-class NodeRecord(Strict):
-    """A node as every store keeps it: kind label, extra labels, flat properties."""
-
-    id: str
-    kind: NodeKind
-    session: str
-    created_at: str
-    labels: tuple[str, ...] = ()
-    props: dict[str, JSONScalar | list[str]] = Field(default_factory=dict)
-
-
-class EdgeRecord(Strict):
-    """A relationship is one per (source, target, type, key): `key` (a property) keeps
-    apart relationships that can occur more than once between the same pair — two
-    observers flagging one turn, two turns of a debate citing another."""
-
-    source: str
-    target: str
-    type: EdgeType
-    session: str
-    props: dict[str, JSONScalar] = Field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        return str(self.props.get("key", ""))
 
 
 def _flatten(value: Any) -> JSONScalar | list[str] | None:
@@ -206,6 +68,8 @@ class SessionNode(GraphNode):
     title: str
     config: str  # JSON of SessionConfig, secrets excluded
     model: str
+    # the persistent agents' memory as the session started (JSON; --agent-memory store)
+    agent_memory: str | None = None
     # the key settings, beside the JSON, so Cypher can filter sessions by them
     backend: str | None = None
     protocol: str | None = None
@@ -305,12 +169,26 @@ class AgentNode(GraphNode):
     level: int
 
 
-class DecisionMethod(StrEnum):
-    """Who made a decision of the DAG: the LLM judge, or the similarity rule alone
-    (--judge embedding, or a candidate the prefilter did not pass)."""
+# Personas belong to the store, not to a session: this is their `session` property.
+PERSONA_SESSION = "_agents"
 
-    LLM = "llm"
-    EMBEDDING = "embedding"
+
+class PersonaNode(GraphNode):
+    """An agent of the pool across sessions (DESIGN §3): one per perspective. What it
+    learned carries into the next session on the store: its latest contributions that
+    survived (seen in its prompts) and its success record by tension category (read by
+    the router). Each session's seats link to it with PLAYS."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.PERSONA
+    name: str  # the perspective as a slug
+    perspective: str
+    sessions: list[str] = Field(default_factory=list)  # the sessions it took part in, in order
+    kept: list[str] = Field(default_factory=list)  # its latest surviving contributions, newest last
+    kept_total: int = 0  # contributions that survived their debate, over every session
+    record: dict[str, list[int]] = Field(default_factory=dict)  # category -> [trials, successes]
+    trials: int = 0  # over every category: the record's sums, for Cypher
+    successes: int = 0
+    updated_at: str = Field(default_factory=utcnow)
 
 
 class RevisitCheck(Strict):
@@ -393,6 +271,7 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         FinalNode,
         SectionNode,
         IntegrationNode,
+        PersonaNode,
     )
 }
 
@@ -404,35 +283,6 @@ def node_from_record(record: NodeRecord) -> GraphNode:
     data: dict[str, Any] = {"id": record.id, "session": record.session, "created_at": record.created_at}
     for key, value in record.props.items():
         field = model.model_fields.get(key)
-        rich = field is not None and getattr(field.annotation, "__origin__", None) is list
+        rich = field is not None and getattr(field.annotation, "__origin__", None) in (list, dict)
         data[key] = json.loads(value) if rich and isinstance(value, str) else value
     return model.model_validate(data)
-
-
-def edge(source: str, target: str, type_: EdgeType, session: str, **props: JSONScalar) -> EdgeRecord:
-    return EdgeRecord(source=source, target=target, type=type_, session=session, props=props)
-
-
-class CallRecord(Strict):
-    """One LLM call as the store accounts it (DESIGN §4). Not a graph node: kept beside
-    the graph (SQLite table `llm_calls`, Neo4j label `LLMCall` without `Node`)."""
-
-    session: str
-    agent: str = ""
-    debate: str = ""
-    phase: str = ""
-    model: str = ""
-    key: str = ""  # the cache key of the request
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0  # prompt tokens the server's own prompt cache served
-    latency_s: float = 0.0
-    cache_hit: bool = False  # answered from dagmca's response cache: no call made
-    retries: int = 0
-    faults: list[str] = Field(default_factory=list)
-    repaired: bool = False
-    error: str = ""
-    cost_usd: float = 0.0
-    omitted_chars: int = 0  # of quoted material, cut to fit the context window
-    reask: bool = False  # a re-ask of a degenerate reply, with varied sampling
-    at: str = Field(default_factory=utcnow)

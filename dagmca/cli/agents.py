@@ -1,0 +1,57 @@
+"""`dagmca agents`: the persistent agents of a store (DESIGN §3), what each kept and its
+record by tension category."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.table import Table
+
+from dagmca.cli import options as o
+from dagmca.cli.console import out
+from dagmca.models import PERSONA_SESSION, NodeKind, NodeRecord
+from dagmca.store import open_existing, resolve_store
+
+
+def agent_row(node: NodeRecord) -> dict[str, Any]:
+    """A persona as `agents --json` prints it."""
+    p = node.props
+    raw = p.get("record", "{}")
+    record: dict[str, list[int]] = json.loads(raw) if isinstance(raw, str) else {}
+    listed = p.get("sessions")
+    sessions = [str(s) for s in listed] if isinstance(listed, list) else []
+    return {
+        "id": node.id,
+        "name": p.get("name", ""),
+        "perspective": p.get("perspective", ""),
+        "sessions": len(sessions),
+        "session_ids": sessions,
+        "kept": p.get("kept_total", 0),
+        "latest_kept": p.get("kept", []),
+        "record": {
+            category: {"trials": t, "successes": s, "rate": round((s + 1) / (t + 2), 3)}
+            for category, (t, s) in sorted(record.items())
+        },
+        "trials": p.get("trials", 0),
+        "successes": p.get("successes", 0),
+        "updated_at": p.get("updated_at", ""),
+    }
+
+
+def agents(store: o.Store = None, as_json: o.AsJSON = False) -> None:
+    """List the agents that persist across the store's sessions: the sessions each took
+    part in, its contributions kept, its record by tension category."""
+    with open_existing(resolve_store(store)) as st:
+        rows = [agent_row(n) for n in st.nodes(PERSONA_SESSION, NodeKind.PERSONA)]
+    if as_json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return
+    if not rows:
+        out.print("no persistent agents yet: they appear after a run with --agent-memory store (the default)")
+        return
+    table = Table("agent", "perspective", "sessions", "kept", "record (successes/trials by category)")
+    for r in rows:
+        record = ", ".join(f"{c} {v['successes']}/{v['trials']}" for c, v in r["record"].items()) or "-"
+        table.add_row(r["name"], r["perspective"], str(r["sessions"]), str(r["kept"]), record)
+    out.print(table)

@@ -1,0 +1,95 @@
+"""Agents that persist across sessions (DESIGN §3): one Persona per perspective in the
+store, whose kept contributions and record by tension category seed a new session's
+agents and router, and which the session's seats link to (PLAYS).
+
+A session reads its personas once, when it starts, and keeps that snapshot on its
+Session node (`agent_memory`): a resumed run starts from the same memory, so it asks
+the same prompts and replays them from the cache. It adds what it learned when it
+ends, once (a session already listed on a persona is not counted twice).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from dagmca.debate.contexts import persona_id, slug
+from dagmca.debate.router import Record
+from dagmca.debate.state import Memory, SessionState
+from dagmca.models import PERSONA_SESSION, PersonaNode, SessionNode, node_from_record, utcnow
+
+
+def new_persona(perspective: str) -> PersonaNode:
+    return PersonaNode(
+        id=persona_id(perspective), session=PERSONA_SESSION, name=slug(perspective), perspective=perspective
+    )
+
+
+async def stored_persona(state: SessionState, perspective: str) -> PersonaNode | None:
+    record = await state.store.aread(lambda s: s.get_node(persona_id(perspective)))
+    if record is None:
+        return None
+    node = node_from_record(record)
+    return node if isinstance(node, PersonaNode) else None
+
+
+async def load(state: SessionState, session: SessionNode, earlier: dict[str, Any] | None) -> None:
+    """Seed the agents' contexts and the router from the store's personas (or, for a
+    resumed session, from the memory it started with); create the personas missing."""
+    cfg = state.config
+    if cfg.agent_memory != "store":
+        return
+    remembered = (earlier or {}).get("agent_memory")
+    memory: Memory
+    personas = {p: await stored_persona(state, p) for p in dict.fromkeys(cfg.perspectives)}
+    if isinstance(remembered, str) and remembered:
+        memory = json.loads(remembered)
+    else:
+        memory = {
+            p: {"kept": list(node.kept), "record": dict(node.record)} if node else {"kept": [], "record": {}}
+            for p, node in personas.items()
+        }
+    session.agent_memory = json.dumps(memory, sort_keys=True, ensure_ascii=False)
+    for perspective, mem in memory.items():
+        state.contexts.seed(perspective, list(mem.get("kept", [])))
+        for category, (trials, successes) in mem.get("record", {}).items():
+            state.router.history[category][perspective] = Record(trials=trials, successes=successes)
+    new = [new_persona(p) for p, node in personas.items() if node is None]
+    if new:
+        state.store.write([n.to_record() for n in new])
+    state.memory = memory
+
+
+async def save(state: SessionState) -> None:
+    """Add what this session learned to each persona, once: its sessions gain this one,
+    its record this session's trials, its kept contributions the session's latest."""
+    cfg = state.config
+    if cfg.agent_memory != "store":
+        return
+    for perspective, mem in state.memory.items():
+        node = await stored_persona(state, perspective) or PersonaNode(
+            id=persona_id(perspective),
+            session=PERSONA_SESSION,
+            name=slug(perspective),
+            perspective=perspective,
+        )
+        if state.session_id in node.sessions:
+            continue
+        record = {c: list(v) for c, v in node.record.items()}
+        before = mem.get("record", {})
+        for category, agents in state.router.history.items():
+            now = agents.get(perspective)
+            if now is None:
+                continue
+            base = before.get(category, [0, 0])
+            total = record.setdefault(category, [0, 0])
+            total[0] += now.trials - base[0]
+            total[1] += now.successes - base[1]
+        node.record = {c: record[c] for c in sorted(record) if record[c][0]}
+        node.trials = sum(t for t, _ in node.record.values())
+        node.successes = sum(s for _, s in node.record.values())
+        node.sessions = [*node.sessions, state.session_id]
+        node.kept = state.contexts.kept(perspective) or node.kept
+        node.kept_total += state.contexts.survivals[perspective]
+        node.updated_at = utcnow()
+        state.store.write([node.to_record()])

@@ -1,0 +1,172 @@
+"""The graph schema of DESIGN §6: node kinds and edge types as str enums (the edge
+enum is the whitelist of relationship types: Cypher cannot take them as parameters),
+and the records every store keeps."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class NodeKind(StrEnum):
+    SESSION = "Session"
+    DEBATE = "Debate"
+    ROUND = "Round"
+    TURN = "Turn"
+    AGENT = "Agent"
+    TENSION = "Tension"
+    SYNTHESIS = "Synthesis"
+    FINAL = "Final"
+    SECTION = "Section"  # a section of a passage too long to go whole into every prompt
+    INTEGRATION = "Integration"  # one group's integration, when the graph outgrows one prompt
+    PERSONA = "Persona"  # an agent of the pool across sessions (DESIGN §3), in no session
+
+
+STUB_LABEL = "Stub"
+
+
+class EdgeType(StrEnum):
+    # structure (must stay acyclic)
+    BRANCHES_FROM = "BRANCHES_FROM"
+    EXPLORES = "EXPLORES"
+    MERGES_INTO = "MERGES_INTO"
+    SUPERSEDES = "SUPERSEDES"
+    # relations (cycles allowed)
+    REFERENCES = "REFERENCES"
+    CONTRADICTS = "CONTRADICTS"
+    ELABORATES = "ELABORATES"
+    # provenance
+    HAS_ROUND = "HAS_ROUND"
+    NEXT = "NEXT"
+    IN_ROUND = "IN_ROUND"
+    BY = "BY"
+    REVISES = "REVISES"
+    OBSERVES = "OBSERVES"
+    FLAGGED_AT = "FLAGGED_AT"
+    INTEGRATES = "INTEGRATES"
+    IN_SESSION = "IN_SESSION"
+    READS = "READS"  # (d:Debate)-[:READS {as: map | verbatim}]->(s:Section)
+    # (stub:Tension)-[:CHECKED_AGAINST {key, similarity, verdict, decision, reason, at}]->(node):
+    # one per revisit check, so why a stub stayed open is a query, not a JSON string
+    CHECKED_AGAINST = "CHECKED_AGAINST"
+    PLAYS = "PLAYS"  # (seat:Agent)-[:PLAYS]->(p:Persona): a session's seat, played by the persistent agent
+
+
+STRUCTURAL_EDGES = frozenset(
+    {EdgeType.BRANCHES_FROM, EdgeType.EXPLORES, EdgeType.MERGES_INTO, EdgeType.SUPERSEDES}
+)
+RELATION_EDGES = frozenset({EdgeType.REFERENCES, EdgeType.CONTRADICTS, EdgeType.ELABORATES})
+
+
+class DebateOrigin(StrEnum):
+    MAIN = "main"
+    BRANCH = "branch"
+    REVISIT = "revisit"
+
+
+class TensionStatus(StrEnum):
+    SELECTED = "selected"
+    STUB = "stub"
+    EXPLORED = "explored"
+    SUPERSEDED = "superseded"
+
+
+class TensionCategory(StrEnum):
+    GAP = "gap"
+    ASSUMPTION = "assumption"
+    CONTRADICTION = "contradiction"
+    OPEN_QUESTION = "open_question"
+    META = "meta"
+
+
+class Role(StrEnum):
+    SPECIALIST = "specialist"
+    COORDINATOR = "coordinator"
+    INTEGRATOR = "integrator"
+
+
+class Phase(StrEnum):
+    RESPOND = "respond"
+    LATERAL = "lateral"
+    OBSERVE = "observe"
+    SIGNAL = "signal"
+    STRANGE_LOOP = "strange_loop"
+    # second-seed options of the MCA engine
+    BROADCAST = "broadcast"
+    REFLECT = "reflect"
+    # the top-down baseline (--protocol decompose)
+    DECOMPOSE = "decompose"
+    SYNTHESIZE = "synthesize"
+    # vote (MassGen-style) and ensemble
+    ANSWER = "answer"
+    NEW_ANSWER = "new_answer"
+    VOTE = "vote"
+    RESTART = "restart"  # a new answer reset the votes (no call)
+    TIMEOUT = "timeout"  # an agent ran out of time and was wrapped up (no call)
+    PRESENT = "present"
+
+
+class CallPhase(StrEnum):
+    """What an LLM call that is not a debate turn is for (a turn's call carries the
+    turn's `Phase`). The final integration is always allowed: budgets keep it in reserve."""
+
+    MONITOR = "monitor"
+    JUDGE = "judge"  # a verdict on two branches, or on a stub against a new node
+    MERGE = "merge"
+    MAP = "map"  # a section's claims, for the map of a long passage
+    INTEGRATE = "integrate"  # one group of the final integration
+    FINAL = "final"
+
+
+class DecisionMethod(StrEnum):
+    """Who made a decision of the DAG: the LLM judge, or the similarity rule alone
+    (--judge embedding, or a candidate the prefilter did not pass)."""
+
+    LLM = "llm"
+    EMBEDDING = "embedding"
+
+
+JSONScalar = str | int | float | bool
+
+
+def utcnow() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+class Strict(BaseModel):
+    """The base of every model dagmca writes or reads: unknown fields are errors."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class NodeRecord(Strict):
+    """A node as every store keeps it: kind label, extra labels, flat properties."""
+
+    id: str
+    kind: NodeKind
+    session: str
+    created_at: str
+    labels: tuple[str, ...] = ()
+    props: dict[str, JSONScalar | list[str]] = Field(default_factory=dict)
+
+
+class EdgeRecord(Strict):
+    """A relationship is one per (source, target, type, key): `key` (a property) keeps
+    apart relationships that can occur more than once between the same pair — two
+    observers flagging one turn, two turns of a debate citing another."""
+
+    source: str
+    target: str
+    type: EdgeType
+    session: str
+    props: dict[str, JSONScalar] = Field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        return str(self.props.get("key", ""))
+
+
+def edge(source: str, target: str, type_: EdgeType, session: str, **props: JSONScalar) -> EdgeRecord:
+    return EdgeRecord(source=source, target=target, type=type_, session=session, props=props)
