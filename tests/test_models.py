@@ -28,6 +28,8 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         # DESIGN §4: a long passage's sections, and the parts of a hierarchical integration
         "Section",
         "Integration",
+        # DESIGN §3: the agents that persist across sessions
+        "Persona",
     }
     assert {t.value for t in EdgeType} == {
         "BRANCHES_FROM",
@@ -47,6 +49,8 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "READS",
         "INTEGRATES",
         "IN_SESSION",
+        "CHECKED_AGAINST",  # a stub's revisit checks, one relationship each
+        "PLAYS",  # a session's seat, played by a persistent agent
     }
     assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
 
