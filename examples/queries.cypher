@@ -1,8 +1,11 @@
 // dagmca Cypher cookbook — queries over the graph schema of DESIGN §6.
 //
 // Every node has the label :Node, its kind label (:Session, :Debate, :Round, :Turn,
-// :Agent, :Tension, :Synthesis, :Final) and `id`, `session`, `created_at`, `seq`
-// (creation order). Open stubs also carry :Stub.
+// :Agent, :Tension, :Synthesis, :Final, :Section, :Integration, and :Persona for the
+// agents that persist across sessions) and `id`, `session`, `created_at` (a temporal
+// value), `seq` (creation order). Open stubs also carry :Stub. Relationships that can
+// repeat between one pair (two observers' FLAGGED_AT, two turns' REFERENCES, a stub's
+// CHECKED_AGAINST) carry a `key` that keeps them apart.
 //
 // Most queries take the session id as a parameter. In Neo4j Browser set it first:
 //     :param session => '20261121-101500-3fa2b1'
@@ -130,3 +133,52 @@ ORDER BY parents DESC;
 MATCH (f:Final {session: $session})-[:INTEGRATES]->(n:Node)
 RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, count(n) AS integrated,
        collect(coalesce(n.question, n.resolution, n.id))[0..5] AS examples;
+
+// name: why-stubs-stayed-open
+// needs: CHECKED_AGAINST
+// Every revisit check of every stub: against which node, the verdict and the reason.
+MATCH (t:Tension {session: $session})-[c:CHECKED_AGAINST]->(n:Node)
+RETURN t.question AS stub, t.status AS status, [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS against,
+       coalesce(n.question, n.resolution, n.id) AS checked_against, c.similarity AS similarity,
+       c.verdict AS verdict, c.decision AS decision, c.reason AS reason
+ORDER BY t.urgency DESC, c.at;
+
+// name: turns-flagged-by-several-observers
+// needs: FLAGGED_AT
+// The turns more than one observer flagged: where a debate was most contested.
+MATCH (t:Tension {session: $session})-[f:FLAGGED_AT]->(turn:Turn)
+WITH turn, count(f) AS flags, collect(DISTINCT f.observer) AS observers, collect(DISTINCT t.question) AS questions
+WHERE flags >= 2
+RETURN turn.id AS turn, turn.agent AS agent, flags, observers, questions
+ORDER BY flags DESC;
+
+// name: agents-and-their-records
+// needs: Persona, PLAYS
+// The agents that persist across sessions: how many sessions each took part in, what it
+// kept, its record (successes out of trials), and the seats it played in this session.
+MATCH (p:Persona)
+OPTIONAL MATCH (seat:Agent {session: $session})-[:PLAYS]->(p)
+RETURN p.name AS agent, size(p.sessions) AS sessions, p.kept_total AS kept,
+       p.successes AS successes, p.trials AS trials, p.record AS record_by_category,
+       collect(seat.name) AS seats_here
+ORDER BY p.successes DESC, p.name;
+
+// name: sessions-this-month
+// needs: Session
+// Sessions started in the last 30 days (timestamps are temporal values in Neo4j).
+MATCH (s:Session)
+WHERE s.started_at >= datetime() - duration('P30D')
+RETURN s.id AS session, s.title AS title, s.model AS model, s.protocol AS protocol, s.cpp AS cpp,
+       s.depth AS depth, s.rounds AS rounds, s.strategy AS strategy, s.started_at AS started
+ORDER BY s.started_at DESC;
+
+// name: search-the-texts
+// needs: fulltext, Turn
+// Full-text search over questions, turns and resolutions (the index `dagmca db init`
+// creates on Neo4j). Set the words to look for: :param search => 'revenue buses'
+CALL db.index.fulltext.queryNodes('dagmca_text', $search) YIELD node, score
+WHERE node.session = $session
+RETURN [l IN labels(node) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, node.id AS id,
+       coalesce(node.question, node.text, node.resolution) AS text, score
+ORDER BY score DESC
+LIMIT 20;

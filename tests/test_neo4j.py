@@ -53,7 +53,7 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
 
     _, state, _ = run_fake(
         scripted(QUESTIONS, answers, stub=shops),
-        max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent",
+        max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent", agent_memory="store",
     )  # fmt: skip
     merged = {e.source for e in state.store.edges("s1", EdgeType.MERGES_INTO)}
     assert len(merged) == 2, "two branches converged"
@@ -141,9 +141,27 @@ def test_every_cookbook_query_runs_and_returns_rows_where_the_session_has_the_da
         for q in queries:
             assert q.needs, f"{q.name} declares no `needs`"
             assert write_clause(q.text) is None, f"{q.name} writes"
+            if "fulltext" in q.needs:  # test_the_cookbook_searches_the_texts
+                continue
             rows = dst.run_query(q.text, {"session": "s1"})
             assert set(q.needs) <= present, f"the test session lacks {set(q.needs) - present}"
             assert rows, f"{q.name} returned no rows though the session has {q.needs}"
+
+
+def test_the_cookbook_searches_the_texts(rich_session: SQLiteStore, target: BoltTarget) -> None:
+    searches = [q for q in load_cookbook(COOKBOOK) if "fulltext" in q.needs]
+    assert searches
+    with connect(target) as dst:
+        dst.init_schema()
+        if not dst.has_fulltext():
+            pytest.skip(f"this Bolt server has no full-text indexes: {'; '.join(dst.schema_notes)}")
+        push_session(rich_session, dst, "s1")
+        for q in searches:  # a word every branch answer uses
+            deadline = time.monotonic() + 30  # Neo4j fills a new full-text index in the background
+            while not (rows := dst.run_query(q.text, {"session": "s1", "search": "buses"})):
+                assert time.monotonic() < deadline, f"{q.name} found nothing"
+                time.sleep(0.5)
+            assert all("buses" in str(r["text"]).lower() for r in rows)
 
 
 def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget, tmp_path: Path) -> None:
@@ -168,6 +186,37 @@ def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget
     exported = dagmca("export", "nb", "--store", uri, "-o", str(tmp_path / "nb.json"), cwd=tmp_path, env=env)
     assert exported.returncode == 0, exported.stderr
     assert bolt_server.password not in (tmp_path / "nb.json").read_text()
+    # the call log and the response cache are beside the graph, in .dagmca/llm.db
+    with connect(target) as st:
+        labels = {
+            r["label"] for r in st.run_query("MATCH (n) UNWIND labels(n) AS label RETURN DISTINCT label", {})
+        }
+    assert labels and not labels & {"LLMCall", "LLMCache"}
+    assert labels <= {k.value for k in NodeKind} | {"Node", "Stub"}
+    with SQLiteStore(tmp_path / ".dagmca" / "llm.db") as side:
+        calls = side.calls("nb")
+    assert calls and all(c.session == "nb" for c in calls)
+    metrics = dagmca("metrics", "nb", "--store", uri, "--json", cwd=tmp_path, env=env)
+    assert metrics.returncode == 0, metrics.stderr
+    pruned = dagmca("cache", "prune", "--store", uri, cwd=tmp_path, env=env)
+    assert pruned.returncode == 0, pruned.stderr
+    assert f"removed {len({c.key for c in calls if c.key})} cached responses" in pruned.stdout
+    assert "llm.db" in pruned.stdout
+    bad = dagmca("cache", "prune", "--older-than", "soon", "--store", uri, cwd=tmp_path, env=env)
+    assert bad.returncode == 2 and "bad age 'soon'" in bad.stderr
+
+
+def test_db_init_says_what_the_server_could_not_create(
+    bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
+) -> None:
+    uri = f"{target.uri}/{target.database}"
+    proc = dagmca("db", "init", "--store", uri, cwd=tmp_path, env=bolt_server.env(target))
+    assert proc.returncode == 0, proc.stderr
+    with connect(target) as st:
+        if st.has_fulltext():  # a server with full-text indexes (Neo4j)
+            assert "note:" not in proc.stdout
+        else:  # ArcadeDB: said, never silent
+            assert "note: no full-text index: the server refused it" in proc.stdout
 
 
 def test_push_and_query_from_the_command_line(

@@ -6,12 +6,13 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
+import neo4j.time
 import pytest
 
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.graph import load_graph
-from dagmca.store.neo4j import connect
+from dagmca.store.neo4j import Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
 
@@ -148,3 +149,128 @@ def test_the_response_cache_keeps_the_first_value(backend: GraphStore) -> None:
     backend.cache_put("k", "m", '{"text": "first \\u00e9"}')
     backend.cache_put("k", "m", '{"text": "second"}')
     assert backend.cache_get("k") == '{"text": "first \\u00e9"}'
+
+
+def test_keyed_relationships_between_one_pair_stay_apart(backend: GraphStore) -> None:
+    backend.write([node("t", NodeKind.TENSION), node("turn", NodeKind.TURN)])
+    flags = [
+        EdgeRecord(
+            source="t", target="turn", type=EdgeType.FLAGGED_AT, session="s", props={"key": o, "observer": o}
+        )
+        for o in ("skeptical", "pragmatic")
+    ]
+    backend.write([], flags)
+    backend.write([], flags[:1])  # the same flag again: an update, not a third edge
+    got = backend.edges("s", EdgeType.FLAGGED_AT)
+    assert sorted(e.props["observer"] for e in got) == ["pragmatic", "skeptical"]
+    assert sorted(e.key for e in got) == ["pragmatic", "skeptical"]
+
+
+def test_a_second_writer_of_the_same_ids_updates_them(backend: GraphStore, tmp_path: Path) -> None:
+    """A resumed run or a second push: another store object, which did not create the
+    nodes, writes them again: updates, never duplicates or a refused write."""
+    first = EdgeRecord(source="a", target="b", type=EdgeType.NEXT, session="s")
+    backend.write([node("a", title="one"), node("b")], [first])
+    other = reopen(backend, tmp_path)
+    try:
+        other.write(
+            [node("a", title="two"), node("b"), node("c")],
+            [
+                EdgeRecord(source="a", target="b", type=EdgeType.NEXT, session="s", props={"n": 2}),
+                EdgeRecord(source="b", target="c", type=EdgeType.NEXT, session="s"),
+            ],
+        )
+        other.write([node("c", title="three")])
+    finally:
+        if isinstance(other, SQLiteStore):  # the Neo4j one shares the backend's driver
+            other.close()
+    assert [n.id for n in backend.nodes("s")] == ["a", "b", "c"]
+    assert backend.get_node("a").props == {"title": "two"}  # type: ignore[union-attr]
+    got = [(e.source, e.target, e.props) for e in backend.edges("s")]
+    assert got == [("a", "b", {"n": 2}), ("b", "c", {})]
+
+
+def reopen(store: GraphStore, tmp_path: Path) -> GraphStore:
+    """Another store object on the same data."""
+    if isinstance(store, SQLiteStore):
+        return SQLiteStore(store.path)
+    assert isinstance(store, Neo4jStore)
+    return Neo4jStore(store._driver, database=store._database, location=store.location)
+
+
+def test_timestamps_read_back_as_they_were_written(backend: GraphStore) -> None:
+    stamp = "2026-03-04T05:06:07.089+00:00"
+    rec = NodeRecord(
+        id="x", kind=NodeKind.SESSION, session="x", created_at=stamp,
+        props={"started_at": stamp, "finished_at": "not a time", "title": stamp},
+    )  # fmt: skip
+    backend.write([rec], [])
+    assert backend.get_node("x") == rec
+    if isinstance(backend, Neo4jStore):  # a temporal value in Neo4j, so Cypher can compare times
+        rows = backend.run_query(
+            "MATCH (n:Session {id: 'x'}) RETURN n.started_at AS t, n.title AS title, "
+            "n.started_at < datetime('2026-03-05T00:00:00Z') AS earlier",
+            {},
+        )
+        assert isinstance(rows[0]["t"], neo4j.time.DateTime) and isinstance(rows[0]["title"], str)
+        assert rows[0]["earlier"] is True
+
+
+def test_the_cache_and_the_call_log_are_pruned_by_age(backend: GraphStore) -> None:
+    backend.cache_put("old", "m", "1")
+    backend.record_calls(
+        [CallRecord(session="s", at="2020-01-01T00:00:00.000+00:00"), CallRecord(session="s")]
+    )
+    assert backend.prune_llm("2000-01-01T00:00:00.000+00:00", calls=True) == (0, 0)
+    assert backend.prune_llm("2099-01-01T00:00:00.000+00:00") == (1, 0)  # the cache only
+    assert backend.cache_get("old") is None and len(backend.calls("s")) == 2
+    assert backend.prune_llm("2021-01-01T00:00:00.000+00:00", calls=True) == (0, 1)
+    assert len(backend.calls("s")) == 1
+
+
+def test_the_graph_holds_no_call_log_or_cache(backend: GraphStore) -> None:
+    backend.cache_put("k", "m", "v")
+    backend.record_calls([CallRecord(session="s")])
+    if isinstance(backend, Neo4jStore):
+        labels = backend.run_query("MATCH (n) UNWIND labels(n) AS label RETURN DISTINCT label", {})
+        assert {r["label"] for r in labels} == set()
+    else:
+        assert backend.nodes("s") == [] and backend.sessions() == []
+
+
+def test_a_version_1_sqlite_store_is_migrated_by_init(tmp_path: Path) -> None:
+    """Version 1 kept one edge per (source, target, type); `db init` (and every run)
+    gives the edges table its key and keeps every node and edge."""
+    path = tmp_path / "v1.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        """
+        CREATE TABLE nodes (id TEXT PRIMARY KEY, session TEXT NOT NULL, kind TEXT NOT NULL,
+            labels TEXT NOT NULL DEFAULT '[]', created_at TEXT NOT NULL, props TEXT NOT NULL DEFAULT '{}',
+            seq INTEGER NOT NULL);
+        CREATE TABLE edges (source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+            target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE, type TEXT NOT NULL,
+            session TEXT NOT NULL, props TEXT NOT NULL DEFAULT '{}', seq INTEGER NOT NULL,
+            PRIMARY KEY (source, target, type));
+        CREATE TABLE llm_calls (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL,
+            record TEXT NOT NULL);
+        CREATE TABLE llm_cache (key TEXT PRIMARY KEY, model TEXT NOT NULL, value TEXT NOT NULL,
+            created_at TEXT NOT NULL DEFAULT '2026');
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        INSERT INTO meta VALUES ('schema_version', '1');
+        INSERT INTO nodes VALUES ('t', 's', 'Tension', '[]', '2026', '{}', 1),
+            ('u', 's', 'Turn', '[]', '2026', '{}', 2);
+        INSERT INTO edges VALUES ('t', 'u', 'FLAGGED_AT', 's', '{"observer": "skeptical"}', 1);
+        """
+    )
+    conn.commit()
+    conn.close()
+    store = SQLiteStore(path)
+    assert not store.is_initialised()  # read commands ask for `db init` first
+    store.init_schema()
+    assert store.is_initialised()
+    store.write(
+        [], [EdgeRecord(source="t", target="u", type=EdgeType.FLAGGED_AT, session="s", props={"key": "x"})]
+    )
+    assert [e.props for e in store.edges("s")] == [{"observer": "skeptical"}, {"key": "x"}]
+    store.close()

@@ -21,6 +21,8 @@ app = typer.Typer(
 )
 db_app = typer.Typer(help="Store administration.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
+cache_app = typer.Typer(help="The response cache and the call log.", no_args_is_help=True)
+app.add_typer(cache_app, name="cache")
 
 # spending LLM calls
 app.command()(run.run)
@@ -38,6 +40,7 @@ app.command()(run.revisit)
 # administration
 app.command()(db.doctor)
 db_app.command("init")(db.db_init)
+cache_app.command("prune")(db.cache_prune)
 app.command()(db.push)
 app.command()(read.query)
 

@@ -1,8 +1,10 @@
-"""Store and setup administration: `db init`, `push`, `doctor`."""
+"""Store and setup administration: `db init`, `push`, `doctor`, `cache prune`."""
 
 from __future__ import annotations
 
 import os
+import re
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import typer
@@ -13,6 +15,7 @@ from dagmca.cli.console import out
 from dagmca.doctor import run_checks
 from dagmca.errors import UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, require_session, resolve_store
+from dagmca.store.neo4j import Neo4jStore
 from dagmca.store.push import push_session
 
 
@@ -21,6 +24,44 @@ def db_init(store: o.Store = None) -> None:
     with open_store(resolve_store(store), create=True) as st:
         st.init_schema()
         out.print(f"initialised {st.location}")
+        for note in getattr(st, "schema_notes", []):
+            out.print(f"note: {note}", markup=False)
+
+
+_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_age(text: str) -> timedelta:
+    """`90m`, `12h`, `30d`, `2w`: an age."""
+    found = _AGE.match(text)
+    if found is None:
+        raise UserError(f"bad age {text!r}", "write a number and a unit: 90m, 12h, 30d, 2w")
+    return timedelta(seconds=float(found.group(1)) * _SECONDS[found.group(2)])
+
+
+def cache_prune(
+    older_than: Annotated[
+        str | None,
+        typer.Option("--older-than", help="Only what is older than this: 90m, 12h, 30d, 2w (default: all)."),
+    ] = None,
+    calls: Annotated[
+        bool,
+        typer.Option("--calls", help="Also remove call records (the sessions' totals stay on their nodes)."),
+    ] = False,
+    store: o.Store = None,
+) -> None:
+    """Remove cached LLM responses (and with --calls, call records) from the store's
+    response cache and call log. A pruned response is asked again when next needed."""
+    before = None
+    if older_than:
+        before = (datetime.now(UTC) - parse_age(older_than)).isoformat(timespec="milliseconds")
+    with open_existing(resolve_store(store)) as st:
+        responses, records = st.prune_llm(before, calls=calls)
+        where = st.llm_store.location if isinstance(st, Neo4jStore) else st.location
+    age = f" older than {older_than}" if older_than else ""
+    removed = f"removed {responses} cached responses{age}" + (f" and {records} call records" if calls else "")
+    out.print(f"{removed} from {where}", markup=False)
 
 
 def push(

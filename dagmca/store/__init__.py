@@ -12,12 +12,16 @@ from dagmca.store.neo4j import BoltTarget, connect, is_bolt_uri
 from dagmca.store.sqlite import SQLiteStore
 
 DEFAULT_STORE = Path(".dagmca") / "dagmca.db"
+# Where a Neo4j store's call log and response cache live: beside the graph, not in it
+DEFAULT_LLM_STORE = Path(".dagmca") / "llm.db"
 
 __all__ = [
+    "DEFAULT_LLM_STORE",
     "DEFAULT_STORE",
     "GraphStore",
     "SQLiteStore",
     "StoreError",
+    "llm_store_path",
     "open_existing",
     "open_store",
     "require_session",
@@ -30,11 +34,16 @@ def resolve_store(flag: str | None) -> str:
     return flag or os.environ.get("DAGMCA_STORE") or os.environ.get("NEO4J_URI") or str(DEFAULT_STORE)
 
 
+def llm_store_path() -> Path:
+    """DAGMCA_LLM_STORE > .dagmca/llm.db under the current directory."""
+    return Path(os.environ.get("DAGMCA_LLM_STORE") or DEFAULT_LLM_STORE)
+
+
 def open_store(location: str, *, create: bool = False) -> GraphStore:
     """Open a store. `create` makes the file (and its folder) when missing; the
     caller still runs `init_schema` explicitly."""
     if is_bolt_uri(location):
-        return connect(BoltTarget.parse(location))
+        return connect(BoltTarget.parse(location), llm_store=llm_store_path())
     path = Path(location)
     if path.is_dir():
         raise UserError(f"store {path} is a directory", "give a file path such as .dagmca/dagmca.db")

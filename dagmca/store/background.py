@@ -114,6 +114,9 @@ class BackgroundStore(GraphStore):
         nodes, edges = list(nodes), list(edges)
         self._enqueue(lambda s: s.write(nodes, edges))
 
+    def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
+        return self._read(lambda s: s.prune_llm(before, calls=calls))
+
     def record_calls(self, calls: Sequence[CallRecord]) -> None:
         calls = list(calls)
         self._enqueue(lambda s: s.record_calls(calls))

@@ -67,6 +67,11 @@ class GraphStore(ABC):
         """Keep a response; a second put of the same key keeps the first."""
 
     @abstractmethod
+    def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
+        """Remove cached responses stored before `before` (an ISO time; None: all) and,
+        with `calls`, call records made before it. Returns (responses, calls) removed."""
+
+    @abstractmethod
     def close(self) -> None: ...
 
     def has_session(self, session: str) -> bool:

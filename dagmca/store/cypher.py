@@ -9,19 +9,26 @@ Cypher (no APOC, no map-valued properties), which ArcadeDB's Bolt plugin also ru
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
+
+import neo4j.time
 
 from dagmca.models import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 NODE_LABEL = "Node"
-# Beside the graph, without the Node label so graph queries never see them.
-CALL_LABEL = "LLMCall"
-CACHE_LABEL = "LLMCache"
+# Where earlier versions kept the call log and the response cache in the user's graph
+# (now beside it, in a SQLite file): `dagmca cache prune` removes what is left of them.
+LEGACY_CALL_LABEL = "LLMCall"
+LEGACY_CACHE_LABEL = "LLMCache"
 ID_CONSTRAINT = "dagmca_node_id"
-CACHE_CONSTRAINT = "dagmca_cache_key"
+FULLTEXT_INDEX = "dagmca_text"
 # Properties the store itself owns on every node, beside the record's own props.
 NODE_KEYS = ("id", "session", "created_at", "seq")
 EDGE_KEYS = ("session", "seq")
+# Timestamps: temporal values in Neo4j (so Cypher can compare them with datetime() and
+# durations), ISO strings everywhere else.
+TIME_KEYS = frozenset({"created_at", "started_at", "finished_at", "updated_at", "at"})
 
 _EXTRA_LABELS = frozenset({STUB_LABEL})
 
@@ -29,23 +36,52 @@ _EXTRA_LABELS = frozenset({STUB_LABEL})
 _INDEXES = (
     ("dagmca_node_session", NODE_LABEL, "session"),
     ("dagmca_session_status", NodeKind.SESSION.value, "status"),
+    ("dagmca_session_started", NodeKind.SESSION.value, "started_at"),
     ("dagmca_debate_origin", NodeKind.DEBATE.value, "origin"),
+    ("dagmca_debate_depth", NodeKind.DEBATE.value, "depth"),
     ("dagmca_tension_status", NodeKind.TENSION.value, "status"),
     ("dagmca_tension_urgency", NodeKind.TENSION.value, "urgency"),
+    ("dagmca_tension_category", NodeKind.TENSION.value, "category"),
+    ("dagmca_tension_observer", NodeKind.TENSION.value, "observer"),
     ("dagmca_turn_phase", NodeKind.TURN.value, "phase"),
-    ("dagmca_call_session", CALL_LABEL, "session"),
+    ("dagmca_turn_perspective", NodeKind.TURN.value, "perspective"),
+    ("dagmca_persona_name", NodeKind.PERSONA.value, "name"),
 )
+# The texts a full-text query searches: questions, turns, resolutions, the final.
+_FULLTEXT_KINDS = (
+    NodeKind.DEBATE, NodeKind.TENSION, NodeKind.TURN, NodeKind.SYNTHESIS, NodeKind.FINAL,
+)  # fmt: skip
+_FULLTEXT_PROPS = ("question", "text", "resolution")
 
 
 def schema_statements() -> list[str]:
     """Constraint and indexes, Neo4j 5 syntax, each safe to run twice."""
     stmts = [f"CREATE CONSTRAINT {ID_CONSTRAINT} IF NOT EXISTS FOR (n:{NODE_LABEL}) REQUIRE n.id IS UNIQUE"]
-    stmts.append(
-        f"CREATE CONSTRAINT {CACHE_CONSTRAINT} IF NOT EXISTS FOR (c:{CACHE_LABEL}) REQUIRE c.key IS UNIQUE"
-    )
     for name, label, prop in _INDEXES:
         stmts.append(f"CREATE INDEX {name} IF NOT EXISTS FOR (n:{label}) ON (n.{prop})")
     return stmts
+
+
+def fulltext_index() -> str:
+    """The full-text index over the texts (Neo4j 5; not every Bolt server has them)."""
+    labels = "|".join(k.value for k in _FULLTEXT_KINDS)
+    props = ", ".join(f"n.{p}" for p in _FULLTEXT_PROPS)
+    return f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [{props}]"
+
+
+def show_indexes() -> str:
+    return "SHOW INDEXES YIELD name RETURN name"
+
+
+def prune_legacy(label: str, stamp: str) -> str:
+    """Nodes of an earlier version's call log or cache (`label`), older than `$before`
+    (null: all), on property `stamp`."""
+    if label not in (LEGACY_CALL_LABEL, LEGACY_CACHE_LABEL) or stamp not in ("at", "created_at"):
+        raise ValueError(f"{label}.{stamp} is not a legacy label")
+    return (
+        f"MATCH (c:{label}) WHERE $before IS NULL OR toString(c.{stamp}) < $before "
+        "WITH c LIMIT 10000 DETACH DELETE c RETURN count(*) AS removed"
+    )
 
 
 def ping() -> str:
@@ -165,26 +201,6 @@ def sessions() -> str:
     )
 
 
-def record_calls() -> str:
-    """Rows: flat call records with a `seq`."""
-    return f"UNWIND $rows AS row CREATE (c:{CALL_LABEL}) SET c = row"
-
-
-def session_calls() -> str:
-    return f"MATCH (c:{CALL_LABEL} {{session: $session}}) RETURN properties(c) AS props ORDER BY c.seq"
-
-
-def cache_get() -> str:
-    return f"MATCH (c:{CACHE_LABEL} {{key: $key}}) RETURN c.value AS value"
-
-
-def cache_put() -> str:
-    return (
-        f"MERGE (c:{CACHE_LABEL} {{key: $key}}) "
-        "ON CREATE SET c.model = $model, c.value = $value, c.created_at = $at"
-    )
-
-
 def count_session() -> str:
     return (
         f"MATCH (n:{NODE_LABEL} {{session: $session}}) "
@@ -200,8 +216,10 @@ def node_row(record: NodeRecord, seq: int) -> dict[str, Any]:
     clash = set(record.props) & set(NODE_KEYS)
     if clash:
         raise ValueError(f"node property {sorted(clash)[0]!r} is reserved by the store")
-    props: dict[str, Any] = dict(record.props)
-    props.update(id=record.id, session=record.session, created_at=record.created_at)
+    props: dict[str, Any] = {k: to_temporal(k, v) for k, v in record.props.items()}
+    props.update(
+        id=record.id, session=record.session, created_at=to_temporal("created_at", record.created_at)
+    )
     return {"id": record.id, "seq": seq, "props": props}
 
 
@@ -209,7 +227,7 @@ def edge_row(record: EdgeRecord, seq: int) -> dict[str, Any]:
     clash = set(record.props) & set(EDGE_KEYS)
     if clash:
         raise ValueError(f"edge property {sorted(clash)[0]!r} is reserved by the store")
-    props: dict[str, Any] = dict(record.props)
+    props: dict[str, Any] = {k: to_temporal(k, v) for k, v in record.props.items()}
     props["session"] = record.session
     return {"source": record.source, "target": record.target, "key": record.key, "seq": seq, "props": props}
 
@@ -223,9 +241,9 @@ def to_node(props: Mapping[str, Any], labels: Sequence[str]) -> NodeRecord:
         id=props["id"],
         kind=kinds[0],
         session=props["session"],
-        created_at=props["created_at"],
+        created_at=from_temporal(props["created_at"]),
         labels=extra,
-        props={k: v for k, v in props.items() if k not in NODE_KEYS},
+        props={k: from_temporal(v) for k, v in props.items() if k not in NODE_KEYS},
     )
 
 
@@ -235,5 +253,31 @@ def to_edge(source: str, target: str, type_: str, props: Mapping[str, Any]) -> E
         target=target,
         type=EdgeType(type_),
         session=props["session"],
-        props={k: v for k, v in props.items() if k not in EDGE_KEYS},
+        props={k: from_temporal(v) for k, v in props.items() if k not in EDGE_KEYS},
     )
+
+
+def to_temporal(key: str, value: Any) -> Any:
+    """A timestamp property as a datetime (the driver sends it as a temporal value),
+    when it is in the form dagmca writes (UTC, milliseconds), which reads back the same;
+    any other text stays text."""
+    if key in TIME_KEYS and isinstance(value, str):
+        try:
+            when = datetime.fromisoformat(value)
+        except ValueError:
+            return value
+        if when.tzinfo is not None and _iso(when) == value:
+            return when
+    return value
+
+
+def _iso(when: datetime) -> str:
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def from_temporal(value: Any) -> Any:
+    """A temporal value read back as the ISO string the records carry (UTC, milliseconds)."""
+    if isinstance(value, neo4j.time.DateTime):
+        native = value.to_native()
+        return _iso(native if native.tzinfo is not None else native.replace(tzinfo=UTC))
+    return value

@@ -6,6 +6,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
@@ -13,9 +14,10 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from dagmca.errors import UserError
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord, utcnow
+from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import cypher
 from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.sqlite import SQLiteStore
 
 BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
 
@@ -72,9 +74,28 @@ class BoltTarget:
         return f"{scheme}://{rest.rsplit('@', 1)[-1]}"
 
 
-def connect(target: BoltTarget) -> Neo4jStore:
+def _memory_llm_store() -> GraphStore:
+    store = SQLiteStore(":memory:")
+    store.init_schema()
+    return store
+
+
+def sidecar(path: Path) -> Callable[[], GraphStore]:
+    """Opens (and creates) the SQLite file `path` as a call log and response cache."""
+
+    def open_() -> GraphStore:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = SQLiteStore(path)
+        store.init_schema()
+        return store
+
+    return open_
+
+
+def connect(target: BoltTarget, *, llm_store: Path | None = None) -> Neo4jStore:
     """Open a driver and prove the server, the credentials and the database, so a
-    wrong setting fails here with one line instead of mid-run."""
+    wrong setting fails here with one line instead of mid-run. `llm_store`: the SQLite
+    file for the call log and the response cache (none: kept in memory)."""
     auth = (target.user, target.password) if target.password is not None else None
     try:
         driver = neo4j.GraphDatabase.driver(
@@ -82,7 +103,12 @@ def connect(target: BoltTarget) -> Neo4jStore:
         )
     except (neo4j_errors.ConfigurationError, ValueError) as exc:
         raise UserError(f"bad Neo4j URI {target.location}: {exc}", "expected bolt://host:7687") from None
-    store = Neo4jStore(driver, database=target.database, location=target.location)
+    store = Neo4jStore(
+        driver,
+        database=target.database,
+        location=target.location,
+        llm_store=sidecar(llm_store) if llm_store is not None else None,
+    )
     try:
         store.ping()
     except BaseException:
@@ -96,8 +122,19 @@ class Neo4jStore(GraphStore):
     batched with UNWIND, one managed transaction per `write`; the driver retries
     transient errors."""
 
-    def __init__(self, driver: neo4j.Driver, *, database: str | None = None, location: str = "") -> None:
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        *,
+        database: str | None = None,
+        location: str = "",
+        llm_store: Callable[[], GraphStore] | None = None,
+    ) -> None:
         self._driver = driver
+        # the call log and response cache: a SQLite file beside the graph (in memory
+        # when the caller names none)
+        self._open_llm_store = llm_store or _memory_llm_store
+        self._llm_store: GraphStore | None = None
         self._database = database
         self._location = location or "neo4j"
         # Creation order across processes (a resumed run, a push): monotonic clock
@@ -107,6 +144,7 @@ class Neo4jStore(GraphStore):
         self._created: set[str] = set()
         self._edges_known: set[EdgeKey] = set()
         self._careful = False  # an optimistic create collided: look every id up from now on
+        self.schema_notes: list[str] = []  # what `init_schema` could not create, and why
 
     @property
     def location(self) -> str:
@@ -118,6 +156,19 @@ class Neo4jStore(GraphStore):
     def init_schema(self) -> None:
         for stmt in cypher.schema_statements():
             self._call(lambda s, q=stmt: s.run(q).consume())  # type: ignore[misc]
+        self.schema_notes = []
+        try:
+            self._call(lambda s: s.run(cypher.fulltext_index()).consume())
+        except neo4j_errors.ClientError as exc:  # a Bolt server without full-text indexes
+            self.schema_notes.append(f"no full-text index: the server refused it ({exc.message})")
+
+    def has_fulltext(self) -> bool:
+        """Whether the full-text index over the texts exists (the cookbook's search)."""
+        try:
+            rows = self._read(cypher.show_indexes(), {})
+        except neo4j_errors.ClientError:
+            return False
+        return any(r.get("name") == cypher.FULLTEXT_INDEX for r in rows)
 
     def is_initialised(self) -> bool:
         rows = self._read(cypher.show_constraints(), {})
@@ -247,23 +298,40 @@ class Neo4jStore(GraphStore):
         row = self._read(cypher.count_session(), {"session": session})[0]
         return int(row["nodes"]), int(row["edges"])
 
+    # -- the call log and the response cache: beside the graph, never in it ------------
+    @property
+    def llm_store(self) -> GraphStore:
+        """The SQLite file that keeps this store's call log and response cache, opened
+        when first needed, so the user's graph holds only the user's data."""
+        if self._llm_store is None:
+            self._llm_store = self._open_llm_store()
+        return self._llm_store
+
     def record_calls(self, calls: Sequence[CallRecord]) -> None:
-        rows = [{**c.model_dump(mode="json"), "seq": self._seq()} for c in calls]
-        if rows:
-            self._call(
-                lambda s: s.execute_write(lambda tx: tx.run(cypher.record_calls(), rows=rows).consume())
-            )
+        self.llm_store.record_calls(calls)
 
     def calls(self, session: str) -> list[CallRecord]:
-        rows = self._read(cypher.session_calls(), {"session": session})
-        return [CallRecord.model_validate({k: v for k, v in r["props"].items() if k != "seq"}) for r in rows]
+        return self.llm_store.calls(session)
 
     def cache_get(self, key: str) -> str | None:
-        rows = self._read(cypher.cache_get(), {"key": key})
-        return str(rows[0]["value"]) if rows else None
+        return self.llm_store.cache_get(key)
 
     def cache_put(self, key: str, model: str, value: str) -> None:
-        self._write_one(cypher.cache_put(), {"key": key, "model": model, "value": value, "at": utcnow()})
+        self.llm_store.cache_put(key, model, value)
+
+    def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
+        """The sidecar's pruning, and what earlier versions left in the graph itself."""
+        cache, log = self.llm_store.prune_llm(before, calls=calls)
+        legacy = [(cypher.LEGACY_CACHE_LABEL, "created_at")]
+        if calls:
+            legacy.append((cypher.LEGACY_CALL_LABEL, "at"))
+        for label, stamp in legacy:
+            while removed := self._write_count(cypher.prune_legacy(label, stamp), {"before": before}):
+                if label == cypher.LEGACY_CACHE_LABEL:
+                    cache += removed
+                else:
+                    log += removed
+        return cache, log
 
     def delete_session(self, session: str) -> None:
         self._write_one(cypher.delete_session(), {"session": session})
@@ -276,6 +344,12 @@ class Neo4jStore(GraphStore):
     def _forget(self) -> None:
         self._created.clear()
         self._edges_known.clear()
+
+    def _write_count(self, query: str, params: dict[str, Any]) -> int:
+        def work(tx: neo4j.ManagedTransaction) -> int:
+            return int(tx.run(query, params).single(strict=True)["removed"])
+
+        return self._call(lambda s: s.execute_write(work))
 
     def _write_one(self, query: str, params: dict[str, Any]) -> None:
         def work(tx: neo4j.ManagedTransaction) -> None:
@@ -295,6 +369,8 @@ class Neo4jStore(GraphStore):
 
     def close(self) -> None:
         self._driver.close()
+        if self._llm_store is not None:
+            self._llm_store.close()
 
     def _read(self, query: str, params: dict[str, Any]) -> list[dict[str, Any]]:
         def work(tx: neo4j.ManagedTransaction) -> list[dict[str, Any]]:

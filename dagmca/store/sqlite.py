@@ -6,6 +6,7 @@ import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
@@ -207,6 +208,19 @@ class SQLiteStore(GraphStore):
                 "INSERT OR IGNORE INTO llm_cache(key, model, value) VALUES (?, ?, ?)", (key, model, value)
             )
 
+    def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
+        cutoff = before or "9999"  # every ISO time sorts before it
+        with self._tx() as cur:
+            cache = cur.execute(
+                "DELETE FROM llm_cache WHERE created_at < ?", (_sqlite_time(cutoff),)
+            ).rowcount
+            log = 0
+            if calls:
+                log = cur.execute(
+                    "DELETE FROM llm_calls WHERE json_extract(record, '$.at') < ?", (cutoff,)
+                ).rowcount
+        return cache, log
+
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Cursor]:
         cur = self._conn.cursor()
@@ -239,3 +253,14 @@ def _edge(row: tuple[str, str, str, str, str]) -> EdgeRecord:
     return EdgeRecord(
         source=source, target=target, type=EdgeType(type_), session=session, props=json.loads(props)
     )
+
+
+def _sqlite_time(iso: str) -> str:
+    """An ISO time in the form SQLite's own clock writes `llm_cache.created_at`
+    (UTC, `Z`), so the two compare as text."""
+    if iso == "9999":
+        return iso
+    when = datetime.fromisoformat(iso)
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"

@@ -1,13 +1,17 @@
 // dagmca session snap: 201 nodes, 261 edges
 CREATE CONSTRAINT dagmca_node_id IF NOT EXISTS FOR (n:Node) REQUIRE n.id IS UNIQUE;
-CREATE CONSTRAINT dagmca_cache_key IF NOT EXISTS FOR (c:LLMCache) REQUIRE c.key IS UNIQUE;
 CREATE INDEX dagmca_node_session IF NOT EXISTS FOR (n:Node) ON (n.session);
 CREATE INDEX dagmca_session_status IF NOT EXISTS FOR (n:Session) ON (n.status);
+CREATE INDEX dagmca_session_started IF NOT EXISTS FOR (n:Session) ON (n.started_at);
 CREATE INDEX dagmca_debate_origin IF NOT EXISTS FOR (n:Debate) ON (n.origin);
+CREATE INDEX dagmca_debate_depth IF NOT EXISTS FOR (n:Debate) ON (n.depth);
 CREATE INDEX dagmca_tension_status IF NOT EXISTS FOR (n:Tension) ON (n.status);
 CREATE INDEX dagmca_tension_urgency IF NOT EXISTS FOR (n:Tension) ON (n.urgency);
+CREATE INDEX dagmca_tension_category IF NOT EXISTS FOR (n:Tension) ON (n.category);
+CREATE INDEX dagmca_tension_observer IF NOT EXISTS FOR (n:Tension) ON (n.observer);
 CREATE INDEX dagmca_turn_phase IF NOT EXISTS FOR (n:Turn) ON (n.phase);
-CREATE INDEX dagmca_call_session IF NOT EXISTS FOR (n:LLMCall) ON (n.session);
+CREATE INDEX dagmca_turn_perspective IF NOT EXISTS FOR (n:Turn) ON (n.perspective);
+CREATE INDEX dagmca_persona_name IF NOT EXISTS FOR (n:Persona) ON (n.name);
 CREATE (n:Node:Session {id: 'snap', session: 'snap', created_at: '2026-01-01T00:00:00.000+00:00', seq: 1, passage: 'power language harm law memory attention culture attention freedom trust memory attention fairness freedom meaning revenue fairness culture law risk language memory scale fairness fairness fairness constraint fairness freedom trust meaning fairness feedback risk culture attention constraint risk duty risk risk culture market fairness meaning constraint memory value market memory scale feedback meaning feedback trust market market language attention feedback', passage_sha256: '0000000000000000000000000000000000000000000000000000000000000000', title: 'synthetic', config: '{}', model: 'synthetic', status: 'done', problems: [], started_at: '2026-01-01T00:00:00.000+00:00', finished_at: '2026-01-01T00:00:00.000+00:00', llm_calls: 0, tokens: 0, cost_usd: 0.0, omitted_chars: 0, reasks: 0, dropped_tensions: 0, context_window_source: '', tokenizer: '', structured_output: '', passage_mode: 'whole'});
 CREATE (n:Node:Agent {id: 'snap/agent/L1N1', session: 'snap', created_at: '2026-01-01T00:00:00.000+00:00', seq: 2, name: 'L1N1', role: 'specialist', perspective: 'evidence', level: 1});
 CREATE (n:Node:Agent {id: 'snap/agent/L1N2', session: 'snap', created_at: '2026-01-01T00:00:00.000+00:00', seq: 3, name: 'L1N2', role: 'specialist', perspective: 'harm', level: 1});
