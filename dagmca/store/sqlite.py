@@ -12,6 +12,19 @@ from pathlib import Path
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 
+_EDGES = """
+CREATE TABLE IF NOT EXISTS edges (
+    source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
+    type TEXT NOT NULL,
+    key TEXT NOT NULL DEFAULT '',
+    session TEXT NOT NULL,
+    props TEXT NOT NULL DEFAULT '{}',
+    seq INTEGER NOT NULL,
+    PRIMARY KEY (source, target, type, key)
+);
+"""
+
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS nodes (
     id TEXT PRIMARY KEY,
@@ -25,17 +38,7 @@ CREATE TABLE IF NOT EXISTS nodes (
 CREATE INDEX IF NOT EXISTS nodes_session_kind ON nodes(session, kind, seq);
 -- seq indexes keep MAX(seq) + 1 (creation order on insert) logarithmic, not a scan.
 CREATE INDEX IF NOT EXISTS nodes_seq ON nodes(seq);
-CREATE TABLE IF NOT EXISTS edges (
-    source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-    target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-    type TEXT NOT NULL,
-    key TEXT NOT NULL DEFAULT '',
-    session TEXT NOT NULL,
-    props TEXT NOT NULL DEFAULT '{}',
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (source, target, type, key)
-);
-CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
+{edges}CREATE INDEX IF NOT EXISTS edges_session_type ON edges(session, type, seq);
 CREATE INDEX IF NOT EXISTS edges_target ON edges(target);
 CREATE INDEX IF NOT EXISTS edges_seq ON edges(seq);
 CREATE TABLE IF NOT EXISTS llm_calls (
@@ -52,30 +55,20 @@ CREATE TABLE IF NOT EXISTS llm_cache (
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '2');
-"""
+""".replace("{edges}", _EDGES)
 SCHEMA_VERSION = 2
 
 # Version 1 kept one edge per (source, target, type): the edges table gains its key.
 _MIGRATE_1_TO_2 = """
 ALTER TABLE edges RENAME TO edges_v1;
-CREATE TABLE edges (
-    source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-    target TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
-    type TEXT NOT NULL,
-    key TEXT NOT NULL DEFAULT '',
-    session TEXT NOT NULL,
-    props TEXT NOT NULL DEFAULT '{}',
-    seq INTEGER NOT NULL,
-    PRIMARY KEY (source, target, type, key)
-);
-INSERT INTO edges(source, target, type, key, session, props, seq)
+{edges}INSERT INTO edges(source, target, type, key, session, props, seq)
     SELECT source, target, type, '', session, props, seq FROM edges_v1;
 DROP TABLE edges_v1;
 DROP INDEX IF EXISTS edges_session_type;
 DROP INDEX IF EXISTS edges_target;
 DROP INDEX IF EXISTS edges_seq;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
-"""
+""".replace("{edges}", _EDGES)
 
 # `seq` (creation order) is given by the writer: an update keeps the first one.
 _UPSERT_NODE = """
@@ -90,14 +83,17 @@ NodeRow = tuple[str, str, str, str, str, str, int]
 EdgeRow = tuple[str, str, str, str, str, str, int]
 
 
+# One encoder for every row: `json.dumps` with options builds a new one a call.
+_encode = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def sqlite_node_row(n: NodeRecord, seq: int) -> NodeRow:
-    props = json.dumps(n.props, ensure_ascii=False, sort_keys=True)
-    return (n.id, n.session, n.kind.value, json.dumps(list(n.labels)), n.created_at, props, seq)
+    labels = _encode(list(n.labels)) if n.labels else "[]"
+    return (n.id, n.session, n.kind.value, labels, n.created_at, _encode(n.props), seq)
 
 
 def sqlite_edge_row(e: EdgeRecord, seq: int) -> EdgeRow:
-    props = json.dumps(e.props, ensure_ascii=False, sort_keys=True)
-    return (e.source, e.target, e.type.value, e.key, e.session, props, seq)
+    return (e.source, e.target, e.type.value, e.key, e.session, _encode(e.props), seq)
 
 
 class SQLiteStore(GraphStore):
