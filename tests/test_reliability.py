@@ -12,13 +12,15 @@ from typing import Any
 
 import pytest
 from openai import AsyncOpenAI
+from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
-from dagmca.llm.base import LLMError
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryPolicy
+from dagmca.models import CallRecord
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
@@ -226,15 +228,66 @@ def test_secrets_never_reach_logs_reports_store_or_exports(tmp_path: Path, bolt_
     assert exported.returncode == 0, exported.stderr
     from dagmca.store.neo4j import connect
 
-    with connect(target) as st:
+    # the call log and the response cache of a Neo4j store: beside it, in .dagmca/llm.db
+    sidecar = tmp_path / ".dagmca" / "llm.db"
+    with connect(target, llm_store=sidecar) as st:
         everything = json.dumps(
             [r.data() for r in st.run_query("MATCH (n) RETURN properties(n) AS p", {})], default=str
         )
-        errors = [c.error for c in st.calls("sec") if c.error]
+        calls = st.calls("sec")
+        errors = [c.error for c in calls if c.error]
     assert errors, "some calls failed, and their errors were recorded"
     texts = [proc.stdout, proc.stderr, exported.stdout, exported.stderr, everything]
+    texts += [json.dumps([c.model_dump() for c in calls]), sidecar.read_bytes().decode(errors="replace")]
     texts += [
         p.read_text(errors="replace") for p in tmp_path.rglob("*") if p.is_file() and p.suffix == ".json"
     ]
     for secret in (KEY, bolt_server.password):
         assert not any(secret in t for t in texts)
+
+
+RATE = "rate_limited"
+
+
+class CutThenFaulty(LLMClient):
+    """A first reply cut at its cap (met 1 retry on the way); the continuation either
+    meets 2 retries and answers, or fails after 3."""
+
+    def __init__(self, continuation_fails: bool) -> None:
+        self.model = "cut"
+        self.continuation_fails = continuation_fails
+        self.requests = 0
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        self.requests += 1
+        if self.requests == 1:
+            return Completion(
+                text="The first half of", finish_reason="length", retries=1, faults=["rate_limited"]
+            )
+        if self.continuation_fails:
+            raise LLMError("gave up", faults=["server_error"] * 3, retries=3)
+        return Completion(
+            text="the answer, whole.", finish_reason="stop", retries=2, faults=["timeout", "timeout"]
+        )
+
+
+@pytest.mark.parametrize("fails", [False, True])
+def test_the_retries_of_a_continuation_are_counted(fails: bool) -> None:
+    records: list[CallRecord] = []
+    llm = MeteredLLM(CutThenFaulty(fails), concurrency=1, record=records.append, continue_cut=True)
+    done = asyncio.run(
+        llm.complete([{"role": "user", "content": "q"}], max_tokens=8, meta=CallMeta(agent="a"))
+    )
+    assert llm.meter.retries == (4 if fails else 3) == records[-1].retries
+    assert done.text.endswith("[…]") == fails
+    assert llm.meter.faults["rate_limited"] == 1
+    assert llm.meter.faults["server_error" if fails else "timeout"] == (3 if fails else 2)

@@ -32,7 +32,10 @@ if TYPE_CHECKING:
 # What a comparison holds fixed so that only the protocol differs: no observers and
 # no branches (they would add calls that are not the protocol's), and no reads from
 # the response cache (an arm answered from it would show no cost and no time).
-ARM_SETTINGS: dict[str, Any] = {"monitor_every": "off", "max_branches": 0, "cache": False}
+# Arms are compared, so none may remember another: their agents start from zero.
+ARM_SETTINGS: dict[str, Any] = {
+    "monitor_every": "off", "max_branches": 0, "cache": False, "agent_memory": "session",
+}  # fmt: skip
 MAX_PEERS = 32
 
 

@@ -219,6 +219,7 @@ class MeteredLLM(LLMClient):
                 update={"text": result.text.rstrip() + " […]", "faults": [*result.faults, "cut_at_cap"]}
             )
         text, usage, finish, faults = result.text, result.usage, result.finish_reason, list(result.faults)
+        retries = result.retries
         if loop_reason(text) is None:
             cap = max(32, max_tokens // 2)
             follow: list[Message] = [
@@ -236,8 +237,11 @@ class MeteredLLM(LLMClient):
                 more = await self.inner.complete(
                     follow, max_tokens=cap, temperature=temperature, seed=seed, meta=meta
                 )
-            except LLMError:
+            except LLMError as exc:  # the reply stands, marked; what the try met is counted
                 more = None
+                retries, faults = retries + exc.retries, [*faults, *exc.faults]
+            if more is not None:
+                retries, faults = retries + more.retries, [*faults, *more.faults]
             rest = more.text.rstrip() if more is not None else ""
             if more is not None and rest.strip():
                 joiner = "" if text[-1:].isspace() or rest[:1].isspace() or rest[:1] in ",.;:" else " "
@@ -245,7 +249,7 @@ class MeteredLLM(LLMClient):
         if finish == "length":
             text, faults = text.rstrip() + " […]", [*faults, "cut_at_cap"]
         return result.model_copy(
-            update={"text": text, "usage": usage, "finish_reason": finish, "faults": faults}
+            update={"text": text, "usage": usage, "finish_reason": finish, "faults": faults, "retries": retries}
         )
 
     def _failed(self, meta: CallMeta, key: str, exc: LLMError) -> None:
