@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 from dagmca.llm.openai_backend import PROBE
+from dagmca.models import PERSONA_SESSION, NodeKind, PersonaNode, node_from_record
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
@@ -64,6 +65,20 @@ def preflight_keys(server: FaultServer) -> set[str]:
     return {k for k, body in server.bodies.items() if PROBE[0]["content"] in body["messages"][-1]["content"]}
 
 
+def learn_elsewhere(db: Path) -> None:
+    """Another session ends while this one is down: every persona it started from now
+    remembers other things. The resumed run must start from the memory it started with."""
+    with SQLiteStore(db) as st:
+        personas = [node_from_record(n) for n in st.nodes(PERSONA_SESSION, NodeKind.PERSONA)]
+        assert personas, "the killed run had created its personas"
+        for p in personas:
+            assert isinstance(p, PersonaNode)
+            p.kept = [f"A contribution of {p.perspective} to another passage entirely."]
+            p.record = {"gap": [9, 9], "assumption": [9, 0]}
+            p.sessions = [*p.sessions, "elsewhere"]
+        st.write([p.to_record() for p in personas])
+
+
 def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -102,6 +117,8 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
             db = tmp_path / f"killed-{point}.db"
             argv = ["run", str(passage), "--store", str(db), "--session", "k-run", *common]
             kill_after(argv, db, point, cwd=tmp_path, env=env)
+            if point == total // 2:
+                learn_elsewhere(db)
             finished = cached_keys(db)
             assert len(finished) >= point - 1
             before = Counter(server.served)

@@ -249,7 +249,13 @@ class MeteredLLM(LLMClient):
         if finish == "length":
             text, faults = text.rstrip() + " […]", [*faults, "cut_at_cap"]
         return result.model_copy(
-            update={"text": text, "usage": usage, "finish_reason": finish, "faults": faults, "retries": retries}
+            update={
+                "text": text,
+                "usage": usage,
+                "finish_reason": finish,
+                "faults": faults,
+                "retries": retries,
+            }
         )
 
     def _failed(self, meta: CallMeta, key: str, exc: LLMError) -> None:
