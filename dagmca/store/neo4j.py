@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import neo4j
 from neo4j import exceptions as neo4j_errors
@@ -18,60 +15,12 @@ from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import cypher
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
 
-BOLT_SCHEMES = ("bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc")
+__all__ = ["BOLT_SCHEMES", "BoltTarget", "Neo4jStore", "connect", "is_bolt_uri", "sidecar"]
 
 T = TypeVar("T")
 EdgeKey = tuple[str, str, EdgeType, str]  # source, target, type, key
-
-
-def is_bolt_uri(location: str) -> bool:
-    return location.split("://", 1)[0] in BOLT_SCHEMES and "://" in location
-
-
-@dataclass(frozen=True)
-class BoltTarget:
-    """Where and as whom to connect. `password` never reaches `location` or a message."""
-
-    uri: str
-    user: str
-    password: str | None
-    database: str | None
-
-    @property
-    def location(self) -> str:
-        return f"{self.uri}/{self.database}" if self.database else self.uri
-
-    def __repr__(self) -> str:  # keeps the password out of tracebacks and logs
-        return f"BoltTarget({self.location!r}, user={self.user!r})"
-
-    @classmethod
-    def parse(cls, location: str, env: dict[str, str] | None = None) -> BoltTarget:
-        """`scheme://[user[:password]@]host[:port][/database]`; NEO4J_USER,
-        NEO4J_PASSWORD and NEO4J_DATABASE fill what the URI leaves out."""
-        env = dict(os.environ) if env is None else env
-        parts = urlsplit(location)
-        if not parts.hostname:
-            raise UserError(f"bad Neo4j URI {cls._safe(location)}", "expected bolt://host:7687")
-        try:
-            port = parts.port
-        except ValueError:
-            raise UserError(
-                f"bad port in Neo4j URI {cls._safe(location)}", "expected bolt://host:7687"
-            ) from None
-        netloc = parts.hostname + (f":{port}" if port else "")
-        database = parts.path.strip("/") or env.get("NEO4J_DATABASE") or None
-        return cls(
-            uri=urlunsplit((parts.scheme, netloc, "", "", "")),
-            user=parts.username or env.get("NEO4J_USER") or "neo4j",
-            password=parts.password or env.get("NEO4J_PASSWORD") or None,
-            database=database,
-        )
-
-    @staticmethod
-    def _safe(location: str) -> str:
-        scheme, _, rest = location.partition("://")
-        return f"{scheme}://{rest.rsplit('@', 1)[-1]}"
 
 
 def _memory_llm_store() -> GraphStore:
