@@ -10,32 +10,30 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import out
-from dagmca.models import PERSONA_SESSION, NodeKind, NodeRecord
+from dagmca.debate.router import Record
+from dagmca.models import PERSONA_SESSION, NodeKind, NodeRecord, PersonaNode, node_from_record
 from dagmca.store import open_existing, resolve_store
 
 
 def agent_row(node: NodeRecord) -> dict[str, Any]:
-    """A persona as `agents --json` prints it."""
-    p = node.props
-    raw = p.get("record", "{}")
-    record: dict[str, list[int]] = json.loads(raw) if isinstance(raw, str) else {}
-    listed = p.get("sessions")
-    sessions = [str(s) for s in listed] if isinstance(listed, list) else []
+    """A persona as `agents --json` prints it; `rate` is the router's reading of a record."""
+    p = node_from_record(node)
+    assert isinstance(p, PersonaNode)
     return {
-        "id": node.id,
-        "name": p.get("name", ""),
-        "perspective": p.get("perspective", ""),
-        "sessions": len(sessions),
-        "session_ids": sessions,
-        "kept": p.get("kept_total", 0),
-        "latest_kept": p.get("kept", []),
+        "id": p.id,
+        "name": p.name,
+        "perspective": p.perspective,
+        "sessions": len(p.sessions),
+        "session_ids": p.sessions,
+        "kept": p.kept_total,
+        "latest_kept": p.kept,
         "record": {
-            category: {"trials": t, "successes": s, "rate": round((s + 1) / (t + 2), 3)}
-            for category, (t, s) in sorted(record.items())
+            category: {"trials": t, "successes": s, "rate": round(Record(t, s).rate, 3)}
+            for category, (t, s) in sorted(p.record.items())
         },
-        "trials": p.get("trials", 0),
-        "successes": p.get("successes", 0),
-        "updated_at": p.get("updated_at", ""),
+        "trials": p.trials,
+        "successes": p.successes,
+        "updated_at": p.updated_at,
     }
 
 

@@ -34,7 +34,7 @@ class GraphStore(ABC):
     @abstractmethod
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         """Upsert nodes (whole records: properties and labels replaced) and edges
-        (unique per source, target and type) in one transaction."""
+        (unique per source, target, type and key) in one transaction."""
 
     @abstractmethod
     def get_node(self, node_id: str) -> NodeRecord | None: ...

@@ -141,13 +141,18 @@ def create_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> str:
     return f"UNWIND $rows AS row CREATE (n:{NODE_LABEL}{labels}) SET n = row.props, n.seq = row.seq"
 
 
-def existing_edges(type_: EdgeType) -> str:
-    """Which rows {i, source, target, key} of `$rows` are stored already, by `i`."""
+def _match_edge(type_: EdgeType) -> str:
+    """The stored relationship `r` of each row {source, target, key}."""
     rel = EdgeType(type_).value
     return (
         f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}})-[r:{rel}]->(b:{NODE_LABEL}) "
-        "WHERE b.id = row.target AND coalesce(r.key, '') = row.key RETURN DISTINCT row.i AS i"
+        "WHERE b.id = row.target AND coalesce(r.key, '') = row.key "
     )
+
+
+def existing_edges(type_: EdgeType) -> str:
+    """Which rows {i, source, target, key} of `$rows` are stored already, by `i`."""
+    return _match_edge(type_) + "RETURN DISTINCT row.i AS i"
 
 
 def create_edges(type_: EdgeType) -> str:
@@ -164,12 +169,7 @@ def create_edges(type_: EdgeType) -> str:
 
 def update_edges(type_: EdgeType) -> str:
     """Rows {source, target, key, props} stored already: properties replaced, `seq` kept."""
-    rel = EdgeType(type_).value
-    return (
-        f"UNWIND $rows AS row MATCH (a:{NODE_LABEL} {{id: row.source}})-[r:{rel}]->(b:{NODE_LABEL}) "
-        "WHERE b.id = row.target AND coalesce(r.key, '') = row.key "
-        "WITH r, row, r.seq AS seq SET r = row.props SET r.seq = seq"
-    )
+    return _match_edge(type_) + "WITH r, row, r.seq AS seq SET r = row.props SET r.seq = seq"
 
 
 def get_node() -> str:

@@ -74,8 +74,3 @@ def edge_key(e: EdgeRecord) -> str:
     """An edge's networkx key: its type, and its own key when it has one (two observers'
     FLAGGED_AT between one tension and one turn are two edges)."""
     return f"{e.type.value}#{e.key}" if e.key else e.type.value
-
-
-def edge_type(g: Any, u: str, v: str, k: str) -> str:
-    """The relationship type of the edge (u, v, k) of a `build_graph` graph."""
-    return str(g.edges[u, v, k].get("type") or g.edges[u, v, k].get("relationship"))

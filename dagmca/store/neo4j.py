@@ -162,28 +162,28 @@ class Neo4jStore(GraphStore):
         careful: bool,
     ) -> list[str]:
         def work(tx: neo4j.ManagedTransaction) -> list[str]:
-            created = self._write_nodes(tx, node_rows, careful) if node_rows else []
-            mine = self._created.union(created)
+            created = set(self._write_nodes(tx, node_rows, careful) if node_rows else [])
             by_type: dict[EdgeType, list[tuple[EdgeKey, dict[str, Any]]]] = {}
             for key, row in edge_rows:
                 by_type.setdefault(key[2], []).append((key, row))
             for type_, rows in by_type.items():
-                self._write_edges(tx, type_, rows, mine)
-            return created
+                self._write_edges(tx, type_, rows, created)
+            return list(created)
 
         return self._call(lambda s: s.execute_write(work))
 
     def _write_nodes(
         self, tx: neo4j.ManagedTransaction, rows: list[tuple[NodeRecord, dict[str, Any]]], careful: bool
     ) -> list[str]:
-        unknown = [row["id"] for n, row in rows if n.id not in self._created]
-        stored = set(self._created)
+        # stored already: what this store created, and (careful) what a lookup finds
+        found: set[str] = set()
+        unknown = [n.id for n, _ in rows if n.id not in self._created]
         if careful and unknown:
-            stored |= {r["id"] for r in tx.run(cypher.existing_nodes(), ids=unknown)}
+            found = {r["id"] for r in tx.run(cypher.existing_nodes(), ids=unknown)}
         new: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
         old: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
         for n, row in rows:
-            group = old if n.id in stored else new
+            group = old if n.id in self._created or n.id in found else new
             group.setdefault((n.kind, tuple(sorted(n.labels))), []).append(row)
         for (kind, labels), batch in new.items():
             tx.run(cypher.create_nodes(kind, labels), rows=batch).consume()
@@ -197,12 +197,18 @@ class Neo4jStore(GraphStore):
         tx: neo4j.ManagedTransaction,
         type_: EdgeType,
         rows: list[tuple[EdgeKey, dict[str, Any]]],
-        mine: set[str],
+        created_now: set[str],
     ) -> None:
-        known = [row for key, row in rows if key in self._edges_known]
-        # from a node this store created, and not written by it: new
-        new = [row for key, row in rows if key not in self._edges_known and key[0] in mine]
-        unsure = [row for key, row in rows if key not in self._edges_known and key[0] not in mine]
+        known: list[dict[str, Any]] = []
+        new: list[dict[str, Any]] = []
+        unsure: list[dict[str, Any]] = []
+        for key, row in rows:
+            if key in self._edges_known:
+                known.append(row)
+            elif key[0] in self._created or key[0] in created_now:  # from a node this store made
+                new.append(row)
+            else:
+                unsure.append(row)
         if unsure:
             probe = [
                 {"i": i, "source": r["source"], "target": r["target"], "key": r["key"]}

@@ -59,14 +59,12 @@ INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '2');
 SCHEMA_VERSION = 2
 
 # Version 1 kept one edge per (source, target, type): the edges table gains its key.
+# (The old indexes went with edges_v1; SCHEMA makes them anew on the new table.)
 _MIGRATE_1_TO_2 = """
 ALTER TABLE edges RENAME TO edges_v1;
 {edges}INSERT INTO edges(source, target, type, key, session, props, seq)
     SELECT source, target, type, '', session, props, seq FROM edges_v1;
 DROP TABLE edges_v1;
-DROP INDEX IF EXISTS edges_session_type;
-DROP INDEX IF EXISTS edges_target;
-DROP INDEX IF EXISTS edges_seq;
 UPDATE meta SET value = '2' WHERE key = 'schema_version';
 """.replace("{edges}", _EDGES)
 
@@ -137,23 +135,21 @@ class SQLiteStore(GraphStore):
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
         if not nodes and not edges:
             return
-        cur = self._conn.cursor()
-        cur.execute("BEGIN IMMEDIATE")
         try:
-            # seq for new rows: one MAX() a table per write, not a subquery a row
-            if nodes:
-                base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM nodes").fetchone()[0]
-                cur.executemany(_UPSERT_NODE, [sqlite_node_row(n, base + i) for i, n in enumerate(nodes, 1)])
-            if edges:
-                base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM edges").fetchone()[0]
-                cur.executemany(_UPSERT_EDGE, [sqlite_edge_row(e, base + i) for i, e in enumerate(edges, 1)])
-        except sqlite3.IntegrityError as exc:
-            cur.execute("ROLLBACK")
+            with self._tx() as cur:
+                # seq for new rows: one MAX() a table per write, not a subquery a row
+                if nodes:
+                    base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM nodes").fetchone()[0]
+                    cur.executemany(
+                        _UPSERT_NODE, [sqlite_node_row(n, base + i) for i, n in enumerate(nodes, 1)]
+                    )
+                if edges:
+                    base = cur.execute("SELECT COALESCE(MAX(seq), 0) FROM edges").fetchone()[0]
+                    cur.executemany(
+                        _UPSERT_EDGE, [sqlite_edge_row(e, base + i) for i, e in enumerate(edges, 1)]
+                    )
+        except sqlite3.IntegrityError as exc:  # rolled back by _tx
             raise StoreError(f"write refused: {exc}") from exc
-        except BaseException:
-            cur.execute("ROLLBACK")
-            raise
-        cur.execute("COMMIT")
 
     def get_node(self, node_id: str) -> NodeRecord | None:
         row = self._conn.execute(
@@ -208,7 +204,7 @@ class SQLiteStore(GraphStore):
         cutoff = before or "9999"  # every ISO time sorts before it
         with self._tx() as cur:
             cache = cur.execute(
-                "DELETE FROM llm_cache WHERE created_at < ?", (_sqlite_time(cutoff),)
+                "DELETE FROM llm_cache WHERE created_at < ?", (_sqlite_time(before) if before else cutoff,)
             ).rowcount
             log = 0
             if calls:
@@ -254,8 +250,6 @@ def _edge(row: tuple[str, str, str, str, str]) -> EdgeRecord:
 def _sqlite_time(iso: str) -> str:
     """An ISO time in the form SQLite's own clock writes `llm_cache.created_at`
     (UTC, `Z`), so the two compare as text."""
-    if iso == "9999":
-        return iso
     when = datetime.fromisoformat(iso)
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)

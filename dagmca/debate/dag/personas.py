@@ -67,12 +67,7 @@ async def save(state: SessionState) -> None:
     if cfg.agent_memory != "store":
         return
     for perspective, mem in state.memory.items():
-        node = await stored_persona(state, perspective) or PersonaNode(
-            id=persona_id(perspective),
-            session=PERSONA_SESSION,
-            name=slug(perspective),
-            perspective=perspective,
-        )
+        node = await stored_persona(state, perspective) or new_persona(perspective)
         if state.session_id in node.sessions:
             continue
         record = {c: list(v) for c, v in node.record.items()}
