@@ -94,6 +94,13 @@ class SessionConfig(Strict):
     temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature")
     seed: int = Field(0, description="Seed for sampling")
     concurrency: int = Field(4, ge=1, le=64, description="LLM calls in flight at once, for the whole session")
+    # one limit for every request the process sends (a build's sessions share it)
+    rpm: float | None = Field(
+        None, gt=0, description="Requests per minute the endpoint allows; slowed further by 429s"
+    )
+    tpm: float | None = Field(
+        None, gt=0, description="Tokens per minute the endpoint allows (prompt + output)"
+    )
     # per call, per try
     request_timeout_s: float = Field(120.0, gt=0, description="Per-call timeout, seconds")
     # tries beyond the first

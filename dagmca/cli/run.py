@@ -94,6 +94,8 @@ def run(
     sampling: o.Sampling = None,
     local_model: o.LocalModel = None,
     concurrency: o.Concurrency = None,
+    rpm: o.Rpm = None,
+    tpm: o.Tpm = None,
     temperature: o.Temperature = None,
     seed: o.Seed = None,
     max_passage_bytes: o.MaxPassageBytes = None,

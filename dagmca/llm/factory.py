@@ -103,6 +103,8 @@ def open_backend(cfg: SessionConfig) -> Backend:
         return Backend(local, model, server, gguf)
 
     check_backend(cfg)
+    from dagmca.llm.limiter import RateLimiter
+
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
     api_key = os.environ.get("OPENAI_API_KEY")
     client = AsyncOpenAI(
@@ -115,6 +117,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
         seed=cfg.seed,
         reasoning_effort=cfg.reasoning_effort,
         sampling=cfg.sampling_params(),
+        limiter=RateLimiter(cfg.rpm, cfg.tpm),
     )
     return Backend(backend, cfg.model)
 

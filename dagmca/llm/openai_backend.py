@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from dagmca.errors import EndpointError
 from dagmca.llm import retry as r
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall, Text, Usage
+from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.retry import RetryableFault, RetryPolicy
 from dagmca.llm.structured import (
     IN_PROMPT,
@@ -76,8 +77,10 @@ class OpenAIBackend(LLMClient):
         structured: StructuredMode | None = None,
         reasoning_effort: str | None = None,
         sampling: dict[str, float] | None = None,
+        limiter: RateLimiter | None = None,
     ) -> None:
         self.client = client
+        self.limiter = limiter
         self.sampling = dict(sampling or {})
         self.model = model
         self.policy = policy or RetryPolicy()
@@ -264,12 +267,20 @@ class OpenAIBackend(LLMClient):
     async def _create(
         self, messages: list[Message], kwargs: dict[str, Any], trace: _Trace
     ) -> tuple[str, str, Usage]:
-        """One request, tried up to `policy.attempts` times on retryable faults."""
+        """One request, tried up to `policy.attempts` times on retryable faults; each try
+        waits for the rate limiter, when there is one."""
+        estimate = sum(len(m["content"]) for m in messages) // 4 + int(kwargs.get(self.token_param, 0))
         for attempt in range(1, self.policy.attempts + 1):
+            sent = await self.limiter.acquire(estimate) if self.limiter is not None else None
             try:
-                return await self._once(messages, kwargs)
+                done = await self._once(messages, kwargs)
+                if sent is not None and self.limiter is not None:
+                    self.limiter.settle(sent, done[2].total or estimate)
+                return done
             except (openai.APIError, RetryableFault, ValueError) as exc:
                 kind = r.classify(exc)
+                if kind == r.RATE_LIMITED and self.limiter is not None:
+                    self.limiter.rate_limited(r.retry_after(exc))
                 detail = self.redact(f"{type(exc).__name__}: {exc}")[:300]
                 if kind is None:
                     raise LLMError(detail, faults=trace.faults, retries=trace.retries, refused=True) from None
