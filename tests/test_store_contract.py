@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sqlite3
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -274,3 +276,46 @@ def test_a_version_1_sqlite_store_is_migrated_by_init(tmp_path: Path) -> None:
     )
     assert [e.props for e in store.edges("s")] == [{"observer": "skeptical"}, {"key": "x"}]
     store.close()
+
+
+def test_a_claim_is_one_workers_until_it_expires_or_is_released(backend: GraphStore) -> None:
+    assert backend.claim("passage-a", "w1", 60) == "w1"
+    assert backend.claim("passage-a", "w2", 60) == "w1", "another worker's live claim"
+    assert backend.claim("passage-a", "w1", 60) == "w1", "its own worker renews it"
+    assert backend.claim("passage-b", "w2", 60) == "w2", "claims are per key"
+    backend.release("passage-a", "w2")  # not w2's: nothing happens
+    assert backend.claim("passage-a", "w2", 60) == "w1"
+    backend.release("passage-a", "w1")
+    assert backend.claim("passage-a", "w2", 0.3) == "w2"
+    time.sleep(0.5)  # w2 stopped renewing: its claim expired
+    assert backend.claim("passage-a", "w3", 60) == "w3"
+    assert backend.claim("passage-a", "w4", 60) == "w3"
+    assert backend.claim("passage-a", "w4", 60, replacing="w3") == "w4", "a dead worker's claim is taken over"
+    assert all(n.kind is not NodeKind.SESSION for n in backend.sessions()), "claims are not graph nodes"
+
+
+def test_concurrent_claims_give_each_key_to_one_worker(backend: GraphStore, tmp_path: Path) -> None:
+    """Threads with a store each (as workers have) race for the same keys."""
+    location = backend.location
+    results: dict[str, list[str]] = {f"k{i}": [] for i in range(8)}
+    errors: list[BaseException] = []
+
+    def worker(name: str) -> None:
+        store = SQLiteStore(location) if isinstance(backend, SQLiteStore) else None
+        own = store or backend  # the Bolt driver is safe across threads
+        try:
+            for key in results:
+                if own.claim(key, name, 60) == name:
+                    results[key].append(name)
+        except BaseException as exc:
+            errors.append(exc)
+        if store is not None:
+            store.close()
+
+    threads = [threading.Thread(target=worker, args=(f"w{i}",)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    assert all(len(winners) == 1 for winners in results.values()), results

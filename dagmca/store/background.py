@@ -130,6 +130,12 @@ class BackgroundStore(GraphStore):
     def cache_get(self, key: str) -> str | None:
         return self._read(lambda s: s.cache_get(key))
 
+    def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
+        return self._read(lambda s: s.claim(key, worker, ttl_s, replacing=replacing))
+
+    def release(self, key: str, worker: str) -> None:
+        self._enqueue(lambda s: s.release(key, worker))
+
     def get_node(self, node_id: str) -> NodeRecord | None:
         return self._read(lambda s: s.get_node(node_id))
 

@@ -71,6 +71,18 @@ class GraphStore(ABC):
         """Remove cached responses stored before `before` (an ISO time; None: all) and,
         with `calls`, call records made before it. Returns (responses, calls) removed."""
 
+    # -- coordination between build workers (DESIGN §11) --
+    @abstractmethod
+    def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
+        """Take (or renew) the claim `key` for `worker` for `ttl_s` seconds, in one
+        transaction, and return who holds it then: `worker` when it is the worker's now,
+        another worker while that one's claim has not expired — unless that worker is
+        `replacing` (known to be dead), whose claim is taken over."""
+
+    @abstractmethod
+    def release(self, key: str, worker: str) -> None:
+        """Give up the worker's claim `key` (nothing when it is not the worker's)."""
+
     @abstractmethod
     def close(self) -> None: ...
 

@@ -63,8 +63,15 @@ def check_graph(g: Any) -> list[str]:
     kinds = {k.value for k in NodeKind}
     types = {t.value for t in EdgeType}
 
+    # The nodes of other sessions an edge reaches (another passage's session, whose
+    # stub this one answered; the personas) are held to their own session's check.
+    own_session = g.graph.get("session")
+
+    def own(d: dict[str, Any]) -> bool:
+        return own_session is None or d.get("session") == own_session
+
     def of_kind(kind: NodeKind) -> list[str]:
-        return [n for n, d in g.nodes(data=True) if d.get("kind") == kind.value]
+        return [n for n, d in g.nodes(data=True) if d.get("kind") == kind.value and own(d)]
 
     for n, d in g.nodes(data=True):
         if d.get("kind") not in kinds:
@@ -117,6 +124,8 @@ def check_graph(g: Any) -> list[str]:
             problems.append(f"synthesis {s} has fewer than two parents")
 
     for n, d in g.nodes(data=True):
+        if not own(d):
+            continue
         labels = d.get("labels") or []
         is_stub = STUB_LABEL in labels or (
             d.get("kind") == NodeKind.TENSION.value and d.get("status") == "stub"

@@ -22,6 +22,10 @@ NODE_LABEL = "Node"
 LEGACY_CALL_LABEL = "LLMCall"
 LEGACY_CACHE_LABEL = "LLMCache"
 ID_CONSTRAINT = "dagmca_node_id"
+# Build workers' claims on passages: not part of the graph (no `Node` label), and gone
+# once the passage is done.
+CLAIM_LABEL = "BuildClaim"
+CLAIM_CONSTRAINT = "dagmca_claim_key"
 FULLTEXT_INDEX = "dagmca_text"
 # Properties the store itself owns on every node, beside the record's own props.
 NODE_KEYS = ("id", "session", "created_at", "seq")
@@ -62,6 +66,11 @@ def schema_statements() -> list[str]:
     return stmts
 
 
+def claim_constraint() -> str:
+    """One claim per key (the store's, for build workers; not part of an exported graph)."""
+    return f"CREATE CONSTRAINT {CLAIM_CONSTRAINT} IF NOT EXISTS FOR (c:{CLAIM_LABEL}) REQUIRE c.key IS UNIQUE"
+
+
 def fulltext_index() -> str:
     """The full-text index over the texts (Neo4j 5; not every Bolt server has them)."""
     labels = "|".join(k.value for k in _FULLTEXT_KINDS)
@@ -82,6 +91,28 @@ def prune_legacy(label: str, stamp: str) -> str:
         f"MATCH (c:{label}) WHERE $before IS NULL OR toString(c.{stamp}) < $before "
         "WITH c LIMIT 10000 DETACH DELETE c RETURN count(*) AS removed"
     )
+
+
+def lock_claim() -> str:
+    """The claim `$key`, made if new (as `$worker`'s until `$expires`), write-locked
+    before it is read, so two workers cannot both see it free (Neo4j's lost-update rule)."""
+    return (
+        f"MERGE (c:{CLAIM_LABEL} {{key: $key}}) "
+        "ON CREATE SET c.worker = $worker, c.expires = $expires "
+        "SET c.locked = true RETURN c.worker AS worker, c.expires AS expires"
+    )
+
+
+def set_claim() -> str:
+    return (
+        f"MATCH (c:{CLAIM_LABEL} {{key: $key}}) "
+        "SET c.worker = coalesce($worker, c.worker), c.expires = coalesce($expires, c.expires) "
+        "REMOVE c.locked"
+    )
+
+
+def release_claim() -> str:
+    return f"MATCH (c:{CLAIM_LABEL} {{key: $key, worker: $worker}}) DELETE c"
 
 
 def ping() -> str:

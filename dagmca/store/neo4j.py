@@ -103,7 +103,7 @@ class Neo4jStore(GraphStore):
         self._call(lambda s: s.run(cypher.ping()).consume())
 
     def init_schema(self) -> None:
-        for stmt in cypher.schema_statements():
+        for stmt in [*cypher.schema_statements(), cypher.claim_constraint()]:
             self._call(lambda s, q=stmt: s.run(q).consume())  # type: ignore[misc]
         self.schema_notes = []
         try:
@@ -287,6 +287,28 @@ class Neo4jStore(GraphStore):
                 else:
                     log += removed
         return cache, log
+
+    def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
+        now = time.time()
+
+        def work(tx: neo4j.ManagedTransaction) -> str:
+            row = tx.run(cypher.lock_claim(), key=key, worker=worker, expires=now + ttl_s).single(strict=True)
+            mine = row["worker"] in (worker, replacing) or float(row["expires"]) <= now
+            taken = {"worker": worker, "expires": now + ttl_s} if mine else {"worker": None, "expires": None}
+            tx.run(cypher.set_claim(), key=key, **taken).consume()
+            return worker if mine else str(row["worker"])
+
+        for _ in range(3):
+            try:
+                return self._call(lambda s: s.execute_write(work))
+            except neo4j_errors.ConstraintError:
+                # another worker created the claim in the same instant (servers that do
+                # not serialise MERGE on a unique key): it exists now, so ask again
+                continue
+        return ""  # still contended: not this worker's
+
+    def release(self, key: str, worker: str) -> None:
+        self._write_one(cypher.release_claim(), {"key": key, "worker": worker})
 
     def delete_session(self, session: str) -> None:
         self._write_one(cypher.delete_session(), {"session": session})

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -54,6 +55,7 @@ CREATE TABLE IF NOT EXISTS llm_cache (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
 );
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS claims (key TEXT PRIMARY KEY, worker TEXT NOT NULL, expires REAL NOT NULL);
 INSERT OR IGNORE INTO meta(key, value) VALUES ('schema_version', '2');
 """.replace("{edges}", _EDGES)
 SCHEMA_VERSION = 2
@@ -212,6 +214,23 @@ class SQLiteStore(GraphStore):
                     "DELETE FROM llm_calls WHERE json_extract(record, '$.at') < ?", (cutoff,)
                 ).rowcount
         return cache, log
+
+    def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
+        now = time.time()
+        with self._tx() as cur:  # BEGIN IMMEDIATE: one writer at a time, across processes
+            row = cur.execute("SELECT worker, expires FROM claims WHERE key = ?", (key,)).fetchone()
+            if row is not None and row[0] not in (worker, replacing) and row[1] > now:
+                return str(row[0])
+            cur.execute(
+                "INSERT INTO claims(key, worker, expires) VALUES (?, ?, ?) "
+                "ON CONFLICT(key) DO UPDATE SET worker = excluded.worker, expires = excluded.expires",
+                (key, worker, now + ttl_s),
+            )
+        return worker
+
+    def release(self, key: str, worker: str) -> None:
+        with self._tx() as cur:
+            cur.execute("DELETE FROM claims WHERE key = ? AND worker = ?", (key, worker))
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Cursor]:
