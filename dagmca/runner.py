@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
@@ -25,10 +26,10 @@ from dagmca.errors import EndpointError, Interrupted, UserError
 from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.metered import Budget as Spend
-from dagmca.llm.metered import Meter, MeteredLLM
+from dagmca.llm.metered import Meter, MeteredLLM, Pool
 from dagmca.llm.prices import resolve_prices
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models import NodeRecord
+from dagmca.models import GraphNode, NodeRecord
 from dagmca.prompts.budget import Budget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus
@@ -41,6 +42,16 @@ from dagmca.store.neo4j import is_bolt_uri
 T = TypeVar("T")
 Earlier = Literal["replay", "charge"] | None
 Work = Callable[[SessionState, str], Awaitable[T]]
+
+
+@dataclass
+class Shared:
+    """What the sessions of a build share: one store thread, one concurrency limit, one
+    spend against the build's budgets (the rate limiter is the backend's)."""
+
+    store: BackgroundStore
+    gate: asyncio.Semaphore
+    pool: Pool
 
 
 class Display(EventSink, Protocol):
@@ -62,13 +73,16 @@ async def open_state(
     embedder: Embedder,
     events: EventSink | None = None,
     earlier: Earlier = None,
+    shared: Shared | None = None,
 ) -> AsyncIterator[SessionState]:
     """The state of one session around `client`, after a pre-flight call: a down
     endpoint fails here, before any cost. `earlier`: what the session's earlier runs
     spent counts against its budgets — charged as their calls are replayed (resume) or
     all at once (revisit). On the way out every queued write reaches the store before
-    the store's thread stops."""
-    background = BackgroundStore(store)
+    the store's thread stops. `shared`: what this session shares with the others of a
+    build (the store's thread, the concurrency limit, the build's spend), which it then
+    neither owns nor closes."""
+    background = shared.store if shared is not None else BackgroundStore(store)
     llm = MeteredLLM(
         client,
         concurrency=cfg.concurrency,
@@ -82,6 +96,8 @@ async def open_state(
         session=session_id,
         down_after=cfg.endpoint_down_after,
         continue_cut=cfg.llm != "local",
+        gate=shared.gate if shared is not None else None,
+        pool=shared.pool if shared is not None else None,
     )
     try:
         if earlier is not None:
@@ -113,8 +129,9 @@ async def open_state(
         try:
             await background.flush()
         finally:
-            background.close()
-            await llm.aclose()
+            if shared is None:
+                background.close()
+                await llm.aclose()
 
 
 def execute(
@@ -189,9 +206,11 @@ async def run_and_report(state: SessionState, *, title: str, model: str, out_dir
         state.events = live.inner
 
 
-async def revisit_and_report(state: SessionState, *, context: str, out_dir: Path) -> RevisitResult:
+async def revisit_and_report(
+    state: SessionState, *, context: str, out_dir: Path, against: GraphNode | None = None
+) -> RevisitResult:
     try:
-        return await revisit_session(state, context=context)
+        return await revisit_session(state, context=context, against=against)
     finally:
         writers.write_session(state, out_dir)
 

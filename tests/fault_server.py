@@ -136,8 +136,13 @@ class FaultServer:
     # what a plain reply says (default: 14 words); what is done with every chat request
     text_reply: Callable[[dict[str, Any]], str] | None = None
     on_request: Callable[[dict[str, Any]], None] | None = None
+    # an endpoint's rate limit: a chat request beyond `rpm_limit` in the last 60 s gets a
+    # 429 (with Retry-After), as a real endpoint answers
+    rpm_limit: int | None = None
     # counters
     requests: int = 0
+    arrivals: list[float] = field(default_factory=list)  # monotonic time of each chat request
+    over_limit: int = 0  # requests refused for the rate limit
     injected: Counter[str] = field(default_factory=Counter)
     served: Counter[str] = field(default_factory=Counter)  # healthy replies per request key
     authorizations: set[str] = field(default_factory=set)
@@ -192,7 +197,14 @@ class FaultServer:
                 with server._lock:
                     server.requests += 1
                     server.authorizations.add(auth)
+                    now = time.monotonic()
+                    limited = server.rpm_limit is not None and (
+                        sum(1 for t in server.arrivals if t > now - 60) >= server.rpm_limit
+                    )
+                    server.arrivals.append(now)
+                    server.over_limit += limited
                     fault = next((f for f in FAULTS if rng.random() < server.rates.get(f, 0.0)), None)
+                    fault = "rate_limit" if limited else fault
                     if fault is not None:
                         server.injected[fault] += 1
                 if server.latency_s:

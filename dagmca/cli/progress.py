@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter, deque
+from typing import TYPE_CHECKING
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -29,6 +30,9 @@ from dagmca.debate.events import (
 )
 from dagmca.llm.metered import Meter
 from dagmca.text import one_line
+
+if TYPE_CHECKING:
+    from dagmca.corpus.build import Build
 
 
 def _short(node_id: str) -> str:
@@ -132,3 +136,60 @@ class LiveProgress:
             grid.add_row("branch progress", "  ".join(f"{b}: {r}" for b, r in recent))
         log = Text("\n".join(self.log), style="dim", overflow="ellipsis", no_wrap=True)
         return Group(Text("dagmca run", style="bold"), grid, log)
+
+
+OTHER_STATES = ("failed", "skipped", "claimed by another worker")
+
+
+class BuildProgress:
+    """The live view of a build: passages done, running and left; calls, tokens and
+    cost over every session; the rate limiter's current rate; an ETA; and what each
+    running passage is doing."""
+
+    def __init__(self, console: Console, job: Build) -> None:
+        self.job = job
+        self.started = time.monotonic()
+        self._live = Live(console=console, refresh_per_second=2, transient=True, get_renderable=self.render)
+
+    def start(self) -> None:
+        self._live.start()
+
+    def stop(self) -> None:
+        self._live.stop()
+
+    def render(self) -> Group:
+        job = self.job
+        states = Counter(o.status for o in job.outcomes.values())
+        meters = job.meters()
+        done = states["done"] + states["finished earlier"]
+        active = states["running"] + states["linking"]
+        grid = Table.grid(padding=(0, 2))
+        grid.add_column(style="bold cyan")
+        grid.add_column()
+        grid.add_row(
+            "passages",
+            f"{done} done, {active} running, {states['waiting']} left"
+            + "".join(
+                f", {states[k]} {k}" for k in ("failed", "skipped", "claimed by another worker") if states[k]
+            ),
+        )
+        hits = sum(m.meter.cache_hits for m in meters)
+        grid.add_row("LLM calls", f"{sum(m.meter.calls for m in meters)} ({hits} from the cache)")
+        grid.add_row("tokens", f"{sum(m.meter.usage.total for m in meters):,}")
+        grid.add_row("cost", f"${sum(m.meter.cost_usd for m in meters):.4f}")
+        limiter = job.limiter
+        if limiter is not None and limiter.limited:
+            rate = f"{limiter.rate:.0f}/min aimed at" if limiter.rate else "unlimited"
+            grid.add_row("rate", f"{limiter.per_minute()} requests in the last minute; {rate}; "
+                         f"{limiter.throttled} rate-limited replies")  # fmt: skip
+        eta = job.eta_s()
+        grid.add_row(
+            "elapsed", f"{time.monotonic() - self.started:.0f}s" + (f", about {eta:.0f}s left" if eta else "")
+        )
+        lines = [
+            f"{o.passage.id}: {o.status} {o.phase} ({o.turns} turns)"
+            for o in job.outcomes.values()
+            if o.status in ("running", "linking")
+        ]
+        log = Text("\n".join(lines[-8:]), style="dim", overflow="ellipsis", no_wrap=True)
+        return Group(Text("dagmca build", style="bold"), grid, log)

@@ -19,6 +19,7 @@ from dagmca.models import (
     DebateOrigin,
     EdgeType,
     FinalNode,
+    GraphNode,
     SectionNode,
     SessionNode,
     TensionStatus,
@@ -171,10 +172,16 @@ class RevisitResult:
     final: FinalNode | None
 
 
-async def revisit_session(state: SessionState, *, context: str) -> RevisitResult:
+async def revisit_session(
+    state: SessionState, *, context: str, against: GraphNode | None = None
+) -> RevisitResult:
     """Later, with new context (a new passage, or the session's own final answer):
     check the session's open stubs against it, explore the relevant ones as revisit
-    branches in the same DAG, and integrate again (DESIGN §1, `dagmca revisit`)."""
+    branches in the same DAG, and integrate again (DESIGN §1, `dagmca revisit`).
+    `against`: the node the checks name (and that supersedes what it answers) — by
+    default the session's final; in a build, another session's node. Checks an earlier
+    run made against that same node are made again (answered from the cache), not
+    added twice."""
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -188,9 +195,13 @@ async def revisit_session(state: SessionState, *, context: str) -> RevisitResult
     state.final = final
     main = state.debates[f"{state.session_id}/main"]
     explorer = Explorer(state)
+    by = against or final or session
+    if against is not None:
+        for tension in state.tensions.values():
+            tension.revisit_checks = [c for c in tension.revisit_checks if c.after != against.id]
     before = {t.id: t.status for t in state.open_stubs()}
     state.set_phase("revisiting stubs")
-    await explorer.revisit(final or session, context)
+    await explorer.revisit(by, context)
     superseded = [i for i in before if state.tensions[i].status is TensionStatus.SUPERSEDED]
     explored = [d for d in state.outcomes if state.debates[d].origin is DebateOrigin.REVISIT]
     if explored or superseded or final is None:

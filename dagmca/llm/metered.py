@@ -25,6 +25,28 @@ class Budget:
     max_cost_usd: float | None = None
 
 
+@dataclass
+class Pool:
+    """What every session of a build spent together: the same budgets bound the whole
+    build as well as each session."""
+
+    budget: Budget
+    calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+    def over(self, reserve_calls: int) -> bool:
+        b = self.budget
+        each_tokens, each_cost = (
+            (self.tokens / self.calls, self.cost_usd / self.calls) if self.calls else (0, 0)
+        )
+        return (
+            (b.max_calls is not None and self.calls + reserve_calls >= b.max_calls)
+            or (b.max_tokens is not None and self.tokens + reserve_calls * each_tokens >= b.max_tokens)
+            or (b.max_cost_usd is not None and self.cost_usd + reserve_calls * each_cost >= b.max_cost_usd)
+        )
+
+
 PREFLIGHT = "pre-flight"  # the agent of the calls that negotiate with the endpoint
 
 
@@ -86,10 +108,14 @@ class MeteredLLM(LLMClient):
         session: str = "",
         down_after: int = 8,
         continue_cut: bool = True,
+        gate: asyncio.Semaphore | None = None,
+        pool: Pool | None = None,
     ) -> None:
         self.inner = inner
         self.model = inner.model
-        self._sem = asyncio.Semaphore(concurrency)
+        # `gate`: a semaphore shared with other sessions (a build's one concurrency limit)
+        self._sem = gate or asyncio.Semaphore(concurrency)
+        self.pool = pool
         self.budget = budget or Budget()
         self.prices = prices or Prices()
         self.cache = cache
@@ -134,6 +160,7 @@ class MeteredLLM(LLMClient):
             or (b.max_tokens is not None and tokens + reserve_calls * tokens_each >= b.max_tokens)
             or (b.max_cost_usd is not None and cost + reserve_calls * cost_each >= b.max_cost_usd)
         )
+        over = over or (self.pool is not None and self.pool.over(reserve_calls))
         self.budget_hit = self.budget_hit or over
         return over
 
@@ -194,6 +221,10 @@ class MeteredLLM(LLMClient):
         m.repairs += int(result.repaired)
         m.retries += result.retries
         m.faults.update(result.faults)
+        if self.pool is not None:
+            self.pool.calls += 1
+            self.pool.tokens += result.usage.total
+            self.pool.cost_usd += self.prices.cost(result.usage)
         if self.cache is not None:
             self.cache.cache_put(key, self.model, encode(result))
         self._record(meta, key, result)

@@ -79,6 +79,10 @@ class SessionNode(GraphNode):
     strategy: str | None = None
     router: str | None = None
     seed: int | None = None
+    # in a build: where the passage came from, and when the store's earlier open stubs
+    # were judged against it (so a rerun knows the passage is finished)
+    source: str | None = None
+    linked_at: str | None = None
     # degraded: it ran to the end, but a whole function failed (every flag, say): `problems` says which
     status: Literal["running", "done", "degraded", "failed", "interrupted", "budget_exhausted"] = "running"
     problems: list[str] = Field(default_factory=list)

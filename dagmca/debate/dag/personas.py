@@ -17,6 +17,7 @@ from dagmca.debate.contexts import persona_id, slug
 from dagmca.debate.router import Record
 from dagmca.debate.state import Memory, SessionState
 from dagmca.models import PERSONA_SESSION, PersonaNode, SessionNode, node_from_record, utcnow
+from dagmca.store.base import GraphStore
 
 
 def new_persona(perspective: str) -> PersonaNode:
@@ -62,29 +63,42 @@ async def load(state: SessionState, session: SessionNode, earlier: dict[str, Any
 
 async def save(state: SessionState) -> None:
     """Add what this session learned to each persona, once: its sessions gain this one,
-    its record this session's trials, its kept contributions the session's latest."""
+    its record this session's trials, its kept contributions the session's latest.
+    Each persona is read and written in one step on the store's thread, so sessions
+    ending together in one build do not overwrite each other's additions."""
     cfg = state.config
     if cfg.agent_memory != "store":
         return
     for perspective, mem in state.memory.items():
-        node = await stored_persona(state, perspective) or new_persona(perspective)
-        if state.session_id in node.sessions:
-            continue
-        record = {c: list(v) for c, v in node.record.items()}
         before = mem.get("record", {})
+        learned: dict[str, list[int]] = {}
         for category, agents in state.router.history.items():
             now = agents.get(perspective)
-            if now is None:
-                continue
-            base = before.get(category, [0, 0])
-            total = record.setdefault(category, [0, 0])
-            total[0] += now.trials - base[0]
-            total[1] += now.successes - base[1]
-        node.record = {c: record[c] for c in sorted(record) if record[c][0]}
-        node.trials = sum(t for t, _ in node.record.values())
-        node.successes = sum(s for _, s in node.record.values())
-        node.sessions = [*node.sessions, state.session_id]
-        node.kept = state.contexts.kept(perspective) or node.kept
-        node.kept_total += state.contexts.survivals[perspective]
-        node.updated_at = utcnow()
-        state.store.write([node.to_record()])
+            if now is not None:
+                base = before.get(category, [0, 0])
+                learned[category] = [now.trials - base[0], now.successes - base[1]]
+        kept = state.contexts.kept(perspective)
+        survivals = state.contexts.survivals[perspective]
+
+        def apply(store: GraphStore, perspective: str = perspective, learned: dict[str, list[int]] = learned,
+                  kept: list[str] = kept, survivals: int = survivals) -> None:  # fmt: skip
+            record = store.get_node(persona_id(perspective))
+            stored = node_from_record(record) if record is not None else None
+            node = stored if isinstance(stored, PersonaNode) else new_persona(perspective)
+            if state.session_id in node.sessions:
+                return
+            totals = {c: list(v) for c, v in node.record.items()}
+            for category, (trials, successes) in learned.items():
+                total = totals.setdefault(category, [0, 0])
+                total[0] += trials
+                total[1] += successes
+            node.record = {c: totals[c] for c in sorted(totals) if totals[c][0]}
+            node.trials = sum(t for t, _ in node.record.values())
+            node.successes = sum(s for _, s in node.record.values())
+            node.sessions = [*node.sessions, state.session_id]
+            node.kept = kept or node.kept
+            node.kept_total += survivals
+            node.updated_at = utcnow()
+            store.write([node.to_record()])
+
+        await state.store.aread(apply)

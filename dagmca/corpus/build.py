@@ -1,0 +1,286 @@
+"""`dagmca build`: one session per passage, into one store (DESIGN §11).
+
+Sessions run in parallel (`parallel` at a time) on one event loop, sharing the
+backend (and so its rate limiter), the embedder, the store's thread, the concurrency
+limit and the build's spend. After each passage's session, in passage order, the open
+stubs of the store's earlier sessions are judged against it (`link`). A passage is
+finished when its session ended and it was linked (`linked_at` on its Session node):
+a rerun skips it without a call, resumes an unfinished one from the cache, starts the
+rest.
+
+Workers on other processes or machines can share the store: a passage is claimed in
+one transaction before it runs (renewed while it runs, expiring when its worker
+dies), and so is the right to link, so that two workers never change one session at
+once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dagmca.config import SessionConfig
+from dagmca.corpus.link import LINK_CLAIM, Link, link_passage
+from dagmca.corpus.sources import Passage
+from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
+from dagmca.llm.base import LLMClient
+from dagmca.llm.limiter import RateLimiter
+from dagmca.llm.metered import Budget, MeteredLLM, Pool
+from dagmca.runner import Shared, open_state, run_and_report, stored_config
+from dagmca.similarity import Embedder
+from dagmca.store.background import BackgroundStore
+from dagmca.store.base import GraphStore
+
+CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
+RENEW_S = 30.0
+FINISHED = frozenset({"done", "degraded", "budget_exhausted"})
+
+
+def worker_id() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
+def is_dead(worker: str) -> bool:
+    """A worker of this machine whose process is gone (killed, say): its claims need not
+    wait out their expiry. A worker elsewhere cannot be seen: its claims expire."""
+    host, _, rest = worker.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+@dataclass
+class Outcome:
+    """What became of one passage in this build."""
+
+    passage: Passage
+    # waiting, running, linking, then: done (this worker ran it), finished earlier,
+    # claimed by another worker, failed, skipped
+    status: str = "waiting"
+    detail: str = ""  # the session's own status, or why it was skipped or failed
+    phase: str = ""
+    turns: int = 0
+    ran: bool = False  # this worker ran (or resumed) its session
+    meters: list[MeteredLLM] = field(default_factory=list)
+    started: float | None = None
+    ended: float | None = None
+
+    @property
+    def calls(self) -> int:
+        return sum(m.meter.calls for m in self.meters)
+
+    @property
+    def cost_usd(self) -> float:
+        return sum(m.meter.cost_usd for m in self.meters)
+
+
+class PassageEvents:
+    """A session's events, as far as the build's display shows them."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, PhaseChanged):
+            self.outcome.phase = event.phase
+        elif isinstance(event, TurnRecorded):
+            self.outcome.turns += 1
+
+
+class Build:
+    def __init__(
+        self,
+        cfg: SessionConfig,
+        store: GraphStore,
+        passages: list[Passage],
+        *,
+        reports: Callable[[str], Path],
+        parallel: int = 1,
+        cross_revisits: int = 3,
+        worker: str | None = None,
+    ) -> None:
+        self.cfg = cfg
+        self.store = store
+        self.passages = passages
+        self.reports = reports
+        self.parallel = parallel
+        self.cross_revisits = cross_revisits
+        self.worker = worker or worker_id()
+        self.outcomes = {p.id: Outcome(p) for p in passages}
+        self.links: list[Link] = []
+        self.checked = 0  # earlier sessions' open stubs judged against a new passage
+        self.limiter: RateLimiter | None = None
+        self.started = time.monotonic()
+
+    # -- before any call ---------------------------------------------------------------
+    def plan(self) -> list[Passage]:
+        """The passages that need work; the others' outcomes say why not."""
+        todo: list[Passage] = []
+        for p in self.passages:
+            node = self.store.get_node(p.id)
+            outcome = self.outcomes[p.id]
+            if node is None:
+                todo.append(p)
+            elif node.props.get("passage_sha256") != p.sha256:
+                outcome.status = "skipped"
+                outcome.detail = f"session {p.id} in the store debates another text"
+            elif node.props.get("status") in FINISHED and node.props.get("linked_at"):
+                outcome.status = "finished earlier"
+                outcome.detail = str(node.props.get("status"))
+            else:
+                todo.append(p)
+        return todo
+
+    # -- the run -----------------------------------------------------------------------
+    async def run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
+        self.limiter = getattr(client, "limiter", None)
+        background = BackgroundStore(self.store)
+        shared = Shared(
+            background,
+            asyncio.Semaphore(self.cfg.concurrency),
+            Pool(Budget(self.cfg.max_llm_calls, self.cfg.max_tokens, self.cfg.max_cost_usd)),
+        )
+        slots = asyncio.Semaphore(self.parallel)
+        tasks = {
+            p.id: asyncio.create_task(self._session(p, shared, slots, client, embedder), name=p.id)
+            for p in todo
+        }
+        try:
+            for p in todo:  # linked in passage order, each after the passages before it
+                await tasks[p.id]
+                if self.outcomes[p.id].status == "linking":
+                    await self._link(p, shared, client, embedder)
+        finally:
+            for task in tasks.values():
+                task.cancel()
+            await asyncio.gather(*tasks.values(), return_exceptions=True)
+            try:
+                await background.flush()
+            finally:
+                background.close()
+                await client.aclose()
+
+    async def _session(
+        self,
+        p: Passage,
+        shared: Shared,
+        slots: asyncio.Semaphore,
+        client: LLMClient,
+        embedder: Embedder,
+    ) -> None:
+        outcome = self.outcomes[p.id]
+        async with slots:
+            store = shared.store
+            if not await self._claim(store, p.id):
+                outcome.status, outcome.detail = "claimed by another worker", ""
+                return
+            renew = asyncio.create_task(self._renew(shared.store, p.id))
+            try:
+                node = await store.aread(lambda s: s.get_node(p.id))
+                if node is not None and node.props.get("linked_at"):  # by another worker meanwhile
+                    outcome.status, outcome.detail = "finished earlier", str(node.props.get("status"))
+                    await self._release(store, p.id)
+                    return
+                if node is not None and node.props.get("status") in FINISHED:
+                    # ended meanwhile (another worker), or earlier and not yet linked
+                    outcome.status, outcome.detail = "linking", str(node.props.get("status"))
+                    return
+                cfg = stored_config(node) if node is not None else self.cfg
+                outcome.status, outcome.ran, outcome.started = "running", True, time.monotonic()
+                async with open_state(
+                    cfg,
+                    self.store,
+                    client=client,
+                    session_id=p.id,
+                    passage=p.text,
+                    embedder=embedder,
+                    events=PassageEvents(outcome),
+                    earlier="replay" if node is not None else None,
+                    shared=shared,
+                ) as state:
+                    outcome.meters.append(state.llm)
+                    result = await run_and_report(
+                        state, title=p.title, model=client.model, out_dir=self.reports(p.id)
+                    )
+                status = result.session.status
+                outcome.status = "linking" if status in FINISHED else "failed"
+                outcome.detail = status
+            except BaseException:
+                outcome.status = "failed"
+                await self._release(shared.store, p.id)
+                raise
+            finally:
+                renew.cancel()
+                outcome.ended = time.monotonic()
+            if outcome.status == "failed":
+                await self._release(shared.store, p.id)
+
+    async def _link(self, p: Passage, shared: Shared, client: LLMClient, embedder: Embedder) -> None:
+        outcome = self.outcomes[p.id]
+        store = shared.store
+        while not await self._claim(store, LINK_CLAIM):
+            await asyncio.sleep(1.0)  # another worker is linking its passage
+        renew = asyncio.create_task(self._renew(store, LINK_CLAIM))
+        try:
+            later = {q.id for q in self.passages[self.passages.index(p) + 1 :]}
+            links, used, checked = await link_passage(
+                p,
+                self.store,
+                shared,
+                client=client,
+                embedder=embedder,
+                skip=later,
+                revisits=self.cross_revisits,
+                reports=self.reports,
+                events=PassageEvents(outcome),
+                meters=outcome.meters,
+            )
+            self.cross_revisits -= used
+            self.links += links
+            self.checked += checked
+            outcome.status = "done" if outcome.ran else "finished earlier"
+        finally:
+            renew.cancel()
+            await self._release(store, LINK_CLAIM)
+            await self._release(store, p.id)
+
+    async def _claim(self, store: BackgroundStore, key: str) -> bool:
+        holder = await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))
+        if holder and holder != self.worker and is_dead(holder):
+            holder = await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S, replacing=holder))
+        return holder == self.worker
+
+    async def _renew(self, store: BackgroundStore, key: str) -> None:
+        while True:
+            await asyncio.sleep(RENEW_S)
+            await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))
+
+    async def _release(self, store: BackgroundStore, key: str) -> None:
+        with contextlib.suppress(Exception):
+            await store.aread(lambda s: s.release(key, self.worker))
+
+    # -- what the display and the summary read --------------------------------------------
+    def meters(self) -> list[MeteredLLM]:
+        return [m for o in self.outcomes.values() for m in o.meters]
+
+    def eta_s(self) -> float | None:
+        """Seconds left, from the passages this run finished so far."""
+        ran = [o for o in self.outcomes.values() if o.ran and o.ended is not None and o.status == "done"]
+        left = sum(1 for o in self.outcomes.values() if o.status in ("waiting", "running", "linking"))
+        if not ran or not left:
+            return None
+        per = (time.monotonic() - self.started) / len(ran)
+        return per * left

@@ -1,0 +1,211 @@
+"""`dagmca build`: many passages into one store, under one rate limit, resumable, with
+stubs checked across passages, and safe with several workers on one store."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from dagmca.corpus.sources import collect, session_id
+from dagmca.models import EdgeType
+from dagmca.store.check import check_store
+from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import PASSAGE
+from tests.fault_server import FaultServer
+from tests.sandbox import process_env
+from tests.test_cli import dagmca
+from tests.test_resume import cached_keys, preflight_keys
+
+ROOT = Path(__file__).parent.parent
+TEXTS = (
+    ROOT / "examples" / "free_will.txt",
+    ROOT / "examples" / "congestion_pricing.txt",
+    ROOT / "tests" / "data" / "four_day_week.txt",
+    ROOT / "tests" / "data" / "street_trees.txt",
+)
+KEY = "sk-test-build"
+SMALL = ["--cpp", "2", "--depth", "1", "--rounds", "2", "--observers", "skeptical,dialectical"]
+SMALL += ["--max-branches", "1", "--max-depth", "1"]
+
+
+def corpus(folder: Path, texts: list[str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for i, text in enumerate(texts):
+        (folder / f"passage_{i}.txt").write_text(text, encoding="utf-8")
+    return folder
+
+
+def most_in_window(times: list[float], window: float) -> int:
+    """The most requests any `window` seconds held (each window starting at a request)."""
+    times = sorted(times)
+    best, j = 0, 0
+    for i, start in enumerate(times):
+        while j < len(times) and times[j] < start + window:
+            j += 1
+        best = max(best, j - i)
+    return best
+
+
+# -- the passages ------------------------------------------------------------------------
+def test_passages_from_folders_and_jsonl_with_bad_ones_reported(tmp_path: Path) -> None:
+    (tmp_path / "essays" / "sub").mkdir(parents=True)
+    (tmp_path / "essays" / "a.txt").write_text("First essay. It argues.", encoding="utf-8")
+    (tmp_path / "essays" / "sub" / "a.md").write_text("# Second\nAnother text.", encoding="utf-8")
+    (tmp_path / "essays" / "notes.pdf").write_bytes(b"%PDF")  # not a text file: not looked at
+    (tmp_path / "essays" / "empty.txt").write_text("  \n", encoding="utf-8")
+    (tmp_path / "essays" / "latin1.txt").write_bytes("caf\xe9".encode("latin-1"))
+    (tmp_path / "copy.txt").write_text("First essay. It argues.", encoding="utf-8")
+    lines = [
+        json.dumps({"id": "memo 1/2", "text": "A memo on policy."}),
+        "not json",
+        json.dumps({"id": "x", "body": "no text field"}),
+        json.dumps({"id": "memo 1/2", "text": "Another memo with the same id."}),
+        "",
+    ]
+    (tmp_path / "memos.jsonl").write_text("\n".join(lines), encoding="utf-8")
+    passages, skipped = collect(
+        [tmp_path / "essays", tmp_path / "copy.txt", tmp_path / "memos.jsonl"], max_bytes=10_000
+    )
+    assert [p.id for p in passages] == ["a", "sub-a", "memo-1-2"]
+    assert passages[1].title == "Second" and passages[2].source.endswith("memos.jsonl#memo 1/2")
+    reasons = {Path(s.source.split(":")[0].split("#")[0]).name: s.reason for s in skipped}
+    assert set(reasons) == {"empty.txt", "latin1.txt", "copy.txt", "memos.jsonl"}
+    assert "same text" in reasons["copy.txt"]
+    assert sum("memos.jsonl" in s.source for s in skipped) == 3  # not JSON, no text, id taken
+    again, _ = collect([tmp_path / "essays", tmp_path / "copy.txt", tmp_path / "memos.jsonl"], 10_000)
+    assert [p.id for p in again] == [p.id for p in passages], "ids are stable"
+    assert session_id("???", "text").startswith("passage-")
+    assert len(session_id("x" * 200, "t")) == 64
+
+
+def test_a_build_with_nothing_to_read_is_one_line(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    proc = dagmca("build", str(tmp_path / "empty"), "--llm", "fake", cwd=tmp_path)
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("dagmca: error: no passage to build")
+    missing = dagmca("build", str(tmp_path / "nope"), "--llm", "fake", cwd=tmp_path)
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+
+
+# -- the must-show: 4 passages, --rpm 120, killed, resumed, run again ----------------------
+def test_a_rate_limited_build_killed_resumes_and_then_makes_no_call(tmp_path: Path) -> None:
+    folder = corpus(tmp_path / "corpus", [t.read_text(encoding="utf-8") for t in TEXTS])
+    db = tmp_path / "graph.db"
+    env = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": ""}
+    with FaultServer(latency_s=0.05, rpm_limit=120) as server:
+        argv = ["build", str(folder), "--store", str(db), "--llm", "openai", "--model", "fault-model"]
+        argv += ["--base-url", server.base_url, "--rpm", "120", "--parallel-sessions", "2", "--quiet", *SMALL]
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "dagmca", *argv],
+            cwd=tmp_path,
+            env=process_env(env),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 200
+        while server.requests < 70 and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert proc.poll() is None, "the build ended before the kill point"
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        finished = cached_keys(db)
+        before = Counter(server.served)
+
+        resumed = dagmca(*argv, "--json", cwd=tmp_path, env=env, timeout=400)
+        assert resumed.returncode == 0, resumed.stderr
+        asked_again = set(server.served - before) - preflight_keys(server)
+        assert not asked_again & finished, "a finished call was asked again"
+        report = json.loads(resumed.stdout)
+        statuses = [p["status"] for p in report["passages"]]
+        assert set(statuses) <= {"done", "finished earlier"} and "done" in statuses, statuses
+        assert report["totals"]["stubs_checked_across"] > 0
+
+        # never above the limit, over any minute (both runs), and spaced, not in bursts
+        assert server.requests > 120, "enough requests for the minute to matter"
+        assert most_in_window(server.arrivals, 60.0) <= 120
+        assert most_in_window(server.arrivals, 10.0) <= 21
+        assert server.over_limit == 0, "the endpoint never had to refuse a request"
+
+        requests = server.requests
+        third = dagmca(*argv, "--json", cwd=tmp_path, env=env)
+        assert third.returncode == 0, third.stderr
+        assert server.requests == requests, "a finished build makes no call"
+        assert {p["status"] for p in json.loads(third.stdout)["passages"]} == {"finished earlier"}
+
+    with SQLiteStore(db) as st:
+        sessions = {s.id: s for s in st.sessions()}
+        assert set(sessions) == {"passage_0", "passage_1", "passage_2", "passage_3"}
+        assert all(s.props["status"] == "done" and s.props.get("linked_at") for s in sessions.values())
+        across = [
+            e
+            for sid in sessions
+            for e in st.edges(sid, EdgeType.CHECKED_AGAINST)
+            if e.target in sessions and e.target != sid
+        ]
+        assert across, "an earlier session's stub was checked against a later passage"
+        assert all(sessions[e.target].props["source"].endswith(".txt") for e in across)
+        # only later passages answer earlier stubs
+        order = sorted(sessions)
+        assert all(order.index(e.target) > order.index(e.session) for e in across)
+        for sid in sessions:
+            assert check_store(st, sid) == [], sid
+
+
+# -- three workers, one store -------------------------------------------------------------
+def test_three_workers_run_every_passage_exactly_once(tmp_path: Path) -> None:
+    texts = [f"{PASSAGE}\n\nVariant {i}: the council considers option {i} first." for i in range(6)]
+    folder = corpus(tmp_path / "six", texts)
+    db = tmp_path / "shared.db"
+    argv = ["build", str(folder), "--store", str(db), "--llm", "fake", "--json", *SMALL]
+    init = dagmca("db", "init", "--store", str(db), cwd=tmp_path)
+    assert init.returncode == 0, init.stderr
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "dagmca", *argv],
+            cwd=tmp_path,
+            env=process_env({}),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    reports = []
+    for w in workers:
+        stdout, stderr = w.communicate(timeout=300)
+        assert w.returncode == 0, stderr
+        reports.append(json.loads(stdout))
+    ran = Counter(p["session"] for r in reports for p in r["passages"] if p["ran"])
+    assert ran == Counter({f"passage_{i}": 1 for i in range(6)}), ran
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM claims").fetchone()[0] == 0, "every claim released"
+    with SQLiteStore(db) as st:
+        assert all(s.props["status"] == "done" and s.props.get("linked_at") for s in st.sessions())
+        assert len(st.sessions()) == 6
+
+
+def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -> None:
+    """Unbudgeted, a passage here takes about 41 calls: with --max-llm-calls 60 the
+    first ends within it, and the second is stopped by the build's total, not its own."""
+    folder = corpus(tmp_path / "three", [f"{PASSAGE}\n\nCase {i}." for i in range(3)])
+    db = tmp_path / "budget.db"
+    proc = dagmca(
+        "build", str(folder), "--store", str(db), "--llm", "fake", "--json", "--max-llm-calls", "60", *SMALL,
+        "--parallel-sessions", "1", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    calls = [p["calls"] for p in report["passages"]]
+    with SQLiteStore(db) as st:
+        statuses = [st.get_node(p["session"]).props["status"] for p in report["passages"]]  # type: ignore[union-attr]
+    assert statuses == ["done", "budget_exhausted", "budget_exhausted"], (statuses, calls)
+    assert calls[1] < 60, "the second session was stopped by the build's budget, not its own"
+    # each session may still write its final answer once the budget is spent
+    assert report["totals"]["calls"] <= 60 + len(calls), calls
