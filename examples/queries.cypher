@@ -182,3 +182,36 @@ RETURN [l IN labels(node) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, node.id A
        coalesce(node.question, node.text, node.resolution) AS text, score
 ORDER BY score DESC
 LIMIT 20;
+
+// -- across sessions: a store built with `dagmca build` ---------------------------------
+
+// name: stubs-answered-by-a-later-passage
+// needs: build, SUPERSEDES
+// Questions one passage's debate left open that a later passage answered: the stub, the
+// session that asked it, the passage that answers it and the sentence that does.
+MATCH (later:Session)-[r:SUPERSEDES]->(stub:Tension)
+WHERE stub.session <> later.id
+RETURN stub.session AS asked_in, stub.question AS question, later.id AS answered_by,
+       later.title AS passage, r.claim AS answering_sentence, r.reason AS reason
+ORDER BY asked_in, question;
+
+// name: agents-across-passages
+// needs: build, Persona, PLAYS
+// Each persistent agent's record over the whole corpus: the passages it took part in and
+// its successes out of trials by tension category.
+MATCH (p:Persona)
+OPTIONAL MATCH (seat:Agent)-[:PLAYS]->(p)
+RETURN p.name AS agent, size(p.sessions) AS passages, count(DISTINCT seat.session) AS sessions_seated,
+       p.successes AS successes, p.trials AS trials, p.record AS record_by_category
+ORDER BY p.successes DESC, p.name;
+
+// name: most-connected-debates
+// needs: build, Debate
+// The debates with the most relations to other debates and syntheses, in any session,
+// and how many sessions those relations reach.
+MATCH (d:Debate)-[r]-(other:Node)
+WHERE type(r) IN ['REFERENCES', 'CONTRADICTS', 'ELABORATES', 'BRANCHES_FROM', 'MERGES_INTO']
+WITH d, count(r) AS links, count(DISTINCT other.session) AS sessions
+RETURN d.session AS session, d.id AS debate, d.question AS question, links, sessions
+ORDER BY links DESC, debate
+LIMIT 20;

@@ -3,6 +3,7 @@ stubs checked across passages, and safe with several workers on one store."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import signal
@@ -17,6 +18,7 @@ from dagmca.corpus.sources import collect, session_id
 from dagmca.models import EdgeType
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
+from tests.bolt_server import BoltServer
 from tests.conftest import PASSAGE
 from tests.fault_server import FaultServer
 from tests.sandbox import process_env
@@ -209,3 +211,56 @@ def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -
     assert calls[1] < 60, "the second session was stopped by the build's budget, not its own"
     # each session may still write its final answer once the budget is spent
     assert report["totals"]["calls"] <= 60 + len(calls), calls
+
+
+# -- across passages, on the Bolt server, with the cookbook's corpus queries ---------------
+def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer, tmp_path: Path) -> None:
+    from dagmca.config import SessionConfig
+    from dagmca.corpus.build import Build
+    from dagmca.corpus.sources import Passage
+    from dagmca.llm.fake import ScriptedLLM
+    from dagmca.similarity import HashingEmbedder
+    from dagmca.store.neo4j import Neo4jStore, connect
+    from tests.cookbook import load_cookbook
+    from tests.test_pipeline import QUESTIONS, scripted
+
+    shops = "Shops in the centre lose few suburban visitors."
+
+    def answers_shops(question: str, text: str) -> tuple[str, str]:
+        return ("answered", shops) if question == QUESTIONS[3] and shops in text else ("open", "")
+
+    cfg = SessionConfig(
+        llm="fake",
+        max_branches=3,
+        max_depth=1,
+        max_revisits=1,
+        rounds=1,
+        strategy="urgent",
+        stub_prefilter=0.0,
+    )
+    first = Passage("p0", "p0.txt", PASSAGE, "Congestion pricing")
+    later = Passage("p1", "p1.txt", f"A survey of retailers. {shops} Parking matters more.", "Retail survey")
+    with connect(bolt_server.new_target()) as store:
+        store.init_schema()
+        job = Build(cfg, store, [first, later], reports=lambda s: tmp_path / s)
+        todo = job.plan()
+        llm = ScriptedLLM(scripted(QUESTIONS[:4], stub=answers_shops))
+        asyncio.run(job.run(todo, llm, HashingEmbedder()))
+        assert [o.status for o in job.outcomes.values()] == ["done", "done"]
+        answered = [k for k in job.links if k.kind == "answered"]
+        assert [(k.passage, k.session) for k in answered] == [("p1", "p0")]
+        stub = store.get_node(answered[0].node)
+        assert stub is not None and stub.props["status"] == "superseded"
+        supersedes = [e for e in store.edges("p0", EdgeType.SUPERSEDES) if e.source == "p1"]
+        assert supersedes and supersedes[0].props["claim"] == shops
+        assert check_store(store, "p0") == [] and check_store(store, "p1") == []
+        assert isinstance(store, Neo4jStore)
+        corpus_queries = [
+            q for q in load_cookbook(ROOT / "examples" / "queries.cypher") if "build" in q.needs
+        ]
+        assert len(corpus_queries) >= 3
+        for q in corpus_queries:
+            rows = store.run_query(q.text, {})
+            assert rows, f"{q.name} found nothing in a built corpus"
+        found = store.run_query(corpus_queries[0].text, {})
+        assert found[0]["answered_by"] == "p1" and found[0]["answering_sentence"] == shops

@@ -13,11 +13,28 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.render import metrics_tables, rows_table, session_tree, status_table
+from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
 from dagmca.store import open_existing, open_store, require_session, resolve_store
-from dagmca.store.graph import session_records
+from dagmca.store.base import GraphStore
+from dagmca.store.graph import session_records, store_records
 from dagmca.store.neo4j import Neo4jStore, is_bolt_uri
+
+MaybeSession = Annotated[str | None, typer.Argument(help="Session id (or --all).")]
+All = Annotated[bool, typer.Option("--all", help="Every session of the store, as one graph.")]
+
+
+def _chosen(st: GraphStore, session: str | None, all_: bool) -> list[str]:
+    """The sessions a reading command covers: the one named, or with --all every one."""
+    if all_ == (session is not None):
+        raise UserError("give a session id or --all (not both)", "see `dagmca sessions` for the ids")
+    if session is not None:
+        require_session(st, session)
+        return [session]
+    found = [s.id for s in st.sessions()]
+    if not found:
+        raise UserError(f"no session in {st.location}", "run `dagmca run` or `dagmca build` first")
+    return found
 
 
 def sessions(store: o.Store = None) -> None:
@@ -37,11 +54,14 @@ def sessions(store: o.Store = None) -> None:
         out.print(table)
 
 
-def show(session: o.SessionArg, store: o.Store = None) -> None:
-    """Print a session as a tree: debates, tensions, branches, syntheses, final."""
+def show(session: MaybeSession = None, store: o.Store = None, all_: All = False) -> None:
+    """Print a session as a tree: debates, tensions, branches, syntheses, final. With
+    --all, every session of the store and the relationships between them."""
     with open_existing(resolve_store(store)) as st:
-        require_session(st, session)
-        out.print(session_tree(st, session))
+        for sid in _chosen(st, session, all_):
+            out.print(session_tree(st, sid))
+        if all_:
+            out.print(across_table(st))
 
 
 Format = Annotated[
@@ -58,18 +78,22 @@ Output = Annotated[
 
 
 def export(
-    session: o.SessionArg, format_: Format = "json", output: Output = None, store: o.Store = None
+    session: MaybeSession = None,
+    format_: Format = "json",
+    output: Output = None,
+    store: o.Store = None,
+    all_: All = False,
 ) -> None:
-    """Export a session for visualization and other tools."""
+    """Export a session (or with --all the whole store) for visualization and other tools."""
     from dagmca.export.formats import EXTENSIONS, WRITERS
 
     if format_ not in WRITERS:
         raise UserError(f"unknown export format {format_!r}", f"use one of: {', '.join(WRITERS)}")
     with open_existing(resolve_store(store)) as st:
-        require_session(st, session)
-        nodes, edges = session_records(st, session)
-    text = WRITERS[format_](session, nodes, edges)
-    target = output or Path(f"{session.replace('/', '_')}.{EXTENSIONS[format_]}")
+        name = _chosen(st, session, all_)[0] if not all_ else "all"
+        nodes, edges = store_records(st) if all_ else session_records(st, name)
+    text = WRITERS[format_](name, nodes, edges)
+    target = output or Path(f"{name.replace('/', '_')}.{EXTENSIONS[format_]}")
     target.write_text(text, encoding="utf-8")
     out.print(f"wrote {target} ({format_}: {len(nodes)} nodes, {len(edges)} edges)")
 

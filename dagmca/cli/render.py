@@ -64,6 +64,38 @@ def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Tab
     return table
 
 
+def across_table(store: GraphStore) -> Table:
+    """The relationships between sessions: stubs a later passage answered or made worth a
+    revisit, and the checks that left them open."""
+    sessions = store.sessions()
+    ids = {s.id for s in sessions}
+    table = Table("session", "passage", "stubs open", "answered by", "revisited for", "checked against",
+                  title="across sessions", title_justify="left")  # fmt: skip
+    for s in sessions:
+        edges = store.edges(s.id)
+        tensions = store.nodes(s.id, NodeKind.TENSION)
+        answered = Counter(e.source for e in edges if e.type is EdgeType.SUPERSEDES and e.source in ids)
+        revisited = Counter(
+            e.target.split("/", 1)[0]
+            for e in edges
+            if e.type is EdgeType.REFERENCES and e.key.startswith("passage:")
+        )
+        checked = Counter(e.target for e in edges if e.type is EdgeType.CHECKED_AGAINST and e.target in ids)
+
+        def fmt(c: Counter[str]) -> str:
+            return ", ".join(f"{k} ({v})" for k, v in sorted(c.items())) or "-"
+
+        table.add_row(
+            s.id,
+            clip(str(s.props.get("title", "")), 40),
+            str(sum(t.props.get("status") == "stub" for t in tensions)),
+            fmt(answered),
+            fmt(revisited),
+            fmt(checked),
+        )
+    return table
+
+
 def _label(n: NodeRecord) -> str:
     p: dict[str, Any] = n.props
     if n.kind is NodeKind.DEBATE:

@@ -215,13 +215,19 @@ def session_nodes(kind: NodeKind | None) -> str:
     )
 
 
-def session_edges(type_: EdgeType | None) -> str:
+def session_edges(type_: EdgeType | None, *, from_outside: bool = False) -> str:
+    """A session's relationships in creation order: those from its own nodes, or with
+    `from_outside` those from another session's node into it (a later passage that
+    supersedes one of its stubs). Every relationship has an end in its own session, so
+    the two together are all of them, each found through the indexed `session`."""
     rel = f":{EdgeType(type_).value}" if type_ is not None else ""
+    a, b = f"a:{NODE_LABEL}", f"b:{NODE_LABEL} {{session: $session}}"
+    if not from_outside:
+        a, b = f"a:{NODE_LABEL} {{session: $session}}", f"b:{NODE_LABEL}"
+    outside = " AND a.session <> $session" if from_outside else ""
     return (
-        f"MATCH (a:{NODE_LABEL} {{session: $session}})-[r{rel}]->(b:{NODE_LABEL}) "
-        "WHERE r.session = $session "
-        "RETURN a.id AS source, b.id AS target, type(r) AS type, properties(r) AS props "
-        "ORDER BY r.seq"
+        f"MATCH ({a})-[r{rel}]->({b}) WHERE r.session = $session{outside} "
+        "RETURN a.id AS source, b.id AS target, type(r) AS type, properties(r) AS props ORDER BY r.seq"
     )
 
 
@@ -235,8 +241,8 @@ def sessions() -> str:
 def count_session() -> str:
     return (
         f"MATCH (n:{NODE_LABEL} {{session: $session}}) "
-        "OPTIONAL MATCH (n)-[r]->() WHERE r.session = $session "
-        "RETURN count(DISTINCT n) AS nodes, count(r) AS edges"
+        "OPTIONAL MATCH (n)-[r]-() WHERE r.session = $session "
+        "RETURN count(DISTINCT n) AS nodes, count(DISTINCT r) AS edges"
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import networkx as nx
 
-from dagmca.models import EdgeRecord, NodeRecord
+from dagmca.models import PERSONA_SESSION, EdgeRecord, NodeRecord
 from dagmca.store.base import GraphStore
 
 # node attributes every node has; a property of the same name is not copied over them
@@ -31,6 +31,19 @@ def session_records(store: GraphStore, session: str) -> tuple[list[NodeRecord], 
         node = store.get_node(end)
         if node is not None:
             nodes.append(node)
+    return nodes, edges
+
+
+def store_records(store: GraphStore) -> tuple[list[NodeRecord], list[EdgeRecord]]:
+    """Every session of the store, with the personas: the corpus as one graph (a build's
+    cross-session relationships included once)."""
+    nodes: list[NodeRecord] = []
+    edges: list[EdgeRecord] = []
+    for s in store.sessions():
+        nodes += store.nodes(s.id)
+        edges += store.edges(s.id)
+    nodes += store.nodes(PERSONA_SESSION)
+    edges += store.edges(PERSONA_SESSION)
     return nodes, edges
 
 

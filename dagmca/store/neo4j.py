@@ -244,6 +244,8 @@ class Neo4jStore(GraphStore):
 
     def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
         rows = self._read(cypher.session_edges(type_), {"session": session})
+        rows += self._read(cypher.session_edges(type_, from_outside=True), {"session": session})
+        rows.sort(key=lambda r: r["props"].get("seq", 0))
         return [cypher.to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
 
     def sessions(self) -> list[NodeRecord]:
