@@ -264,3 +264,26 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
             assert rows, f"{q.name} found nothing in a built corpus"
         found = store.run_query(corpus_queries[0].text, {})
         assert found[0]["answered_by"] == "p1" and found[0]["answering_sentence"] == shops
+
+
+def test_export_and_show_all_cover_the_whole_store(tmp_path: Path) -> None:
+    folder = corpus(tmp_path / "two", [t.read_text(encoding="utf-8") for t in TEXTS[:2]])
+    db = tmp_path / "all.db"
+    built = dagmca("build", str(folder), "--store", str(db), "--llm", "fake", "--quiet", *SMALL, cwd=tmp_path)
+    assert built.returncode == 0, built.stderr
+    assert "across passages:" in built.stdout and "open stubs of earlier sessions checked" in built.stdout
+    out = tmp_path / "all.json"
+    exported = dagmca("export", "--all", "-f", "json", "-o", str(out), "--store", str(db), cwd=tmp_path)
+    assert exported.returncode == 0, exported.stderr
+    data = json.loads(out.read_text(encoding="utf-8"))
+    with SQLiteStore(db) as st:
+        ids = {n.id for s in st.sessions() for n in st.nodes(s.id)} | {n.id for n in st.nodes("_agents")}
+        edges = sum(len(st.edges(s.id)) for s in st.sessions())
+    assert {n["id"] for n in data["nodes"]} == ids
+    assert len(data["edges"]) == edges
+    assert any(e["source"].startswith("passage_0/") and e["target"] == "passage_1" for e in data["edges"])
+    shown = dagmca("show", "--all", "--store", str(db), cwd=tmp_path)
+    assert shown.returncode == 0 and "across sessions" in shown.stdout
+    assert "passage_0" in shown.stdout and "passage_1" in shown.stdout
+    neither = dagmca("export", "--store", str(db), cwd=tmp_path)
+    assert neither.returncode == 2 and "give a session id or --all" in neither.stderr

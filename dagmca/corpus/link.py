@@ -7,10 +7,12 @@ check is a `CHECKED_AGAINST` relationship to the passage's Session node."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from dagmca.config import SessionConfig
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import EventSink
 from dagmca.llm.base import LLMClient
@@ -19,6 +21,7 @@ from dagmca.models import (
     PERSONA_SESSION,
     EdgeType,
     NodeKind,
+    NodeRecord,
     SessionNode,
     TensionStatus,
     node_from_record,
@@ -73,14 +76,21 @@ async def link_passage(
         and s.session != PERSONA_SESSION
         and s.props.get("status") in FINISHED
     ]
-    links: list[Link] = []
-    used = checked = 0
+    # The build's revisit branches are handed out before any check, in session order, so
+    # the sessions can be judged at once and the graph still not depend on which
+    # finishes first; what a session leaves unused returns to the build's cap.
+    todo: list[tuple[NodeRecord, SessionConfig]] = []
+    left = revisits
     for other in others:
         tensions = await bg.aread(lambda s, o=other.id: s.nodes(o, NodeKind.TENSION))  # type: ignore[misc]
         if not any(t.props.get("status") == TensionStatus.STUB.value for t in tensions):
             continue
         base = stored_config(other)
-        cfg = base.model_copy(update={"max_revisits": min(base.max_revisits, max(0, revisits - used))})
+        allotted = min(base.max_revisits, left)
+        left -= allotted
+        todo.append((other, base.model_copy(update={"max_revisits": allotted})))
+
+    async def one(other: NodeRecord, cfg: SessionConfig) -> tuple[list[Link], int, int]:
         async with open_state(
             cfg,
             store,
@@ -96,8 +106,6 @@ async def link_passage(
             result = await revisit_and_report(
                 state, context=p.text, out_dir=reports(other.id), against=passage_node
             )
-            used += state.revisits_used
-            checked += result.checked
             references = [
                 state.edge(
                     branch,
@@ -110,8 +118,14 @@ async def link_passage(
             ]
             if references:
                 state.write([], references)
-        links += [Link("answered", p.id, other.id, stub) for stub in result.superseded]
+        links = [Link("answered", p.id, other.id, stub) for stub in result.superseded]
         links += [Link("revisited", p.id, other.id, branch) for branch in result.explored]
+        return links, state.revisits_used, result.checked
+
+    done = await asyncio.gather(*(one(other, cfg) for other, cfg in todo))
+    links = [link for made, _, _ in done for link in made]
+    used = sum(u for _, u, _ in done)
+    checked = sum(c for _, _, c in done)
     passage_node.source = p.source
     passage_node.linked_at = utcnow()
     bg.write([passage_node.to_record()])
