@@ -21,6 +21,13 @@ class EndpointError(UserError):
     exit_code = 3
 
 
+class BuildInterrupted(UserError):
+    """The user stopped a build (Ctrl-C): every finished turn is kept, and the same
+    command resumes it."""
+
+    exit_code = 130
+
+
 class Interrupted(Exception):
     """The user stopped a run (Ctrl-C); every finished turn is in the store."""
 

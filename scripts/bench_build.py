@@ -33,21 +33,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_server import FaultServer  # noqa: E402
+from tests.fault_server import FaultServer, most_in_window  # noqa: E402
 
 CONFIG = ["--cpp", "2", "--depth", "1", "--rounds", "2", "--observers", "skeptical,dialectical"]
 CONFIG += ["--max-branches", "1", "--max-depth", "1"]
 TEXTS = [ROOT / "examples" / "free_will.txt", ROOT / "examples" / "congestion_pricing.txt"]
-
-
-def most_in_window(times: list[float], window: float) -> int:
-    times = sorted(times)
-    best, j = 0, 0
-    for i, start in enumerate(times):
-        while j < len(times) and times[j] < start + window:
-            j += 1
-        best = max(best, j - i)
-    return best
 
 
 def passages(folder: Path, n: int) -> Path:
@@ -118,7 +108,7 @@ def main() -> None:
             print(f"  repeat {r + 1}: {json.dumps(result)}", file=sys.stderr)
         ratios.append(walls[args.parallel] / walls[1])
     arms = [
-        {"parallel_sessions": p, **{k: statistics.median(float(x[k]) for x in results) for k in results[0]}}
+        {**{k: statistics.median(float(x[k]) for x in results) for k in results[0]}, "parallel_sessions": p}
         for p, results in runs.items()
     ]
     summary = {

@@ -119,6 +119,17 @@ def instance(schema: dict[str, Any], rng: random.Random, defs: dict[str, Any] | 
     return None
 
 
+def most_in_window(times: list[float], window: float) -> int:
+    """The most requests any `window` seconds held (each window starting at a request)."""
+    times = sorted(times)
+    best, j = 0, 0
+    for i, start in enumerate(times):
+        while j < len(times) and times[j] < start + window:
+            j += 1
+        best = max(best, j - i)
+    return best
+
+
 @dataclass
 class FaultServer:
     rates: dict[str, float] = field(default_factory=dict)

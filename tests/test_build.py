@@ -5,12 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 
@@ -20,10 +17,11 @@ from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
+from tests.fault_server import FaultServer, most_in_window
 from tests.sandbox import process_env
 from tests.test_cli import dagmca
-from tests.test_resume import cached_keys, preflight_keys
+from tests.test_determinism import relative
+from tests.test_resume import cached_keys, kill_when, preflight_keys
 
 ROOT = Path(__file__).parent.parent
 TEXTS = (
@@ -42,17 +40,6 @@ def corpus(folder: Path, texts: list[str]) -> Path:
     for i, text in enumerate(texts):
         (folder / f"passage_{i}.txt").write_text(text, encoding="utf-8")
     return folder
-
-
-def most_in_window(times: list[float], window: float) -> int:
-    """The most requests any `window` seconds held (each window starting at a request)."""
-    times = sorted(times)
-    best, j = 0, 0
-    for i, start in enumerate(times):
-        while j < len(times) and times[j] < start + window:
-            j += 1
-        best = max(best, j - i)
-    return best
 
 
 # -- the passages ------------------------------------------------------------------------
@@ -104,19 +91,7 @@ def test_a_rate_limited_build_killed_resumes_and_then_makes_no_call(tmp_path: Pa
     with FaultServer(latency_s=0.05, rpm_limit=120) as server:
         argv = ["build", str(folder), "--store", str(db), "--llm", "openai", "--model", "fault-model"]
         argv += ["--base-url", server.base_url, "--rpm", "120", "--parallel-sessions", "2", "--quiet", *SMALL]
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "dagmca", *argv],
-            cwd=tmp_path,
-            env=process_env(env),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 200
-        while server.requests < 70 and proc.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert proc.poll() is None, "the build ended before the kill point"
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        kill_when(argv, lambda: server.requests >= 70, cwd=tmp_path, env=env)
         finished = cached_keys(db)
         before = Counter(server.served)
 
@@ -287,3 +262,26 @@ def test_export_and_show_all_cover_the_whole_store(tmp_path: Path) -> None:
     assert "passage_0" in shown.stdout and "passage_1" in shown.stdout
     neither = dagmca("export", "--store", str(db), cwd=tmp_path)
     assert neither.returncode == 2 and "give a session id or --all" in neither.stderr
+
+
+def test_the_corpus_graph_does_not_depend_on_parallel_sessions(tmp_path: Path) -> None:
+    """Linking runs in passage order, with revisit branches handed out before the
+    checks: sessions run one at a time or three at once build the same graph (with each
+    session's agents starting from zero; with agents that persist, what a session
+    remembers depends on which passages ended before it started)."""
+    folder = corpus(tmp_path / "three", [t.read_text(encoding="utf-8") for t in TEXTS[:3]])
+    graphs = []
+    for parallel in ("1", "3"):
+        db = tmp_path / f"p{parallel}.db"
+        proc = dagmca(
+            "build", str(folder), "--store", str(db), "--llm", "fake", "--quiet", "--agent-memory", "session",
+            "--parallel-sessions", parallel, "--max-revisits", "2", *SMALL, cwd=tmp_path,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr
+        with SQLiteStore(db) as st:
+            graphs.append({s.id: relative(st, s.id) for s in st.sessions()})
+            across = sum(
+                e.target in graphs[-1] for sid in graphs[-1] for e in st.edges(sid, EdgeType.CHECKED_AGAINST)
+            )
+    assert across > 0, "stubs were checked across passages"
+    assert graphs[0] == graphs[1]

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from dagmca.llm.openai_backend import PROBE
@@ -38,6 +39,11 @@ def count_calls(db: Path) -> int:
 
 def kill_after(argv: list[str], db: Path, calls: int, *, cwd: Path, env: dict[str, str]) -> None:
     """Start `dagmca *argv` and SIGKILL it once `db` holds `calls` call records."""
+    kill_when(argv, lambda: count_calls(db) >= calls, cwd=cwd, env=env)
+
+
+def kill_when(argv: list[str], ready: Callable[[], bool], *, cwd: Path, env: dict[str, str]) -> None:
+    """Start `dagmca *argv` and SIGKILL it as soon as `ready()`."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "dagmca", *argv],
         cwd=cwd,
@@ -45,8 +51,8 @@ def kill_after(argv: list[str], db: Path, calls: int, *, cwd: Path, env: dict[st
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 120
-    while count_calls(db) < calls and proc.poll() is None and time.monotonic() < deadline:
+    deadline = time.monotonic() + 200
+    while not ready() and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)
     assert proc.poll() is None, "the run ended before the kill point"
     os.kill(proc.pid, signal.SIGKILL)

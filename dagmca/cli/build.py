@@ -19,7 +19,7 @@ from dagmca.cli import run as run_command
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import BuildProgress
 from dagmca.config import SessionConfig
-from dagmca.errors import EndpointError, UserError
+from dagmca.errors import BuildInterrupted, EndpointError, UserError
 from dagmca.llm.factory import check_backend
 from dagmca.store import open_store, resolve_store
 
@@ -114,7 +114,7 @@ def _run(job: Build, todo: list[Any], cfg: SessionConfig, quiet: bool) -> None:
             display.start()
         asyncio.run(job.run(todo, backend.client, embedder))
     except KeyboardInterrupt:
-        raise UserError(
+        raise BuildInterrupted(
             "build interrupted: every finished turn is kept", "run the same command again to resume it"
         ) from None
     except EndpointDown as exc:

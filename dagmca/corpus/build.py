@@ -26,12 +26,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dagmca.config import SessionConfig
-from dagmca.corpus.link import LINK_CLAIM, Link, link_passage
+from dagmca.corpus.link import (
+    FINISHED,
+    LINK_CLAIM,
+    Link,
+    Step,
+    StepResult,
+    finished_others,
+    link_step,
+    mark_linked,
+)
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
 from dagmca.llm.base import LLMClient
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import Budget, MeteredLLM, Pool
+from dagmca.models import SessionNode, node_from_record
 from dagmca.runner import Shared, open_state, run_and_report, stored_config
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
@@ -39,7 +49,6 @@ from dagmca.store.base import GraphStore
 
 CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
 RENEW_S = 30.0
-FINISHED = frozenset({"done", "degraded", "budget_exhausted"})
 
 
 def worker_id() -> str:
@@ -122,6 +131,8 @@ class Build:
         self.outcomes = {p.id: Outcome(p) for p in passages}
         self.links: list[Link] = []
         self.checked = 0  # earlier sessions' open stubs judged against a new passage
+        self._chain: dict[str, asyncio.Task[StepResult]] = {}  # the last link step on each session
+        self._link_renewal: asyncio.Task[None] | None = None
         self.limiter: RateLimiter | None = None
         self.started = time.monotonic()
 
@@ -158,15 +169,22 @@ class Build:
             p.id: asyncio.create_task(self._session(p, shared, slots, client, embedder), name=p.id)
             for p in todo
         }
+        links: list[asyncio.Task[None]] = []
         try:
-            for p in todo:  # linked in passage order, each after the passages before it
+            # Linked in passage order, each when the passages before it ended; the steps
+            # on one earlier session run in that order, those on different ones at once.
+            for p in todo:
                 await tasks[p.id]
                 if self.outcomes[p.id].status == "linking":
-                    await self._link(p, shared, client, embedder)
+                    links.append(await self._schedule_link(p, shared, client, embedder))
+            await asyncio.gather(*links)
         finally:
-            for task in tasks.values():
+            for task in [*tasks.values(), *links, *self._chain.values()]:
                 task.cancel()
-            await asyncio.gather(*tasks.values(), return_exceptions=True)
+            await asyncio.gather(*tasks.values(), *links, *self._chain.values(), return_exceptions=True)
+            if self._link_renewal is not None:
+                self._link_renewal.cancel()
+                await self._release(background, LINK_CLAIM)
             try:
                 await background.flush()
             finally:
@@ -228,34 +246,69 @@ class Build:
             if outcome.status == "failed":
                 await self._release(shared.store, p.id)
 
-    async def _link(self, p: Passage, shared: Shared, client: LLMClient, embedder: Embedder) -> None:
-        outcome = self.outcomes[p.id]
+    async def _schedule_link(
+        self, p: Passage, shared: Shared, client: LLMClient, embedder: Embedder
+    ) -> asyncio.Task[None]:
+        """Start judging every earlier finished session's open stubs against `p`: one
+        step per session, after the steps of earlier passages on that session. The
+        build's revisit branches are offered to the sessions in passage and session
+        order as the steps are made, so the graph does not depend on which step
+        finishes first; an offer a session does not take is not made again."""
         store = shared.store
-        while not await self._claim(store, LINK_CLAIM):
-            await asyncio.sleep(1.0)  # another worker is linking its passage
-        renew = asyncio.create_task(self._renew(store, LINK_CLAIM))
+        if self._link_renewal is None:  # the right to change other sessions, store-wide
+            while not await self._claim(store, LINK_CLAIM):
+                await asyncio.sleep(1.0)  # another worker is linking
+            self._link_renewal = asyncio.create_task(self._renew(store, LINK_CLAIM))
+        record = await store.aread(lambda s: s.get_node(p.id))
+        against = node_from_record(record) if record is not None else None
+        if not isinstance(against, SessionNode):
+            raise ValueError(f"no session {p.id} to link")
+        later = {q.id for q in self.passages[self.passages.index(p) + 1 :]}
+        steps = []
+        for other in finished_others(await store.aread(lambda s: s.sessions()), p, later):
+            base = stored_config(other)
+            offered = min(base.max_revisits, self.cross_revisits)
+            self.cross_revisits -= offered
+            step = Step(p, against, other, base.model_copy(update={"max_revisits": offered}))
+            task = asyncio.create_task(self._step(self._chain.get(other.id), step, shared, client, embedder))
+            self._chain[other.id] = task
+            steps.append(task)
+        return asyncio.create_task(self._finish_link(p, against, steps, shared))
+
+    async def _step(
+        self,
+        before: asyncio.Task[StepResult] | None,
+        step: Step,
+        shared: Shared,
+        client: LLMClient,
+        embedder: Embedder,
+    ) -> StepResult:
+        if before is not None:
+            await before
+        outcome = self.outcomes[step.passage.id]
+        return await link_step(
+            step,
+            self.store,
+            shared,
+            client=client,
+            embedder=embedder,
+            reports=self.reports,
+            events=PassageEvents(outcome),
+            meters=outcome.meters,
+        )
+
+    async def _finish_link(
+        self, p: Passage, against: SessionNode, steps: list[asyncio.Task[StepResult]], shared: Shared
+    ) -> None:
+        outcome = self.outcomes[p.id]
         try:
-            later = {q.id for q in self.passages[self.passages.index(p) + 1 :]}
-            links, used, checked = await link_passage(
-                p,
-                self.store,
-                shared,
-                client=client,
-                embedder=embedder,
-                skip=later,
-                revisits=self.cross_revisits,
-                reports=self.reports,
-                events=PassageEvents(outcome),
-                meters=outcome.meters,
-            )
-            self.cross_revisits -= used
-            self.links += links
-            self.checked += checked
+            for result in await asyncio.gather(*steps):
+                self.links += result.links
+                self.checked += result.checked
+            mark_linked(shared, against, p)
             outcome.status = "done" if outcome.ran else "finished earlier"
         finally:
-            renew.cancel()
-            await self._release(store, LINK_CLAIM)
-            await self._release(store, p.id)
+            await self._release(shared.store, p.id)
 
     async def _claim(self, store: BackgroundStore, key: str) -> bool:
         holder = await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))

@@ -7,7 +7,6 @@ check is a `CHECKED_AGAINST` relationship to the passage's Session node."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,10 +23,9 @@ from dagmca.models import (
     NodeRecord,
     SessionNode,
     TensionStatus,
-    node_from_record,
     utcnow,
 )
-from dagmca.runner import Shared, open_state, revisit_and_report, stored_config
+from dagmca.runner import Shared, open_state, revisit_and_report
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
 
@@ -45,88 +43,86 @@ class Link:
     node: str  # the stub answered, or the revisit branch started
 
 
-async def link_passage(
-    p: Passage,
+@dataclass(frozen=True)
+class Step:
+    """One earlier session's open stubs judged against one new passage."""
+
+    passage: Passage
+    against: SessionNode  # the new passage's Session node
+    other: NodeRecord  # the earlier session
+    cfg: SessionConfig  # its own settings, with the revisit branches it was offered
+
+
+@dataclass
+class StepResult:
+    links: list[Link]
+    revisits: int = 0
+    checked: int = 0
+
+
+def finished_others(sessions: list[NodeRecord], p: Passage, skip: set[str]) -> list[NodeRecord]:
+    """The sessions whose open stubs a new passage is judged against: every finished one
+    in the store but its own and `skip` (the build's later passages), oldest first."""
+    return [
+        s
+        for s in sessions
+        if s.id not in skip | {p.id} and s.session != PERSONA_SESSION and s.props.get("status") in FINISHED
+    ]
+
+
+async def link_step(
+    step: Step,
     store: GraphStore,
     shared: Shared,
     *,
     client: LLMClient,
     embedder: Embedder,
-    skip: set[str],
-    revisits: int,
     reports: Callable[[str], Path],
     events: EventSink,
     meters: list[MeteredLLM],
-) -> tuple[list[Link], int, int]:
-    """Judge the open stubs of every finished session but `p`'s and those in `skip`
-    (the build's later passages) against `p`; at most `revisits` revisit branches in
-    all. Returns the links made, the revisit branches used and the stubs checked; marks
-    `p` linked."""
-    bg = shared.store
-    record = await bg.aread(lambda s: s.get_node(p.id))
-    if record is None:
-        raise ValueError(f"no session {p.id} to link")
-    passage_node = node_from_record(record)
-    assert isinstance(passage_node, SessionNode)
-    others = [
-        s
-        for s in await bg.aread(lambda s: s.sessions())
-        if s.id not in skip
-        and s.id != p.id
-        and s.session != PERSONA_SESSION
-        and s.props.get("status") in FINISHED
-    ]
-    # The build's revisit branches are handed out before any check, in session order, so
-    # the sessions can be judged at once and the graph still not depend on which
-    # finishes first; what a session leaves unused returns to the build's cap.
-    todo: list[tuple[NodeRecord, SessionConfig]] = []
-    left = revisits
-    for other in others:
-        tensions = await bg.aread(lambda s, o=other.id: s.nodes(o, NodeKind.TENSION))  # type: ignore[misc]
-        if not any(t.props.get("status") == TensionStatus.STUB.value for t in tensions):
-            continue
-        base = stored_config(other)
-        allotted = min(base.max_revisits, left)
-        left -= allotted
-        todo.append((other, base.model_copy(update={"max_revisits": allotted})))
-
-    async def one(other: NodeRecord, cfg: SessionConfig) -> tuple[list[Link], int, int]:
-        async with open_state(
-            cfg,
-            store,
-            client=client,
-            session_id=other.id,
-            passage=p.text,
-            embedder=embedder,
-            events=events,
-            earlier="charge",
-            shared=shared,
-        ) as state:
-            meters.append(state.llm)
-            result = await revisit_and_report(
-                state, context=p.text, out_dir=reports(other.id), against=passage_node
+) -> StepResult:
+    """Judge the earlier session's open stubs against the passage (as `revisit` does):
+    answered ones superseded by the passage's Session node, relevant ones explored as
+    revisit branches (as many as it was offered) that `REFERENCES` the passage's main
+    debate; a session with no open stub is not opened."""
+    p, other = step.passage, step.other
+    tensions = await shared.store.aread(lambda s: s.nodes(other.id, NodeKind.TENSION))
+    if not any(t.props.get("status") == TensionStatus.STUB.value for t in tensions):
+        return StepResult([])
+    async with open_state(
+        step.cfg,
+        store,
+        client=client,
+        session_id=other.id,
+        passage=p.text,
+        embedder=embedder,
+        events=events,
+        earlier="charge",
+        shared=shared,
+    ) as state:
+        meters.append(state.llm)
+        result = await revisit_and_report(
+            state, context=p.text, out_dir=reports(other.id), against=step.against
+        )
+        references = [
+            state.edge(
+                branch,
+                f"{p.id}/main",
+                EdgeType.REFERENCES,
+                key=f"passage:{p.id}",
+                reason=f"explored with the passage of session {p.id} as new context",
             )
-            references = [
-                state.edge(
-                    branch,
-                    f"{p.id}/main",
-                    EdgeType.REFERENCES,
-                    key=f"passage:{p.id}",
-                    reason=f"explored with the passage of session {p.id} as new context",
-                )
-                for branch in result.explored
-            ]
-            if references:
-                state.write([], references)
-        links = [Link("answered", p.id, other.id, stub) for stub in result.superseded]
-        links += [Link("revisited", p.id, other.id, branch) for branch in result.explored]
-        return links, state.revisits_used, result.checked
+            for branch in result.explored
+        ]
+        if references:
+            state.write([], references)
+    links = [Link("answered", p.id, other.id, stub) for stub in result.superseded]
+    links += [Link("revisited", p.id, other.id, branch) for branch in result.explored]
+    return StepResult(links, state.revisits_used, result.checked)
 
-    done = await asyncio.gather(*(one(other, cfg) for other, cfg in todo))
-    links = [link for made, _, _ in done for link in made]
-    used = sum(u for _, u, _ in done)
-    checked = sum(c for _, _, c in done)
-    passage_node.source = p.source
-    passage_node.linked_at = utcnow()
-    bg.write([passage_node.to_record()])
-    return links, used, checked
+
+def mark_linked(shared: Shared, against: SessionNode, p: Passage) -> None:
+    """The passage is finished: every earlier session was judged against it."""
+    against.source = p.source
+    against.linked_at = utcnow()
+    shared.store.write([against.to_record()])
