@@ -9,7 +9,7 @@ a rerun skips it without a call, resumes an unfinished one from the cache, start
 rest.
 
 Workers on other processes or machines can share the store: a passage is claimed in
-one transaction before it runs (renewed while it runs, expiring when its worker
+one transaction before it runs (renewed until it is linked, expiring when its worker
 dies), and so is the right to link, so that two workers never change one session at
 once."""
 
@@ -132,7 +132,7 @@ class Build:
         self.links: list[Link] = []
         self.checked = 0  # earlier sessions' open stubs judged against a new passage
         self._chain: dict[str, asyncio.Task[StepResult]] = {}  # the last link step on each session
-        self._link_renewal: asyncio.Task[None] | None = None
+        self._renewals: dict[str, asyncio.Task[None]] = {}  # claims held, kept alive
         self.limiter: RateLimiter | None = None
         self.started = time.monotonic()
 
@@ -182,9 +182,10 @@ class Build:
             for task in [*tasks.values(), *links, *self._chain.values()]:
                 task.cancel()
             await asyncio.gather(*tasks.values(), *links, *self._chain.values(), return_exceptions=True)
-            if self._link_renewal is not None:
-                self._link_renewal.cancel()
+            if LINK_CLAIM in self._renewals:
                 await self._release(background, LINK_CLAIM)
+            for renewal in self._renewals.values():
+                renewal.cancel()
             try:
                 await background.flush()
             finally:
@@ -205,7 +206,8 @@ class Build:
             if not await self._claim(store, p.id):
                 outcome.status, outcome.detail = "claimed by another worker", ""
                 return
-            renew = asyncio.create_task(self._renew(shared.store, p.id))
+            # renewed until the passage is linked (or given up), not only while it runs
+            self._renewals[p.id] = asyncio.create_task(self._renew(shared.store, p.id))
             try:
                 node = await store.aread(lambda s: s.get_node(p.id))
                 if node is not None and node.props.get("linked_at"):  # by another worker meanwhile
@@ -241,7 +243,6 @@ class Build:
                 await self._release(shared.store, p.id)
                 raise
             finally:
-                renew.cancel()
                 outcome.ended = time.monotonic()
             if outcome.status == "failed":
                 await self._release(shared.store, p.id)
@@ -255,10 +256,10 @@ class Build:
         order as the steps are made, so the graph does not depend on which step
         finishes first; an offer a session does not take is not made again."""
         store = shared.store
-        if self._link_renewal is None:  # the right to change other sessions, store-wide
+        if LINK_CLAIM not in self._renewals:  # the right to change other sessions, store-wide
             while not await self._claim(store, LINK_CLAIM):
                 await asyncio.sleep(1.0)  # another worker is linking
-            self._link_renewal = asyncio.create_task(self._renew(store, LINK_CLAIM))
+            self._renewals[LINK_CLAIM] = asyncio.create_task(self._renew(store, LINK_CLAIM))
         record = await store.aread(lambda s: s.get_node(p.id))
         against = node_from_record(record) if record is not None else None
         if not isinstance(against, SessionNode):
@@ -322,6 +323,9 @@ class Build:
             await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))
 
     async def _release(self, store: BackgroundStore, key: str) -> None:
+        renewal = self._renewals.pop(key, None)
+        if renewal is not None:
+            renewal.cancel()
         with contextlib.suppress(Exception):
             await store.aread(lambda s: s.release(key, self.worker))
 
