@@ -25,6 +25,7 @@ from dagmca.store import open_store, resolve_store
 
 if TYPE_CHECKING:
     from dagmca.corpus.build import Build
+    from dagmca.corpus.sources import Passage
 
 DEGRADED_EXIT = run_command.DEGRADED_EXIT
 OWN = ("paths", "parallel_sessions", "cross_revisits", "as_json")
@@ -96,33 +97,36 @@ def build(**values: Any) -> None:
         if todo:
             _run(job, todo, cfg, quiet)
         _summary(job, len(skipped), as_json)
-    if any(oc.status == "failed" for oc in job.outcomes.values()):
+    # as `run`: a session that failed or ended degraded is exit 4
+    if any(oc.status == "failed" or oc.detail == "degraded" for oc in job.outcomes.values()):
         raise typer.Exit(DEGRADED_EXIT)
 
 
-def _run(job: Build, todo: list[Any], cfg: SessionConfig, quiet: bool) -> None:
+def _run(job: Build, todo: list[Passage], cfg: SessionConfig, quiet: bool) -> None:
     from dagmca.llm.base import EndpointDown
     from dagmca.llm.factory import open_backend
     from dagmca.similarity import SentenceTransformerEmbedder
 
     embedder = SentenceTransformerEmbedder()
-    embedder.warm_up()
-    backend = open_backend(cfg)
-    display = None if quiet else BuildProgress(err, job)
+    embedder.warm_up()  # loads on its own thread while the backend starts
     try:
-        if display is not None:
-            display.start()
-        asyncio.run(job.run(todo, backend.client, embedder))
-    except KeyboardInterrupt:
-        raise BuildInterrupted(
-            "build interrupted: every finished turn is kept", "run the same command again to resume it"
-        ) from None
-    except EndpointDown as exc:
-        raise EndpointError(str(exc), "every finished turn is kept; run the same command again") from None
+        backend = open_backend(cfg)
+        display = None if quiet else BuildProgress(err, job)
+        try:
+            if display is not None:
+                display.start()
+            asyncio.run(job.run(todo, backend.client, embedder))
+        except KeyboardInterrupt:
+            raise BuildInterrupted(
+                "build interrupted: every finished turn is kept", "run the same command again to resume it"
+            ) from None
+        except EndpointDown as exc:
+            raise EndpointError(str(exc), "every finished turn is kept; run the same command again") from None
+        finally:
+            if display is not None:
+                display.stop()
+            backend.stop()
     finally:
-        if display is not None:
-            display.stop()
-        backend.stop()
         embedder.close()
 
 
@@ -140,13 +144,9 @@ def _summary(job: Build, skipped: int, as_json: bool) -> None:
         for oc in job.outcomes.values()
     ]
     links = [{"kind": k.kind, "passage": k.passage, "session": k.session, "node": k.node} for k in job.links]
-    meters = job.meters()
     limiter = job.limiter
     totals = {
-        "calls": sum(m.meter.calls for m in meters),
-        "cache_hits": sum(m.meter.cache_hits for m in meters),
-        "tokens": sum(m.meter.usage.total for m in meters),
-        "cost_usd": round(sum(m.meter.cost_usd for m in meters), 6),
+        **job.totals(),
         "rate_limited": limiter.throttled if limiter is not None else 0,
         "stubs_checked_across": job.checked,
         "skipped_inputs": skipped,

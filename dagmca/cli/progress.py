@@ -160,7 +160,7 @@ class BuildProgress:
     def render(self) -> Group:
         job = self.job
         states = Counter(o.status for o in job.outcomes.values())
-        meters = job.meters()
+        totals = job.totals()
         done = states["done"] + states["finished earlier"]
         active = states["running"] + states["linking"]
         grid = Table.grid(padding=(0, 2))
@@ -169,14 +169,11 @@ class BuildProgress:
         grid.add_row(
             "passages",
             f"{done} done, {active} running, {states['waiting']} left"
-            + "".join(
-                f", {states[k]} {k}" for k in ("failed", "skipped", "claimed by another worker") if states[k]
-            ),
+            + "".join(f", {states[k]} {k}" for k in OTHER_STATES if states[k]),
         )
-        hits = sum(m.meter.cache_hits for m in meters)
-        grid.add_row("LLM calls", f"{sum(m.meter.calls for m in meters)} ({hits} from the cache)")
-        grid.add_row("tokens", f"{sum(m.meter.usage.total for m in meters):,}")
-        grid.add_row("cost", f"${sum(m.meter.cost_usd for m in meters):.4f}")
+        grid.add_row("LLM calls", f"{totals['calls']} ({totals['cache_hits']} from the cache)")
+        grid.add_row("tokens", f"{totals['tokens']:,}")
+        grid.add_row("cost", f"${totals['cost_usd']:.4f}")
         limiter = job.limiter
         if limiter is not None and limiter.limited:
             rate = f"{limiter.rate:.0f}/min aimed at" if limiter.rate else "unlimited"

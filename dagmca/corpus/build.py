@@ -84,7 +84,6 @@ class Outcome:
     turns: int = 0
     ran: bool = False  # this worker ran (or resumed) its session
     meters: list[MeteredLLM] = field(default_factory=list)
-    started: float | None = None
     ended: float | None = None
 
     @property
@@ -219,7 +218,7 @@ class Build:
                     outcome.status, outcome.detail = "linking", str(node.props.get("status"))
                     return
                 cfg = stored_config(node) if node is not None else self.cfg
-                outcome.status, outcome.ran, outcome.started = "running", True, time.monotonic()
+                outcome.status, outcome.ran = "running", True
                 async with open_state(
                     cfg,
                     self.store,
@@ -330,8 +329,16 @@ class Build:
             await store.aread(lambda s: s.release(key, self.worker))
 
     # -- what the display and the summary read --------------------------------------------
-    def meters(self) -> list[MeteredLLM]:
-        return [m for o in self.outcomes.values() for m in o.meters]
+    def totals(self) -> dict[str, int | float]:
+        """Calls made, calls answered from the cache, tokens and cost, over every session
+        and cross-passage step of this run."""
+        meters = [m.meter for o in self.outcomes.values() for m in o.meters]
+        return {
+            "calls": sum(m.calls for m in meters),
+            "cache_hits": sum(m.cache_hits for m in meters),
+            "tokens": sum(m.usage.total for m in meters),
+            "cost_usd": round(sum(m.cost_usd for m in meters), 6),
+        }
 
     def eta_s(self) -> float | None:
         """Seconds left, from the passages this run finished so far."""

@@ -44,7 +44,6 @@ class RateLimiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
-        self.rpm = rpm
         self.tpm = tpm
         self.rate: float | None = rpm * MARGIN if rpm else None  # requests per minute aimed at now
         self._ceiling = self.rate
@@ -56,7 +55,6 @@ class RateLimiter:
         self._lock: asyncio.Lock | None = None
         self.requests = 0
         self.throttled = 0  # 429s seen
-        self.waited_s = 0.0  # time senders spent waiting for the limit
 
     @property
     def limited(self) -> bool:
@@ -92,7 +90,6 @@ class RateLimiter:
                 wait = self._wait(now, tokens)
                 if wait <= 0:
                     break
-                self.waited_s += wait
                 await self.sleep(wait)
             sent = Sent(now, tokens)
             self._sent.append(sent)

@@ -24,6 +24,16 @@ class Budget:
     max_tokens: int | None = None
     max_cost_usd: float | None = None
 
+    def broken_by(self, calls: int, tokens: int, cost: float, reserve_calls: int) -> bool:
+        """Whether `reserve_calls` more calls, each like the average so far, would
+        reach a limit after what was spent (`calls`, `tokens`, `cost`)."""
+        tokens_each, cost_each = (tokens / calls, cost / calls) if calls else (0.0, 0.0)
+        return (
+            (self.max_calls is not None and calls + reserve_calls >= self.max_calls)
+            or (self.max_tokens is not None and tokens + reserve_calls * tokens_each >= self.max_tokens)
+            or (self.max_cost_usd is not None and cost + reserve_calls * cost_each >= self.max_cost_usd)
+        )
+
 
 @dataclass
 class Pool:
@@ -36,15 +46,7 @@ class Pool:
     cost_usd: float = 0.0
 
     def over(self, reserve_calls: int) -> bool:
-        b = self.budget
-        each_tokens, each_cost = (
-            (self.tokens / self.calls, self.cost_usd / self.calls) if self.calls else (0, 0)
-        )
-        return (
-            (b.max_calls is not None and self.calls + reserve_calls >= b.max_calls)
-            or (b.max_tokens is not None and self.tokens + reserve_calls * each_tokens >= b.max_tokens)
-            or (b.max_cost_usd is not None and self.cost_usd + reserve_calls * each_cost >= b.max_cost_usd)
-        )
+        return self.budget.broken_by(self.calls, self.tokens, self.cost_usd, reserve_calls)
 
 
 PREFLIGHT = "pre-flight"  # the agent of the calls that negotiate with the endpoint
@@ -150,16 +152,11 @@ class MeteredLLM(LLMClient):
         """True when starting work of `reserve_calls` more calls would break a budget,
         projected from the average call so far (this session's, earlier runs included).
         Saying so marks the session as having hit its budget."""
-        b, m = self.budget, self.meter
+        m = self.meter
         calls = m.calls - m.preflight_calls + m.earlier_calls
         tokens = m.usage.total - m.preflight_tokens + m.earlier_tokens
         cost = m.cost_usd - m.preflight_cost_usd + m.earlier_cost_usd
-        tokens_each, cost_each = (tokens / calls, cost / calls) if calls else (0.0, 0.0)
-        over = (
-            (b.max_calls is not None and calls + reserve_calls >= b.max_calls)
-            or (b.max_tokens is not None and tokens + reserve_calls * tokens_each >= b.max_tokens)
-            or (b.max_cost_usd is not None and cost + reserve_calls * cost_each >= b.max_cost_usd)
-        )
+        over = self.budget.broken_by(calls, tokens, cost, reserve_calls)
         over = over or (self.pool is not None and self.pool.over(reserve_calls))
         self.budget_hit = self.budget_hit or over
         return over
