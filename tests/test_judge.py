@@ -17,7 +17,7 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.prices import resolve_prices
 from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.prompts.schemas import PairVerdict
-from dagmca.similarity import HashingEmbedder, SentenceTransformerEmbedder
+from dagmca.similarity import PIECE_WORDS, HashingEmbedder, SentenceTransformerEmbedder, pieces
 from tests.conftest import RunSession
 from tests.test_pipeline import QUESTIONS, scripted
 
@@ -44,7 +44,7 @@ def labelled_similarities() -> list[tuple[str, str, float]]:
         return [
             (r["task"], r["label"], emb.similarity(r["a"], r["b"]))
             if r["task"] == "pair"
-            else (r["task"], r["label"], emb.similarity(r["question"], r["text"]))
+            else (r["task"], r["label"], emb.best_similarity(r["question"], r["text"]))
             for r in rows
         ]
     finally:
@@ -175,3 +175,27 @@ def test_a_cost_budget_needs_a_price() -> None:
     assert routed.per_1k_prompt == 0.002
     flags = SessionConfig(llm="openai", model="my-own-model", max_cost_usd=1.0, price_per_1k_prompt=0.5)
     assert resolve_prices(flags, "my-own-model").per_1k_prompt == 0.5
+
+
+def test_a_stub_is_compared_with_the_part_of_a_long_text_that_concerns_it() -> None:
+    """The embedding model reads about 180 words of a text: a stub checked against a
+    long passage whose answer comes late is compared piece by piece, or the prefilter
+    would never let the judge see it."""
+    passage = (Path(__file__).parent.parent / "examples" / "free_will.txt").read_text(encoding="utf-8")
+    late = (
+        "Retailers in the charging zone reported that shops in the centre lost almost no suburban "
+        "visitors after the charge began: footfall fell by two per cent in the first month and "
+        "recovered within a year."
+    )
+    text = f"{passage}\n\n{late}"
+    question = "Would shops in the centre lose suburban visitors"
+    prefilter = SessionConfig().stub_prefilter
+    emb = SentenceTransformerEmbedder()
+    try:
+        assert pieces(text)[0] != text and all(len(p.split()) <= PIECE_WORDS for p in pieces(text))
+        assert " ".join(pieces(text)).split() == text.split(), "every word in one piece, in order"
+        assert emb.similarity(question, text) < prefilter, "the whole text: the answer unseen"
+        assert emb.best_similarity(question, text) >= prefilter
+        assert emb.best_similarity(question, late) == pytest.approx(emb.similarity(question, late))
+    finally:
+        emb.close()

@@ -35,6 +35,30 @@ def jaccard(a: str, b: str) -> float:
 
 T = TypeVar("T")
 
+# all-MiniLM-L6-v2 reads at most 256 word pieces (about 180 words) and drops the rest:
+# a longer text is compared piece by piece, each piece within that
+PIECE_WORDS = 150
+
+
+def pieces(text: str, size: int = PIECE_WORDS) -> list[str]:
+    """`text` itself when it has at most `size` words, else its paragraphs joined or cut
+    into pieces of at most `size` words, in order."""
+    if len(text.split()) <= size:
+        return [text]
+    out: list[str] = []
+    current: list[str] = []
+    for paragraph in text.split("\n"):
+        found = paragraph.split()
+        for start in range(0, len(found), size):
+            piece = found[start : start + size]
+            if current and len(current) + len(piece) > size:
+                out.append(" ".join(current))
+                current = []
+            current += piece
+    if current:
+        out.append(" ".join(current))
+    return out
+
 
 class Embedder(ABC):
     """Unit-length sentence vectors; cosine similarity is their dot product."""
@@ -90,6 +114,15 @@ class Embedder(ABC):
 
     async def amatrix(self, texts: Sequence[str]) -> np.ndarray:
         return await self._off_loop(lambda: self.matrix(texts))
+
+    async def abest_similarity(self, query: str, text: str) -> float:
+        """`query` against the piece of `text` most like it (all of a short text): the
+        model cannot see past the first piece of a long one."""
+        return await self._off_loop(lambda: self.best_similarity(query, text))
+
+    def best_similarity(self, query: str, text: str) -> float:
+        vecs = self.embed([query, *pieces(text)])
+        return float(np.clip((vecs[1:] @ vecs[0]).max(), -1.0, 1.0))
 
     def similarity(self, a: str, b: str) -> float:
         va, vb = self.embed([a, b])

@@ -26,7 +26,8 @@ async def check(
     async with st.revisit_lock:
         # A debate's own flags are what it left open, not what it answered.
         open_stubs = [t for t in st.open_stubs() if t.debate != node.id]
-        sims = [await st.embedder.asimilarity(stub.question, text) for stub in open_stubs]
+        # a long text (a new passage, a long answer) is compared piece by piece
+        sims = [await st.embedder.abest_similarity(stub.question, text) for stub in open_stubs]
         # Judged together; applied in the stubs' order, so revisits are counted the same
         # way whatever order the verdicts arrive in.
         decisions = await asyncio.gather(
