@@ -83,12 +83,18 @@ def test_a_429_pauses_everyone_slows_the_rate_and_it_recovers() -> None:
     assert lim.rate is not None and lim.rate >= full / 10, "never slowed to nothing"
 
 
-def test_without_a_limit_the_first_429_sets_one_from_what_went_out() -> None:
-    lim, _clock = limiter()
-    asyncio.run(times(lim, 50))
-    assert lim.rate is None and not lim.limited
-    lim.rate_limited(None)
-    assert lim.rate == 40.0 and lim.limited
+def test_without_a_limit_a_429_pauses_everyone_and_guesses_no_rate() -> None:
+    lim, clock = limiter()
+
+    async def go() -> tuple[float, float]:
+        await times(lim, 50)
+        start = clock.now
+        lim.rate_limited(3.0)
+        return start, (await lim.acquire()).at
+
+    start, after = asyncio.run(go())
+    assert after >= start + 3.0, "everyone waits out the Retry-After"
+    assert lim.rate is None and not lim.limited and lim.throttled == 1
 
 
 def test_the_backend_waits_for_the_limiter_and_reports_429s() -> None:

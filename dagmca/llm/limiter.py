@@ -5,8 +5,9 @@ Requests are spaced (never a burst at the limit), so no 60-second window holds m
 than the limit; tokens are counted over the last 60 seconds, each request at its
 estimate until its reply says what it used. A 429 slows every sender at once: all wait
 out its Retry-After, and the rate drops by a fifth, then climbs back by a fiftieth of
-the limit per reply that went through. With no limit set, the first 429 sets one: four
-fifths of what went out in the last minute."""
+the limit per reply that went through. With no limit set, a 429 pauses every sender
+for its Retry-After and no rate is guessed: a flaky endpoint's occasional 429 early in a
+run (a few requests in the window) would otherwise set a limit of a few per minute."""
 
 from __future__ import annotations
 
@@ -108,11 +109,7 @@ class RateLimiter:
         now = self.clock()
         self.throttled += 1
         self._paused_until = max(self._paused_until, now + (retry_after if retry_after else PAUSE_S))
-        if self.rate is None:
-            self._trim(now)
-            self.rate = max(1.0, len(self._sent) * SLOW_DOWN)
-            self._ceiling = max(self.rate, float(len(self._sent)))
-        else:
+        if self.rate is not None:
             floor = (self._ceiling or self.rate) / 10
             self.rate = max(floor, 1.0, self.rate * SLOW_DOWN)
 
