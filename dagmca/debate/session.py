@@ -179,9 +179,9 @@ async def revisit_session(
     check the session's open stubs against it, explore the relevant ones as revisit
     branches in the same DAG, and integrate again (DESIGN §1, `dagmca revisit`).
     `against`: the node the checks name (and that supersedes what it answers) — by
-    default the session's final; in a build, another session's node. Checks an earlier
-    run made against that same node are made again (answered from the cache), not
-    added twice."""
+    default the session's final; in a build, another session's node, against which a
+    stub is checked once: a rerun after a kill judges only the stubs not yet checked
+    against it (a check is keyed by its place in the stub's list, so none is moved)."""
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -196,12 +196,9 @@ async def revisit_session(
     main = state.debates[f"{state.session_id}/main"]
     explorer = Explorer(state)
     by = against or final or session
-    if against is not None:
-        for tension in state.tensions.values():
-            tension.revisit_checks = [c for c in tension.revisit_checks if c.after != against.id]
     before = {t.id: t.status for t in state.open_stubs()}
     state.set_phase("revisiting stubs")
-    await explorer.revisit(by, context)
+    await explorer.revisit(by, context, once=against is not None)
     superseded = [i for i in before if state.tensions[i].status is TensionStatus.SUPERSEDED]
     explored = [d for d in state.outcomes if state.debates[d].origin is DebateOrigin.REVISIT]
     if explored or superseded or final is None:

@@ -204,10 +204,11 @@ class Explorer:
             await self.revisit(branch, branch.resolution)
 
     # -- stubs ---------------------------------------------------------------------
-    async def revisit(self, node: GraphNode, text: str) -> None:
-        """After a new node, check every open stub; explore the ones it made relevant."""
+    async def revisit(self, node: GraphNode, text: str, *, once: bool = False) -> None:
+        """After a new node, check every open stub (with `once`, those not checked
+        against it yet); explore the ones it made relevant."""
         st = self.state
-        for stub in await stubs.check(st, node, text, self._can_revisit):
+        for stub in await stubs.check(st, node, text, self._can_revisit, once=once):
             parent = st.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
             board = BranchBoard.start(parent, st.open_stubs())

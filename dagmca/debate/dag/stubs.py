@@ -15,7 +15,12 @@ from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, Tension
 
 
 async def check(
-    state: SessionState, node: GraphNode, text: str, can_revisit: Callable[[TensionNode], bool]
+    state: SessionState,
+    node: GraphNode,
+    text: str,
+    can_revisit: Callable[[TensionNode], bool],
+    *,
+    once: bool = False,
 ) -> list[TensionNode]:
     """Check every open stub against `node` (whose text is `text`); return the stubs it
     made relevant, in order, already counted against --max-revisits. `can_revisit` says
@@ -26,6 +31,8 @@ async def check(
     async with st.revisit_lock:
         # A debate's own flags are what it left open, not what it answered.
         open_stubs = [t for t in st.open_stubs() if t.debate != node.id]
+        if once:  # checked against this node by an earlier run: that check stands
+            open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
         # a long text (a new passage, a long answer) is compared piece by piece
         sims = [await st.embedder.abest_similarity(stub.question, text) for stub in open_stubs]
         # Judged together; applied in the stubs' order, so revisits are counted the same
