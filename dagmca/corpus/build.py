@@ -24,6 +24,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from dagmca.config import SessionConfig
 from dagmca.corpus.link import (
@@ -130,7 +131,9 @@ class Build:
         self.outcomes = {p.id: Outcome(p) for p in passages}
         self.links: list[Link] = []
         self.checked = 0  # earlier sessions' open stubs judged against a new passage
-        self._chain: dict[str, asyncio.Task[StepResult]] = {}  # the last link step on each session
+        # what the next link step on each session waits for: the last step on it, or, for
+        # a passage's own session, its marking as linked (a step rewrites the Session node)
+        self._chain: dict[str, asyncio.Task[Any]] = {}
         self._renewals: dict[str, asyncio.Task[None]] = {}  # claims held, kept alive
         self.limiter: RateLimiter | None = None
         self.started = time.monotonic()
@@ -273,11 +276,13 @@ class Build:
             task = asyncio.create_task(self._step(self._chain.get(other.id), step, shared, client, embedder))
             self._chain[other.id] = task
             steps.append(task)
-        return asyncio.create_task(self._finish_link(p, against, steps, shared))
+        finish = asyncio.create_task(self._finish_link(p, against, steps, shared))
+        self._chain[p.id] = finish
+        return finish
 
     async def _step(
         self,
-        before: asyncio.Task[StepResult] | None,
+        before: asyncio.Task[Any] | None,
         step: Step,
         shared: Shared,
         client: LLMClient,
@@ -305,7 +310,7 @@ class Build:
             for result in await asyncio.gather(*steps):
                 self.links += result.links
                 self.checked += result.checked
-            mark_linked(shared, against, p)
+            await mark_linked(shared, against, p)
             outcome.status = "done" if outcome.ran else "finished earlier"
         finally:
             await self._release(shared.store, p.id)

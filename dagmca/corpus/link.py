@@ -23,6 +23,7 @@ from dagmca.models import (
     NodeRecord,
     SessionNode,
     TensionStatus,
+    node_from_record,
     utcnow,
 )
 from dagmca.runner import Shared, open_state, revisit_and_report
@@ -121,8 +122,13 @@ async def link_step(
     return StepResult(links, state.revisits_used, result.checked)
 
 
-def mark_linked(shared: Shared, against: SessionNode, p: Passage) -> None:
-    """The passage is finished: every earlier session was judged against it."""
-    against.source = p.source
-    against.linked_at = utcnow()
-    shared.store.write([against.to_record()])
+async def mark_linked(shared: Shared, against: SessionNode, p: Passage) -> None:
+    """The passage is finished: every earlier session was judged against it. Read again
+    first: the Session node may have changed since the link began."""
+    record = await shared.store.aread(lambda s: s.get_node(against.id))
+    node = node_from_record(record) if record is not None else against
+    if not isinstance(node, SessionNode):
+        raise ValueError(f"{against.id} is not a session")
+    node.source = p.source
+    node.linked_at = utcnow()
+    shared.store.write([node.to_record()])
