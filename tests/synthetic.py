@@ -40,7 +40,7 @@ def _text(rng: random.Random, n: int) -> str:
 
 
 def synthetic_session(
-    n_nodes: int, n_edges: int, *, session: str = "synthetic", seed: int = 0
+    n_nodes: int, n_edges: int, *, session: str = "synthetic", seed: int = 0, tensions: int = TENSIONS
 ) -> tuple[list[NodeRecord], list[EdgeRecord]]:
     """Exactly `n_nodes` nodes (at least about 100) and exactly `n_edges` edges when
     that is at least the structural minimum: structure and provenance first, then
@@ -77,7 +77,7 @@ def synthetic_session(
     nodes += agents
     must: list[EdgeRecord] = []
     extra: list[EdgeRecord] = []
-    per_debate = 1 + ROUNDS + ROUNDS * TURNS_PER_ROUND + TENSIONS
+    per_debate = 1 + ROUNDS + ROUNDS * TURNS_PER_ROUND + tensions
     n_debates = max(1, (n_nodes - len(nodes) - 2) // per_debate)
     turns_all: list[str] = []
     open_tensions: list[TensionNode] = []
@@ -154,7 +154,7 @@ def synthetic_session(
                 turn_ids.append(turn.id)
                 must.append(edge(turn.id, rnd.id, EdgeType.IN_ROUND, s))
                 extra.append(edge(turn.id, agent.id, EdgeType.BY, s))
-        for k in range(TENSIONS):
+        for k in range(tensions):
             observer = rng.choice(("dialectical", "skeptical", "pragmatic"))
             flagged = rng.choice(turn_ids)
             tension = TensionNode(
@@ -187,7 +187,7 @@ def synthetic_session(
         nodes.append(syn)
         must += [edge(b.id, syn.id, EdgeType.MERGES_INTO, s) for b in branches[:2]]
     last = debates[-1]
-    for k in range(TENSIONS, TENSIONS + max(0, n_nodes - len(nodes) - 1)):  # pad to exactly n_nodes
+    for k in range(tensions, tensions + max(0, n_nodes - len(nodes) - 1)):  # pad to exactly n_nodes
         pad = TensionNode(
             id=f"{last.id}/x{k}",
             session=s,

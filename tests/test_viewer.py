@@ -1,6 +1,8 @@
 """The HTML viewer in real headless Chromium (Debian's `chromium`): opened from disk
-with the network off, it draws every node, shows details on a click, unfolds a
-debate, logs no error, and renders a hostile passage as text."""
+with the network off, it shows details on a click, unfolds a debate, logs no error,
+and renders a hostile passage as text; a session of thousands of nodes opens small
+and legible, with every node reachable through its groups and the search, and a
+debate reads as text in the side panel."""
 
 from __future__ import annotations
 
@@ -11,10 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from dagmca.export.html import script_json
+from dagmca.export.html import script_json, to_html
+from dagmca.models import EdgeType, NodeKind
 from dagmca.store.graph import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.browser import Browser, Page, chromium_path
+from tests.synthetic import synthetic_session
 from tests.test_cli import dagmca
 
 HOSTILE = (
@@ -68,10 +72,11 @@ def test_the_viewer_in_chromium(exported: tuple[Path, int, str], browser: Browse
     assert "<script>alert(1)</script>" not in text and "http://" not in text.split("cytoscape", 1)[0]
     page = browser.open(html)
     page.wait_for("window.dagmca && window.dagmca.ready")
-    assert page.evaluate("dagmca.cy.nodes().length") == count == page.evaluate("dagmca.nodeCount")
+    assert page.evaluate("dagmca.nodeCount") == count
     assert page.evaluate("document.scripts.length") == 3, "no script came from the data"
     shown = page.evaluate("dagmca.cy.nodes().filter(n => !n.hasClass('hidden')).length")
     assert 0 < shown < count, "rounds, turns and agents start collapsed"
+    assert page.evaluate("dagmca.cy.nodes().length") < count, "and are not created until unfolded"
 
     # Click the main debate: its details show, and its rounds and turns unfold.
     page.click(*centre_of(page, f"{session}/main"))
@@ -108,3 +113,71 @@ def test_script_json_cannot_close_its_element() -> None:
     text = script_json({"passage": "</script><script>alert(1)</script> & \u2028"})
     assert "<" not in text and ">" not in text and "&" not in text and "\u2028" not in text
     assert json.loads(text)["passage"].startswith("</script>")
+
+
+# -- a session of the size a strong endpoint produces ---------------------------------------
+DRAWN = "dagmca.cy.nodes().filter(n => !n.hasClass('hidden'))"
+
+
+def test_a_large_session_opens_small_legible_and_complete(browser: Browser, tmp_path: Path) -> None:
+    """2,727 nodes shaped like `--cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2`
+    on a strong endpoint: 14 debates, 116 tensions each."""
+    nodes, edges = synthetic_session(2_727, 4_000, tensions=116, session="big")
+    html = tmp_path / "big.html"
+    html.write_text(to_html("big", nodes, edges), encoding="utf-8")
+    page = browser.open(html)
+    page.wait_for("window.dagmca && window.dagmca.ready")
+    assert page.evaluate("dagmca.nodeCount") == len(nodes) == 2_727
+    drawn = page.evaluate(f"{DRAWN}.length")
+    assert 30 <= drawn <= 200
+    sizes = page.evaluate(
+        f"{DRAWN}.map(n => parseFloat(n.style('font-size')) * dagmca.cy.zoom()).sort((a, b) => a - b)"
+    )
+    assert sizes[len(sizes) // 2] >= 9, f"median label {sizes[len(sizes) // 2]:.1f} px"
+    inside = page.evaluate(
+        f"(() => {{ const w = dagmca.cy.width(), h = dagmca.cy.height(); return {DRAWN}.filter(n => {{"
+        " const p = n.renderedPosition(); return p.x >= 0 && p.y >= 0 && p.x <= w && p.y <= h; })"
+        ".length; })()"
+    )
+    assert inside == drawn, "the first view is fitted to the window"
+
+    # Read a debate: its question, round by round each turn's text, its tensions.
+    main = "big/main"
+    page.evaluate(f"dagmca.cy.getElementById({json.dumps(main)}).emit('tap'); true")
+    reading = page.wait_for("document.getElementById('reading').textContent")
+    by_id = {n.id: n for n in nodes}
+    first_turn = next(n for n in nodes if n.kind is NodeKind.TURN and n.props["debate"] == main)
+    assert str(by_id[main].props["question"]) in reading
+    assert "Round 1" in reading and "Round 3" in reading and str(first_turn.props["text"]) in reading
+    assert "Tensions (116)" in reading
+    assert page.evaluate("dagmca.cy.nodes('.Turn').length") == 72, "the debate's turns unfolded"
+
+    # A tension folded into its debate's group: found by the search, drawn on a click,
+    # and read with the turn that raised it.
+    explored = {e.target for e in edges if e.type is EdgeType.EXPLORES}
+    stubs = [
+        n for n in nodes if n.kind is NodeKind.TENSION and n.props["debate"] == main and n.id not in explored
+    ]
+    quiet = min(stubs, key=lambda t: float(t.props["urgency"]))
+    assert not page.evaluate(f"dagmca.cy.getElementById({json.dumps(quiet.id)}).nonempty()")
+    page.evaluate(
+        f"(() => {{ const s = document.getElementById('search'); s.value = {json.dumps(quiet.id)};"
+        " s.dispatchEvent(new Event('input')); })()"
+    )
+    page.wait_for(f"document.querySelector('a.node[data-node=\"{quiet.id}\"]') !== null")
+    page.evaluate(f"document.querySelector('a.node[data-node=\"{quiet.id}\"]').click(); true")
+    reading = page.wait_for(f"dagmca.cy.getElementById({json.dumps(quiet.id)}).selected() &&"
+                            " document.getElementById('reading').textContent")  # fmt: skip
+    flagged = next(e.target for e in edges if e.type is EdgeType.FLAGGED_AT and e.source == quiet.id)
+    assert str(quiet.props["question"]) in reading and str(by_id[flagged].props["text"]) in reading
+
+    # Every tension is reachable through the groups: unfold them all.
+    page.evaluate(
+        "(() => { for (let i = 0; i < 50; i++) { const shut = dagmca.cy.nodes('.Group')"
+        ".filter(g => !g.data('caption').startsWith('fold')); if (!shut.length) break;"
+        " shut.forEach(g => g.emit('tap')); } return true; })()"
+    )
+    tensions = sum(1 for n in nodes if n.kind is NodeKind.TENSION)
+    assert page.evaluate("dagmca.cy.nodes('.Tension').length") == tensions
+    page.screenshot(tmp_path / "big.png")
+    assert page.problems() == []
