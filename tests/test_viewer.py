@@ -179,5 +179,9 @@ def test_a_large_session_opens_small_legible_and_complete(browser: Browser, tmp_
     )
     tensions = sum(1 for n in nodes if n.kind is NodeKind.TENSION)
     assert page.evaluate("dagmca.cy.nodes('.Tension').length") == tensions
+    # and the legend draws a kind folded at first: every agent
+    page.evaluate("document.querySelector('input[data-name=\"Agent\"]').click(); true")
+    agents = sum(1 for n in nodes if n.kind is NodeKind.AGENT)
+    assert page.evaluate(f"{DRAWN}.filter(n => n.data('kind') === 'Agent').length") == agents > 0
     page.screenshot(tmp_path / "big.png")
     assert page.problems() == []

@@ -319,9 +319,11 @@
   for (const k of DATA.kinds) {
     filterBox($("kind-filters"), k, DATA.colours[k], kindOn.get(k), (v) => {
       kindOn.set(k, v);
-      // a kind folded at first (agents, say) is drawn when it is switched on
-      if (v && lazyKinds.has(k) && k !== "Round" && k !== "Turn") {
-        draw(DATA.nodes.filter((n) => n.kind === k).map((n) => n.id));
+      // A kind folded at first is drawn when it is switched on: agents and personas
+      // all, rounds and turns those of every drawn debate.
+      if (v && lazyKinds.has(k)) {
+        const inDebate = k === "Round" || k === "Turn";
+        draw(DATA.nodes.filter((n) => n.kind === k && (!inDebate || present(n.debate))).map((n) => n.id));
       }
     }, false);
   }
