@@ -171,6 +171,16 @@ def test_a_large_session_opens_small_legible_and_complete(browser: Browser, tmp_
     flagged = next(e.target for e in edges if e.type is EdgeType.FLAGGED_AT and e.source == quiet.id)
     assert str(quiet.props["question"]) in reading and str(by_id[flagged].props["text"]) in reading
 
+    # A turn of another debate, folded twice over (its debate's rounds are not drawn):
+    # Enter in the search box draws every match.
+    turn = next(n for n in reversed(nodes) if n.kind is NodeKind.TURN)
+    assert not page.evaluate(f"dagmca.cy.getElementById({json.dumps(turn.id)}).nonempty()")
+    page.evaluate(
+        f"(() => {{ const s = document.getElementById('search'); s.value = {json.dumps(turn.id)};"
+        " s.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter'})); })()"
+    )
+    assert page.evaluate(f"dagmca.cy.getElementById({json.dumps(turn.id)}).hasClass('match')")
+
     # Every tension is reachable through the groups: unfold them all.
     page.evaluate(
         "(() => { for (let i = 0; i < 50; i++) { const shut = dagmca.cy.nodes('.Group')"
