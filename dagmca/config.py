@@ -234,6 +234,13 @@ class SessionConfig(Strict):
         description="Observers check each turn, or each round in one call, or off; "
         "auto: round for the local model",
     )
+    # joint: a third of the observer calls of per-lens at three lenses (the flags a strong
+    # model finds are not fewer: README "Cost"); per-lens: the DESIGN's one call each
+    observer_calls: Literal["joint", "per-lens"] = Field(
+        "joint",
+        description="With observers checking each turn: one call per turn for every lens (joint), "
+        "or one call per lens",
+    )
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0, description="Drop flags below this urgency")
     duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
@@ -275,6 +282,22 @@ class SessionConfig(Strict):
         None, ge=10, description="Cap on the session's nodes: no branch starts that would pass it"
     )
     final_stubs: int = Field(5, ge=0, le=50)
+    # the ledger's size: a debate of 9 agents x 3 rounds flags ~80 tensions per lens, and
+    # every open stub is a judge call each time a new text arrives
+    max_open_stubs: int = Field(
+        10,
+        ge=1,
+        le=10_000,
+        description="Open stubs a debate keeps; a less urgent one past it is dropped (kept in the "
+        "graph with status dropped and its reason, and counted)",
+    )
+    max_stub_checks: int = Field(
+        8,
+        ge=0,
+        le=10_000,
+        description="Open stubs the judge checks against each new text: the most similar past the "
+        "prefilter; the rest stay open, recorded as not judged",
+    )
 
     # budgets (None: unbounded)
     max_llm_calls: int | None = Field(None, ge=1, description="Budget: LLM calls")

@@ -7,12 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM
+from dagmca.prompts.schemas import TensionFlag, joint_lenses
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
@@ -49,6 +51,28 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
 RunSession = Callable[..., tuple[SessionResult, SessionState, ScriptedLLM]]
 
 
+def lens_by_lens(responder: Responder) -> Responder:
+    """A responder written for one observer call per lens, answering the joint call
+    (every lens at once) too: asked once per lens, in the lenses' order, as that
+    lens's own call would be."""
+
+    def respond(call: ScriptedCall) -> Any:
+        if call.schema is None or "flags" not in call.schema.model_fields:
+            return responder(call)
+        lenses = joint_lenses(call.schema)
+        flags = []
+        for lens in lenses:
+            meta = call.meta.model_copy(update={"agent": f"observer:{lens}"})
+            reply = responder(ScriptedCall(call.messages, TensionFlag, meta, call.max_tokens))
+            if isinstance(reply, BaseModel):
+                reply = reply.model_dump(mode="json")
+            if isinstance(reply, dict):
+                flags.append({"lens": lens, **{k: v for k, v in reply.items() if k != "turn"}})
+        return {"flags": flags}
+
+    return respond
+
+
 def run_scripted(
     store: SQLiteStore,
     out_dir: Path,
@@ -68,7 +92,7 @@ def run_scripted(
     settings.setdefault("cache", False)
     settings.setdefault("agent_memory", "session")
     cfg = SessionConfig(**settings)
-    fake = ScriptedLLM(responder, delay=delay, caps=caps)
+    fake = ScriptedLLM(lens_by_lens(responder) if responder else None, delay=delay, caps=caps)
 
     async def go() -> tuple[SessionResult, SessionState]:
         async with open_state(

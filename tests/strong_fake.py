@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.fake import ScriptedCall, default_structured
-from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag
+from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag, joint_lenses
 from tests.judges import stub_parts
 
 LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
@@ -94,20 +94,10 @@ class StrongModel:
         seed = _seed(call)
         h = _h(seed)
         if issubclass(call.schema, TensionFlag):
-            question = (
-                f"{SENTENCES[h % len(SENTENCES)].rstrip('.')}: what would show whether this holds "
-                f"across sectors {h % 97}?"
-            )
-            self.flags.append(question)
-            data = default_structured(call.schema, seed)
-            data.update(
-                question=question,
-                urgency=round(0.4 + (h % 56) / 100, 2),
-                category=("gap", "assumption", "contradiction", "open_question")[h % 4],
-                excerpt=SENTENCES[(h >> 8) % len(SENTENCES)][:60],
-                rationale="The debate asserts this without evidence that would tell it from selection.",
-            )
-            return data
+            return {**default_structured(call.schema, seed), **self.flag(seed)}
+        if "flags" in call.schema.model_fields:  # every lens in one call: a flag each
+            lenses = joint_lenses(call.schema)
+            return {"flags": [{"lens": lens, **self.flag(seed + lens)} for lens in lenses]}
         if call.schema is PairVerdict:
             verdict = ("elaborate", "contradict", "unrelated", "converge")[h % 4]
             return {"verdict": verdict, "shared_claim": SENTENCES[(h >> 4) % 16], "reason": SENTENCES[h % 16]}
@@ -117,6 +107,21 @@ class StrongModel:
             sentence = text.split(". ")[0] if verdict == "answered" else ""
             return {"verdict": verdict, "answering_sentence": sentence, "reason": SENTENCES[h % 16]}
         return default_structured(call.schema, seed)
+
+    def flag(self, seed: str) -> dict[str, Any]:
+        h = _h(seed)
+        question = (
+            f"{SENTENCES[h % len(SENTENCES)].rstrip('.')}: what would show whether this holds "
+            f"across sectors {h % 97}?"
+        )
+        self.flags.append(question)
+        return {
+            "question": question,
+            "urgency": round(0.4 + (h % 56) / 100, 2),
+            "category": ("gap", "assumption", "contradiction", "open_question")[h % 4],
+            "excerpt": SENTENCES[(h >> 8) % len(SENTENCES)][:60],
+            "rationale": "The debate asserts this without evidence that would tell it from selection.",
+        }
 
 
 def words(text: str) -> set[str]:

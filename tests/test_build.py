@@ -91,6 +91,7 @@ def test_a_rate_limited_build_killed_resumes_and_then_makes_no_call(tmp_path: Pa
     with FaultServer(latency_s=0.05, rpm_limit=120) as server:
         argv = ["build", str(folder), "--store", str(db), "--llm", "openai", "--model", "fault-model"]
         argv += ["--base-url", server.base_url, "--rpm", "120", "--parallel-sessions", "2", "--quiet", *SMALL]
+        argv += ["--observer-calls", "per-lens"]  # enough calls for the limit to matter
         kill_when(argv, lambda: server.requests >= 70, cwd=tmp_path, env=env)
         finished = cached_keys(db)
         before = Counter(server.served)
@@ -169,12 +170,12 @@ def test_three_workers_run_every_passage_exactly_once(tmp_path: Path) -> None:
 
 
 def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -> None:
-    """Unbudgeted, a passage here takes about 41 calls: with --max-llm-calls 60 the
+    """Unbudgeted, a passage here takes about 30 calls: with --max-llm-calls 45 the
     first ends within it, and the second is stopped by the build's total, not its own."""
     folder = corpus(tmp_path / "three", [f"{PASSAGE}\n\nCase {i}." for i in range(3)])
     db = tmp_path / "budget.db"
     proc = dagmca(
-        "build", str(folder), "--store", str(db), "--llm", "fake", "--json", "--max-llm-calls", "60", *SMALL,
+        "build", str(folder), "--store", str(db), "--llm", "fake", "--json", "--max-llm-calls", "45", *SMALL,
         "--parallel-sessions", "1", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -183,9 +184,9 @@ def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -
     with SQLiteStore(db) as st:
         statuses = [st.get_node(p["session"]).props["status"] for p in report["passages"]]  # type: ignore[union-attr]
     assert statuses == ["done", "budget_exhausted", "budget_exhausted"], (statuses, calls)
-    assert calls[1] < 60, "the second session was stopped by the build's budget, not its own"
+    assert calls[1] < 45, "the second session was stopped by the build's budget, not its own"
     # each session may still write its final answer once the budget is spent
-    assert report["totals"]["calls"] <= 60 + len(calls), calls
+    assert report["totals"]["calls"] <= 45 + len(calls), calls
 
 
 # -- across passages, on the Bolt server, with the cookbook's corpus queries ---------------
@@ -196,6 +197,7 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
     from dagmca.llm.fake import ScriptedLLM
     from dagmca.similarity import HashingEmbedder
     from dagmca.store.neo4j import Neo4jStore, connect
+    from tests.conftest import lens_by_lens
     from tests.cookbook import load_cookbook
     from tests.test_pipeline import QUESTIONS, scripted
 
@@ -219,7 +221,7 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
         store.init_schema()
         job = Build(cfg, store, [first, later], reports=lambda s: tmp_path / s)
         todo = job.plan()
-        llm = ScriptedLLM(scripted(QUESTIONS[:4], stub=answers_shops))
+        llm = ScriptedLLM(lens_by_lens(scripted(QUESTIONS[:4], stub=answers_shops)))
         asyncio.run(job.run(todo, llm, HashingEmbedder()))
         assert [o.status for o in job.outcomes.values()] == ["done", "done"]
         answered = [k for k in job.links if k.kind == "answered"]

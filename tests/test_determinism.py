@@ -39,10 +39,14 @@ def pure(call: ScriptedCall) -> Any:
         sentence = "Yes, some shops would." if "Yes, some shops would." in call.prompt else "Invented."
         return {"verdict": verdict, "answering_sentence": sentence, "reason": "r"}
     if call.schema is not None:
+        # each lens its own flag, each flag its own case (or they would all be duplicates,
+        # merged across the session)
+        h = hashlib.sha256((call.prompt + call.meta.agent).encode()).digest()
         if h[0] % 3 == 0:
             return no_flag()
         category = ("gap", "assumption", "contradiction")[h[2] % 3]
-        return flag(QUESTIONS[h[1] % len(QUESTIONS)] + f" (case {h[3] % 4})", 0.4 + h[4] / 500, category)
+        question = QUESTIONS[h[1] % len(QUESTIONS)] + f" (case {h.hex()[:6]} {h.hex()[6:12]})"
+        return flag(question, 0.4 + h[4] / 500, category)
     if any(f"Question under debate: {QUESTIONS[k]}" in call.prompt for k in (0, 1, 4)):
         return "Pricing works when revenue funds buses and exemptions protect workers."
     if "Question under debate: " + QUESTIONS[2] in call.prompt:

@@ -16,7 +16,7 @@ from dagmca.runner import open_state, revisit_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE, RunSession
+from tests.conftest import PASSAGE, RunSession, lens_by_lens
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
 from tests.test_pipeline import QUESTIONS
@@ -38,7 +38,7 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
         async with open_state(
             cfg,
             store,
-            client=ScriptedLLM(responder),
+            client=ScriptedLLM(lens_by_lens(responder)),
             session_id="s1",
             passage=PASSAGE,
             embedder=HashingEmbedder(),

@@ -47,6 +47,17 @@ def guard_row(s: SessionNode, degenerate: int) -> str:
     )
 
 
+def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
+    """The tension ledger: how many tensions, and where each went."""
+    status = Counter(str(n.props.get("status")) for n in nodes if n.kind is NodeKind.TENSION)
+    return (
+        f"{sum(status.values())} tensions: {status['stub']} open stubs, "
+        f"{status['selected'] + status['explored']} explored, {status['superseded']} answered, "
+        f"{status['dropped']} dropped past --max-open-stubs {max_open_stubs} (kept in the graph, "
+        "status dropped)"
+    )
+
+
 def degenerate_count(nodes: list[NodeRecord]) -> int:
     return sum(bool(n.props.get("degenerate")) for n in nodes)
 

@@ -14,7 +14,7 @@ import typer
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
-from dagmca.cli.render import degenerate_count, fitting_rows, guard_row, summary_table
+from dagmca.cli.render import degenerate_count, fitting_rows, guard_row, ledger_row, summary_table
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.llm.factory import check_backend
@@ -67,6 +67,7 @@ def run(
     success_threshold: o.SuccessThreshold = None,
     observers: o.Observers = None,
     monitor_every: o.MonitorEvery = None,
+    observer_calls: o.ObserverCalls = None,
     urgency_threshold: o.UrgencyThreshold = None,
     strategy: o.Strategy = None,
     max_branches: o.MaxBranches = None,
@@ -77,6 +78,8 @@ def run(
     merge_threshold: o.MergeThreshold = None,
     revisit_threshold: o.RevisitThreshold = None,
     max_revisits: o.MaxRevisits = None,
+    max_open_stubs: o.MaxOpenStubs = None,
+    max_stub_checks: o.MaxStubChecks = None,
     max_nodes: o.MaxNodes = None,
     max_llm_calls: o.MaxLLMCalls = None,
     max_tokens: o.MaxTokens = None,
@@ -151,6 +154,7 @@ def _run(
     )
     m = llm.meter
     s = result.session
+    nodes = store.nodes(session_id)
     faults = ", ".join(f"{k} {v}" for k, v in sorted(m.faults.items())) or "none"
     rows = {
         "status": s.status + (" (resumed)" if resume else ""),
@@ -166,7 +170,8 @@ def _run(
         f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
         "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session "
         f"(prices: {llm.prices.source})",
-        "degenerate output": guard_row(s, degenerate_count(store.nodes(session_id))),
+        "degenerate output": guard_row(s, degenerate_count(nodes)),
+        "tensions": ledger_row(nodes, cfg.max_open_stubs),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
     if m.earlier_calls:

@@ -75,6 +75,11 @@ def _fill(annotation: Any, seed: str) -> Any:
     if origin in (typing.Union, types.UnionType):
         return _fill(next(a for a in args if a is not type(None)), seed)
     if origin is list:
+        item = typing.get_args(args[0])[0] if typing.get_origin(args[0]) is typing.Annotated else args[0]
+        choices = _first_literal(item)
+        if choices:  # a list of items told apart by a choice (observers' flags by lens): one each
+            name, values = choices
+            return [{**_fill(item, seed + str(v)), name: v} for v in values]
         return [_fill(args[0], seed + str(i)) for i in range(2)]
     if isinstance(annotation, type):
         if issubclass(annotation, bool):
@@ -89,6 +94,16 @@ def _fill(annotation: Any, seed: str) -> Any:
         if issubclass(annotation, BaseModel):
             return default_structured(annotation, seed)
     return f"{_words(seed, 6)}?"
+
+
+def _first_literal(item: Any) -> tuple[str, tuple[Any, ...]] | None:
+    """A model's first field, when it is a choice (Literal): its name and choices."""
+    if not (isinstance(item, type) and issubclass(item, BaseModel)) or not item.model_fields:
+        return None
+    name, field = next(iter(item.model_fields.items()))
+    if typing.get_origin(field.annotation) is typing.Literal:
+        return name, typing.get_args(field.annotation)
+    return None
 
 
 def default_structured(schema: type[BaseModel], seed: str) -> dict[str, Any]:

@@ -220,6 +220,7 @@ class TensionNode(GraphNode):
     flags: list[str] = Field(default_factory=list)
     # every revisit check: one CHECKED_AGAINST edge each (key: its index here)
     revisit_checks: list[RevisitCheck] = Field(default_factory=list)
+    dropped_reason: str = ""  # why a dropped tension is no longer open
 
     def extra_labels(self) -> tuple[str, ...]:
         return (STUB_LABEL,) if self.status is TensionStatus.STUB else ()

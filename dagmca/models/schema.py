@@ -71,6 +71,8 @@ class TensionStatus(StrEnum):
     STUB = "stub"
     EXPLORED = "explored"
     SUPERSEDED = "superseded"
+    # past --max-open-stubs and less urgent than the stubs kept: in the graph, not open
+    DROPPED = "dropped"
 
 
 class TensionCategory(StrEnum):

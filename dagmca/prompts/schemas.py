@@ -3,7 +3,8 @@ because grammar-constrained small models neither stop nor respect bounds."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, cast
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
@@ -37,6 +38,29 @@ def round_flag_schema(turns: int) -> type[TensionFlag]:
     fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
     model = create_model("RoundTensionFlag", __config__=ConfigDict(extra="forbid"), **fields)
     return cast(type[TensionFlag], model)
+
+
+def joint_flag_schema(lenses: Sequence[str]) -> type[BaseModel]:
+    """One observer call for every lens (--observer-calls joint): `flags`, at most one
+    per lens, each a TensionFlag that names its lens first (offered as an enum, so
+    constrained decoding keeps to the configured lenses). A longer list is cut to the
+    number of lenses; a lens named twice is the caller's to settle."""
+    n = len(lenses)
+    fields: dict[str, Any] = {"lens": (Literal[tuple(lenses)], Field(...))}
+    fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
+    item: Any = create_model("LensFlag", __config__=ConfigDict(extra="forbid"), **fields)
+    flags: Any = Annotated[
+        list[item],
+        BeforeValidator(lambda v: v[:n] if isinstance(v, list) else v),
+        Field(json_schema_extra={"maxItems": n}),
+    ]
+    return _choice("JointFlags", flags=(flags, Field(...)))
+
+
+def joint_lenses(schema: type[BaseModel]) -> tuple[str, ...]:
+    """The lenses a joint_flag_schema offers, in order."""
+    item = get_args(schema.model_fields["flags"].annotation)[0]
+    return cast(tuple[str, ...], get_args(item.model_fields["lens"].annotation))
 
 
 class PairVerdict(Strict):

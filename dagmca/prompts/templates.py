@@ -84,13 +84,22 @@ MONITOR_ROUND_TASK = (
     f"number of the turn that raised it, {FLAG_FIELDS}."
 )
 
+MONITOR_JOINT_TASK = (
+    "Each observer above checks the turn through its own lens: does it reveal a tension (a "
+    "gap, an assumption, a contradiction or an open question) that deserves its own debate? "
+    "Reply with one JSON object whose `flags` list holds at most one flag per observer, and "
+    "none for an observer that sees no such tension. Each flag gives the observer's lens, "
+    f"then {FLAG_FIELDS}. The observers look for different things: their flags should not "
+    "repeat each other."
+)
+
 
 def observer_scaffolding(question: str) -> str:
     """An observer's prompt without its material: what a tension question must not just
     restate (for reading a stored session; a live check uses the prompt itself)."""
     lenses = [_observer(lens) for lens in OBSERVER_LENSES]
     head = [SYSTEM, f"Question under debate: {question}"]
-    return "\n".join([*head, *lenses, MONITOR_TASK, MONITOR_ROUND_TASK])
+    return "\n".join([*head, *lenses, MONITOR_TASK, MONITOR_ROUND_TASK, MONITOR_JOINT_TASK])
 
 
 def monitor(
@@ -100,6 +109,18 @@ def monitor(
     parts.append(quote(f"The turn to check ({turn_label})", turn_text))
     parts.append(f"{_observer(lens)} {MONITOR_TASK}")
     return messages(frame, parts, frame.budget.flag)
+
+
+def monitor_joint(
+    lenses: Sequence[str], frame: Frame, recent: Sequence[tuple[str, str]], turn_label: str, turn_text: str
+) -> Prompt:
+    """Every observer's check of one turn in one call (--observer-calls joint); the
+    output reserve holds a flag per lens."""
+    parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
+    parts.append(quote(f"The turn to check ({turn_label})", turn_text))
+    observers = [f"- {lens}: {_observer(lens)}" for lens in lenses]
+    parts.append("\n".join(["The observers of this debate:", *observers, MONITOR_JOINT_TASK]))
+    return messages(frame, parts, frame.budget.flag * len(lenses))
 
 
 def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> Prompt:

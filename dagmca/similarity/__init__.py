@@ -120,6 +120,29 @@ class Embedder(ABC):
         model cannot see past the first piece of a long one."""
         return await self._off_loop(lambda: self.best_similarity(query, text))
 
+    async def abest_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
+        """Each query against the piece of `text` most like it: one encode, one product."""
+        return await self._off_loop(lambda: self.best_similarities(queries, text))
+
+    async def asimilarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        """`query` against each of `texts`, in one product."""
+        return await self._off_loop(lambda: self.similarities(query, texts))
+
+    def best_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
+        if not queries:
+            return np.zeros(0)
+        parts = pieces(text)
+        vecs = self.embed([*queries, *parts])
+        return cast(
+            np.ndarray, np.clip((vecs[: len(queries)] @ vecs[len(queries) :].T).max(axis=1), -1.0, 1.0)
+        )
+
+    def similarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros(0)
+        vecs = self.embed([query, *texts])
+        return cast(np.ndarray, np.clip(vecs[1:] @ vecs[0], -1.0, 1.0))
+
     def best_similarity(self, query: str, text: str) -> float:
         vecs = self.embed([query, *pieces(text)])
         return float(np.clip((vecs[1:] @ vecs[0]).max(), -1.0, 1.0))

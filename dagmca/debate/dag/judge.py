@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, DecisionMethod, TensionNode
@@ -112,6 +113,29 @@ async def stub(
         reason = f"judged answered, but the answering sentence it quoted is not in the text ({reason})"
         return Decision("relevant", reason, DecisionMethod.LLM, similarity)
     return Decision("answered", reason, DecisionMethod.LLM, similarity, sentence)
+
+
+def most_similar(cfg: SessionConfig, sims: list[float]) -> set[int]:
+    """Which stubs the LLM judge checks against a new text: past the prefilter, the
+    --max-stub-checks most similar (of equal similarity at 4 decimals, the earlier: a
+    batch's float noise must not pick). With --judge embedding every stub is decided, as
+    that costs no call."""
+    if cfg.judge == "embedding":
+        return set(range(len(sims)))
+    passed = [i for i, s in enumerate(sims) if s >= cfg.stub_prefilter]
+    return set(sorted(passed, key=lambda i: (-round(sims[i], 4), i))[: cfg.max_stub_checks])
+
+
+async def not_checked(cfg: SessionConfig, similarity: float) -> Decision:
+    """A stub left open without a call: below the prefilter, or past the checks allowed."""
+    if similarity < cfg.stub_prefilter:
+        reason = f"not judged: cosine {similarity:.2f} below the prefilter {cfg.stub_prefilter}"
+    else:
+        reason = (
+            f"not judged: cosine {similarity:.2f} passed the prefilter, but {cfg.max_stub_checks} more "
+            f"similar stubs were judged against this text (--max-stub-checks)"
+        )
+    return Decision("open", reason, DecisionMethod.EMBEDDING, similarity)
 
 
 def quoted_sentence(quote: str, text: str) -> str | None:

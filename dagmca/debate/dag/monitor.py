@@ -1,25 +1,29 @@
 """Observers: they check the debate's turns for tensions (DESIGN §1.2).
 
-Mode `turn`: after each turn, every observer checks it with the recent transcript.
-Mode `round`: after each round, every observer reads the round's turns in one call
-and names the turn that triggered its flag. Mode `off`: no observer calls (`compare`
+Mode `turn`: after each turn, the observers check it with the recent transcript, all
+lenses in one call (a list of flags, at most one per lens) or, with --observer-calls
+per-lens, one call per lens. Mode `round`: after each round, every observer reads the
+round's turns in one call and names the turn that triggered its flag. Mode `off`: no observer calls (`compare`
 measures protocols alone).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
-from dagmca.models import CallPhase, DebateNode, EdgeRecord, EdgeType, TensionNode, TurnNode
+from dagmca.models import CallPhase, DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
-from dagmca.prompts.schemas import TensionFlag, round_flag_schema
+from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema
 
 RECENT_TURNS = 4
+Flags = list[tuple[str, TensionFlag]]  # (lens, flag)
 
 
 def _label(turn: TurnNode) -> str:
@@ -50,9 +54,14 @@ class Monitor:
             return
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         self.transcript.append(turn)
-        for lens in self.state.config.observers:
+        lenses = self.state.config.observers
+        if self.state.config.observer_calls == "joint":
+            messages = tpl.monitor_joint(lenses, self.frame(), recent, _label(turn), turn.text)
+            self._start(lambda: self._ask_joint(messages), [turn])
+            return
+        for lens in lenses:
             messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
-            self._start(lens, messages, TensionFlag, [turn])
+            self._start(self._asker(lens, messages, TensionFlag), [turn])
 
     def on_round_end(self) -> None:
         turns, self._round_turns = self._round_turns, []
@@ -61,12 +70,21 @@ class Monitor:
         schema = round_flag_schema(len(turns))
         for lens in self.state.config.observers:
             messages = tpl.monitor_round(lens, self.frame(), [(_label(t), t.text) for t in turns])
-            self._start(lens, messages, schema, turns)
+            self._start(self._asker(lens, messages, schema), turns)
 
-    def _start(self, lens: str, messages: Prompt, schema: type[TensionFlag], turns: list[TurnNode]) -> None:
+    def _start(self, ask: Callable[[], Awaitable[Flags]], turns: list[TurnNode]) -> None:
         before, mine = self._recorded, asyncio.Event()
         self._recorded = mine
-        self._tasks.append(asyncio.create_task(self._check(lens, messages, schema, turns, before, mine)))
+        self._tasks.append(asyncio.create_task(self._check(ask, turns, before, mine)))
+
+    def _asker(
+        self, lens: str, messages: Prompt, schema: type[TensionFlag]
+    ) -> Callable[[], Awaitable[Flags]]:
+        async def ask() -> Flags:
+            flag = await self._ask(f"observer:{lens}", messages, schema, self.state.config.flag_tokens())
+            return [] if flag is None else [(lens, flag)]
+
+        return ask
 
     async def drain(self) -> None:
         self.on_round_end()  # turns after the last round end (strange loop) are checked too
@@ -76,32 +94,53 @@ class Monitor:
 
     async def _check(
         self,
-        lens: str,
-        messages: Prompt,
-        schema: type[TensionFlag],
+        ask: Callable[[], Awaitable[Flags]],
         turns: list[TurnNode],
         before: asyncio.Event | None,
         mine: asyncio.Event,
     ) -> None:
         try:
-            flag = await self._ask(lens, messages, schema)
+            flags = await ask()
             if before is not None:
                 await before.wait()
-            if flag is not None:
+            for lens, flag in flags:
                 await self._consider(lens, flag, turns)
         finally:
             mine.set()
 
-    async def _ask(self, lens: str, messages: Prompt, schema: type[TensionFlag]) -> TensionFlag | None:
-        meta = CallMeta(agent=f"observer:{lens}", debate=self.debate.id, phase=CallPhase.MONITOR)
+    async def _ask_joint(self, messages: Prompt) -> Flags:
+        """Every lens's flag of one turn from one call, in the configured lenses' order
+        (the graph must not depend on the order the model listed them in); a lens's
+        second flag is dropped, counted, as the per-lens call could not have made it."""
+        st = self.state
+        lenses = st.config.observers
+        schema = joint_flag_schema(lenses)
+        reply = await self._ask("observers", messages, schema, st.config.flag_tokens() * len(lenses))
+        if reply is None:
+            return []
+        found: dict[str, TensionFlag] = {}
+        for flag in getattr(reply, "flags", []):
+            if flag.lens in found:
+                st.dropped_tensions += 1
+                reason = f"a second flag from the {flag.lens} observer on one turn"
+                st.emit(
+                    TensionDropped(
+                        debate=self.debate.id, observer=flag.lens, question=flag.question, reason=reason
+                    )
+                )
+                continue
+            found[flag.lens] = flag
+        return [(lens, found[lens]) for lens in lenses if lens in found]
+
+    async def _ask(self, agent: str, messages: Prompt, schema: type[Any], max_tokens: int) -> Any:
+        meta = CallMeta(agent=agent, debate=self.debate.id, phase=CallPhase.MONITOR)
         st = self.state
         st.flag_calls += 1
-        done = await st.ask(messages, schema=schema, max_tokens=st.config.flag_tokens(), meta=meta)
-        if done is None:  # a lost flag
+        done = await st.ask(messages, schema=schema, max_tokens=max_tokens, meta=meta)
+        if done is None:  # a lost check
             st.flag_failures += 1
             return None
-        flag: TensionFlag = done.parsed
-        return flag
+        return done.parsed
 
     async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:
         st = self.state
@@ -125,12 +164,17 @@ class Monitor:
         st = self.state
         # Serialised: near-duplicate detection must see every earlier flag.
         async with st.tension_lock:
-            same_debate = [t for t in st.tensions.values() if t.debate == self.debate.id]
-            if same_debate:
-                sims = [await st.embedder.asimilarity(question, t.question) for t in same_debate]
-                best = max(range(len(sims)), key=sims.__getitem__)
+            # across the debate's line: a branch re-raising the question it explores, or
+            # one its ancestors hold, is one tension flagged twice, not two. (Not its
+            # siblings': they run at the same time, so which flagged first would depend
+            # on latency, and the graph must not.)
+            mine = self.debate.id
+            earlier = [t for t in st.tensions.values() if t.debate == mine or mine.startswith(t.debate + "/")]
+            if earlier:
+                sims = await st.embedder.asimilarities(question, [t.question for t in earlier])
+                best = int(sims.argmax())
                 if sims[best] >= st.config.duplicate_threshold:
-                    twin = same_debate[best]
+                    twin = earlier[best]
                     flag_id = f"{lens}@{turn.id}"
                     if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
                         # sorted: the order flags arrive in depends on latency, the graph must not
@@ -150,9 +194,39 @@ class Monitor:
                 flags=[f"{lens}@{turn.id}"],
             )
             st.write([tension], [_flagged(st, tension.id, turn.id, lens)])
+            self._keep_ledger()
         st.emit(
             TensionFlagged(
                 debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
+            )
+        )
+
+    def _keep_ledger(self) -> None:
+        """At most --max-open-stubs open stubs per debate: past it, the least urgent (of
+        equal urgency, the latest) is dropped: kept in the graph with its reason, counted,
+        never revisited. Flags are recorded in a fixed order, so the same ones drop
+        whatever the latency."""
+        st, cap = self.state, self.state.config.max_open_stubs
+        open_stubs = [
+            t for t in st.tensions.values() if t.debate == self.debate.id and t.status is TensionStatus.STUB
+        ]
+        if len(open_stubs) <= cap:
+            return
+        order = {t.id: i for i, t in enumerate(open_stubs)}
+        drop = min(open_stubs, key=lambda t: (t.urgency, -order[t.id]))
+        drop.status = TensionStatus.DROPPED
+        drop.dropped_reason = (
+            f"urgency {drop.urgency} was the lowest of {len(open_stubs)} open stubs of its debate "
+            f"(--max-open-stubs {cap})"
+        )
+        st.dropped_tensions += 1
+        st.write([drop])
+        st.emit(
+            TensionDropped(
+                debate=self.debate.id,
+                observer=drop.observer,
+                question=drop.question,
+                reason=drop.dropped_reason,
             )
         )
 

@@ -30,15 +30,22 @@ async def check(
     label = f"New text: {node.KIND.value.lower()} {node.id.rsplit('/', 1)[-1]}"
     async with st.revisit_lock:
         # A debate's own flags are what it left open, not what it answered.
-        open_stubs = [t for t in st.open_stubs() if t.debate != node.id]
+        # by id: the order they were flagged in depends on which sibling ran faster
+        open_stubs = sorted((t for t in st.open_stubs() if t.debate != node.id), key=lambda t: t.id)
         if once:  # checked against this node by an earlier run: that check stands
             open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
         # a long text (a new passage, a long answer) is compared piece by piece
-        sims = [await st.embedder.abest_similarity(stub.question, text) for stub in open_stubs]
+        sims = [
+            float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
+        ]
+        judged = judge.most_similar(st.config, sims)
         # Judged together; applied in the stubs' order, so revisits are counted the same
         # way whatever order the verdicts arrive in.
         decisions = await asyncio.gather(
-            *(judge.stub(st, stub, label, text, sim) for stub, sim in zip(open_stubs, sims, strict=True))
+            *(
+                judge.stub(st, stub, label, text, sim) if i in judged else judge.not_checked(st.config, sim)
+                for i, (stub, sim) in enumerate(zip(open_stubs, sims, strict=True))
+            )
         )
         for stub, decision in zip(open_stubs, decisions, strict=True):
             edges: list[EdgeRecord] = []
