@@ -8,7 +8,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from dagmca.cli import agents, build, compare, db, read, run
+from dagmca.cli import agents, build, compare, db, estimate, read, run
 from dagmca.cli.console import err, out
 from dagmca.errors import Interrupted, UserError
 
@@ -27,6 +27,7 @@ app.add_typer(cache_app, name="cache")
 # spending LLM calls
 app.command()(run.run)
 app.command()(build.build)
+app.command()(estimate.estimate)
 app.command()(compare.compare)
 app.command()(run.resume)
 # reading

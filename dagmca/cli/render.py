@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
+from dagmca.debate.estimate import Projection
 from dagmca.models import EdgeType, NodeKind, NodeRecord, SessionNode
 from dagmca.store.base import GraphStore
 from dagmca.text import clip
@@ -55,6 +56,32 @@ def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
         f"{status['selected'] + status['explored']} explored, {status['superseded']} answered, "
         f"{status['dropped']} dropped past --max-open-stubs {max_open_stubs} (kept in the graph, "
         "status dropped)"
+    )
+
+
+def projection_table(p: Projection, model: str) -> Table:
+    table = Table(title=f"projected for {model or 'the model'}", title_justify="left")
+    table.add_column("calls of", style="bold cyan")
+    table.add_column("min", justify="right")
+    table.add_column("max", justify="right")
+    for kind, r in p.by_kind.items():
+        table.add_row(kind, f"{r.min:,.0f}", f"{r.max:,.0f}")
+    table.add_row("all calls", f"{p.calls.min:,.0f}", f"{p.calls.max:,.0f}", style="bold")
+    table.add_row("debates", f"{p.debates.min:,.0f}", f"{p.debates.max:,.0f}")
+    table.add_row("prompt tokens", f"{p.prompt_tokens.min:,.0f}", f"{p.prompt_tokens.max:,.0f}")
+    table.add_row("completion tokens", f"{p.completion_tokens.min:,.0f}", f"{p.completion_tokens.max:,.0f}")
+    table.add_row("cost", f"${p.cost_usd.min:,.4f}", f"${p.cost_usd.max:,.4f}")
+    for note in p.notes:
+        table.caption = (table.caption or "") + note + ". "
+    return table
+
+
+def projection_row(p: Projection, calls: int, prompt_tokens: int, cost: float) -> str:
+    """The projection with this run's actuals beside it."""
+    return (
+        f"calls {p.calls.min:,.0f}-{p.calls.max:,.0f} (made {calls:,}); prompt tokens "
+        f"{p.prompt_tokens.min:,.0f}-{p.prompt_tokens.max:,.0f} ({prompt_tokens:,}); cost "
+        f"${p.cost_usd.min:.4f}-${p.cost_usd.max:.4f} (${cost:.4f})"
     )
 
 

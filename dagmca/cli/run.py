@@ -5,19 +5,30 @@ that `dagmca --help` and the reading commands start without loading it."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
-from dagmca.cli.render import degenerate_count, fitting_rows, guard_row, ledger_row, summary_table
+from dagmca.cli.render import (
+    degenerate_count,
+    fitting_rows,
+    guard_row,
+    ledger_row,
+    projection_row,
+    projection_table,
+    summary_table,
+)
 from dagmca.config import SessionConfig
+from dagmca.debate.estimate import Projection, as_json, project
 from dagmca.errors import UserError
-from dagmca.llm.factory import check_backend
+from dagmca.llm.factory import check_backend, model_name
+from dagmca.llm.prices import resolve_prices
 from dagmca.models import NodeRecord
 from dagmca.passage import read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
@@ -30,7 +41,26 @@ if TYPE_CHECKING:
 DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
 # run's parameters that are not settings
-NOT_SETTINGS = ("passage", "store", "session", "out_dir", "quiet")
+NOT_SETTINGS = ("passage", "store", "session", "out_dir", "quiet", "dry_run")
+DryRun = Annotated[
+    bool,
+    typer.Option(
+        "--dry-run", help="Print the projected calls, tokens and cost (as `estimate`); spend nothing."
+    ),
+]
+
+
+def projection(cfg: SessionConfig, text: str) -> Projection:
+    model = model_name(cfg)
+    return project(cfg, text, resolve_prices(cfg, model), model)
+
+
+def show_projection(cfg: SessionConfig, text: str, json_out: bool) -> None:
+    p = projection(cfg, text)
+    if json_out:
+        out.print_json(json.dumps(as_json(p)))
+    else:
+        out.print(projection_table(p, model_name(cfg)))
 
 
 def run(
@@ -103,13 +133,17 @@ def run(
     seed: o.Seed = None,
     max_passage_bytes: o.MaxPassageBytes = None,
     quiet: o.Quiet = False,
+    dry_run: DryRun = False,
 ) -> None:
     """Debate a passage: main debate, tensions, branches, merges, stubs, final integration."""
     cfg = o.build_config({k: v for k, v in locals().items() if k not in NOT_SETTINGS})
+    text = read_passage(passage, cfg.max_passage_bytes)
+    if dry_run:  # nothing is spent: no key or endpoint needed
+        show_projection(cfg, text, json_out=False)
+        return
+    check_backend(cfg)
     from dagmca import runner
 
-    text = read_passage(passage, cfg.max_passage_bytes)
-    check_backend(cfg)
     o.check_session_id(session)
     location = resolve_store(store)
     session_id = session or runner.new_session_id(text)
@@ -139,6 +173,14 @@ def _run(
     from dagmca import runner
 
     started = time.monotonic()
+    projected = projection(cfg, text)
+    if not quiet:
+        err.print(
+            f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
+            f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the detail)",
+            markup=False,
+            highlight=False,
+        )
 
     async def work(state: SessionState, model: str) -> SessionResult:
         return await runner.run_and_report(state, title=title, model=model, out_dir=target)
@@ -172,6 +214,7 @@ def _run(
         f"(prices: {llm.prices.source})",
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
+        "projected": projection_row(projected, m.calls, m.usage.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
     if m.earlier_calls:

@@ -1,0 +1,184 @@
+"""The cost of a session before it is spent (`dagmca estimate`, `run --dry-run`): from
+the configuration, the protocol's call formula, the observer mode and the passage's
+length, the range of calls, tokens and cost.
+
+The minimum is a session whose observers raise nothing worth a branch: the main debate
+(stopping at its first chance to converge), its observers, the final answer. The
+maximum is every branch, sub-branch and revisit the limits allow, every debate running
+all its rounds, every pair of siblings judged and merged, every stub check the caps
+allow, and every prompt quoting as much as its caps let it. Not in the maximum: re-asks
+of degenerate replies and retries of failed calls (each is one more call), and
+--max-nodes (it only lowers the count)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from pydantic import BaseModel
+
+from dagmca.config import SessionConfig
+from dagmca.llm.prices import Prices
+from dagmca.llm.tokens import TokenCounter, known_window
+from dagmca.models import Strict
+
+OVERHEAD = 300  # tokens of every prompt beyond its quotes: system text, question, task
+ASSUMED_WINDOW = 32_768
+RECENT_TURNS = 5  # an observer's prompt: the turn to check and the four before it
+
+
+class Range(Strict):
+    min: float
+    max: float
+
+
+class Projection(Strict):
+    calls: Range
+    prompt_tokens: Range
+    completion_tokens: Range
+    cost_usd: Range
+    debates: Range
+    by_kind: dict[str, Range]  # calls per kind of call
+    window: int
+    notes: list[str]
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of call: how many (min, max), and per call its prompt and output tokens."""
+
+    name: str
+    count: tuple[int, int]
+    prompt: tuple[int, int]
+    completion: tuple[int, int]
+
+
+def debate_turns(cfg: SessionConfig) -> tuple[int, int]:
+    """Calls of one debate (each writes a turn): the protocol's formula."""
+    peers = cfg.peer_count()
+    if cfg.protocol == "decompose":
+        n = cfg.tree().legacy_calls() + cfg.strange_loops
+        return n, n
+    if cfg.protocol == "vote":
+        decisions = peers * cfg.max_vote_rounds * (1 + cfg.decision_retries)
+        return 2 * peers, peers + decisions + 1
+    if cfg.protocol == "ensemble":
+        return 2 * peers, peers * (2 + cfg.decision_retries) + 1
+    per_round = cfg.per_round_calls()
+    low = min(2, cfg.rounds) * per_round + cfg.strange_loops
+    high = cfg.rounds * per_round + cfg.strange_loops + int(cfg.broadcast)
+    if cfg.self_reflect:
+        high += cfg.max_iterations * per_round  # re-broadcasts on critical signals
+    return low, high
+
+
+def _tree(cfg: SessionConfig, depth: int) -> tuple[int, int]:
+    """Debates in the fullest subtree of a debate at `depth`, and how many of them branch."""
+    if depth >= cfg.max_depth or cfg.max_branches == 0:
+        return 1, 0
+    debates, branching = _tree(cfg, depth + 1)
+    return 1 + cfg.max_branches * debates, 1 + cfg.max_branches * branching
+
+
+def observer_calls(cfg: SessionConfig, turns: int, rounds: int) -> int:
+    mode = cfg.monitor_mode()
+    if mode == "off":
+        return 0
+    if mode == "round":  # and the turns after the last round (strange loops), once
+        return (rounds + int(cfg.strange_loops > 0)) * len(cfg.observers)
+    return turns if cfg.observer_calls == "joint" else turns * len(cfg.observers)
+
+
+def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -> Projection:
+    notes: list[str] = []
+    window = cfg.context_window or known_window(model or cfg.model)
+    if window is None:
+        window = ASSUMED_WINDOW
+        notes.append(f"context window assumed {ASSUMED_WINDOW:,} tokens (set --context-window)")
+    counter = TokenCounter()
+    passage_tokens = counter.count(passage)
+    share = int(cfg.passage_share * max(0, window - cfg.final_tokens() - max(64, window // 20)))
+    shown = min(passage_tokens, share)
+    sections = 0
+    if passage_tokens > share:
+        sections = math.ceil(passage_tokens / max(1, share // 2))
+        notes.append(
+            f"passage of {passage_tokens:,} tokens: too long to quote whole, mapped in ~{sections} sections"
+        )
+
+    def prompt(quoted: int) -> tuple[int, int]:
+        return shown + OVERHEAD, min(window, shown + OVERHEAD + quoted)
+
+    turn, flag, synth, final = (
+        cfg.turn_tokens(),
+        cfg.flag_tokens(),
+        cfg.synthesis_tokens(),
+        cfg.final_tokens(),
+    )
+    lenses = len(cfg.observers)
+    t_low, t_high = debate_turns(cfg)
+    rounds_low = min(2, cfg.rounds) if cfg.protocol == "mca" else 1
+    rounds_high = cfg.rounds if cfg.protocol == "mca" else cfg.max_vote_rounds + 1
+    main_tree, branching = _tree(cfg, 0)
+    revisit_tree, revisit_branching = _tree(cfg, 1) if cfg.max_depth >= 1 else (0, 0)
+    revisits = cfg.max_revisits if cfg.max_depth >= 1 and cfg.max_branches > 0 else 0
+    d_high = main_tree + revisits * revisit_tree
+    groups = branching + revisits * revisit_branching
+    pairs = groups * math.comb(cfg.max_branches, 2)
+    merges = groups * (cfg.max_branches // 2)
+    stub_checks = (d_high - 1 + merges) * (cfg.max_stub_checks if cfg.judge == "llm" else 0)
+    flag_out = flag * lenses if cfg.observer_calls == "joint" and cfg.monitor_mode() == "turn" else flag
+    quoted_turns = max(cfg.cpp, cfg.peer_count()) * turn + turn  # a parent quotes its children
+    kinds = [
+        Kind("debate turns", (t_low, d_high * t_high), prompt(quoted_turns), (1, turn)),
+        Kind(
+            "observers",
+            (observer_calls(cfg, t_low, rounds_low), d_high * observer_calls(cfg, t_high, rounds_high)),
+            prompt(RECENT_TURNS * turn if cfg.monitor_mode() == "turn" else t_high * turn),
+            (1, flag_out),
+        ),
+        Kind("judge: stub checks", (0, stub_checks), prompt(synth), (1, flag)),
+        Kind("judge: sibling pairs", (0, pairs if cfg.judge == "llm" else 0), prompt(2 * synth), (1, flag)),
+        Kind("merges", (0, merges), prompt(cfg.max_branches * synth), (1, synth)),
+        Kind("final", (1, 1 + d_high), prompt(d_high * synth), (1, final)),
+    ]
+    if sections:
+        kinds.append(Kind("passage map", (sections, 2 * sections), (OVERHEAD, OVERHEAD + share), (1, synth)))
+    if cfg.llm != "fake":
+        kinds.append(Kind("pre-flight", (0, 2), (50, 200), (1, 50)))
+    low = [k.count[0] for k in kinds]
+    high = [k.count[1] for k in kinds]
+    p_low = sum(k.count[0] * k.prompt[0] for k in kinds)
+    p_high = sum(k.count[1] * k.prompt[1] for k in kinds)
+    c_low = sum(k.count[0] * k.completion[0] for k in kinds)
+    c_high = sum(k.count[1] * k.completion[1] for k in kinds)
+    return Projection(
+        calls=Range(min=sum(low), max=sum(high)),
+        prompt_tokens=Range(min=p_low, max=p_high),
+        completion_tokens=Range(min=c_low, max=c_high),
+        cost_usd=Range(
+            min=round((p_low * prices.per_1k_prompt + c_low * prices.per_1k_completion) / 1000, 4),
+            max=round((p_high * prices.per_1k_prompt + c_high * prices.per_1k_completion) / 1000, 4),
+        ),
+        debates=Range(min=1, max=d_high),
+        by_kind={k.name: Range(min=k.count[0], max=k.count[1]) for k in kinds},
+        window=window,
+        notes=notes,
+    )
+
+
+def as_json(p: BaseModel) -> dict[str, object]:
+    """Whole numbers as integers."""
+
+    def clean(v: object) -> object:
+        if isinstance(v, float) and v.is_integer() and not isinstance(v, bool):
+            return int(v)
+        if isinstance(v, dict):
+            return {k: clean(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [clean(x) for x in v]
+        return v
+
+    out = clean(p.model_dump())
+    assert isinstance(out, dict)
+    return out

@@ -1,0 +1,47 @@
+"""`dagmca estimate`: the projection brackets what a run then spends, for the default
+configuration, a large one and a vote run (on the scripted fake, counted from the
+store's call records)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import dagmca
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSAGE = ROOT / "examples" / "congestion_pricing.txt"
+CONFIGS = {
+    "default": [],
+    "large": ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"],
+    "vote": ["--protocol", "vote", "--agents", "4", "--max-branches", "2"],
+}
+
+
+@pytest.mark.parametrize("name", list(CONFIGS))
+def test_a_run_spends_within_its_projection(name: str, tmp_path: Path) -> None:
+    options = ["--llm", "fake", *CONFIGS[name]]
+    projected = dagmca("estimate", str(PASSAGE), *options, "--json", cwd=tmp_path)
+    assert projected.returncode == 0, projected.stderr
+    p = json.loads(projected.stdout)
+    assert set(p) >= {"calls", "prompt_tokens", "cost_usd"} and p["calls"]["min"] < p["calls"]["max"]
+    db = tmp_path / "g.db"
+    ran = dagmca("run", str(PASSAGE), "--store", str(db), "--quiet", *options, cwd=tmp_path, timeout=600)
+    assert ran.returncode == 0, ran.stderr
+    with sqlite3.connect(db) as con:
+        records = [json.loads(r[0]) for r in con.execute("SELECT record FROM llm_calls")]
+    calls = len(records)
+    prompt = sum(r["prompt_tokens"] for r in records)
+    assert p["calls"]["min"] <= calls <= p["calls"]["max"], (calls, p["calls"], p["by_kind"])
+    assert p["prompt_tokens"]["min"] <= prompt <= p["prompt_tokens"]["max"], (prompt, p["prompt_tokens"])
+    assert "projected" in ran.stdout and f"(made {calls:,})" in ran.stdout.replace("\n", " ")
+
+
+def test_dry_run_spends_nothing_and_needs_no_key(tmp_path: Path) -> None:
+    proc = dagmca("run", str(PASSAGE), "--llm", "openai", "--model", "gpt-4o", "--dry-run", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert "all calls" in proc.stdout and "$" in proc.stdout
+    assert not (tmp_path / ".dagmca").exists(), "a dry run opens no store"
