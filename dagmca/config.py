@@ -235,7 +235,7 @@ class SessionConfig(Strict):
         "auto: round for the local model",
     )
     # joint: a third of the observer calls of per-lens at three lenses (the flags a strong
-    # model finds are not fewer: README "Cost"); per-lens: the DESIGN's one call each
+    # model finds are not fewer: tests/test_real_texts.py); per-lens: the DESIGN's one call each
     observer_calls: Literal["joint", "per-lens"] = Field(
         "joint",
         description="With observers checking each turn: one call per turn for every lens (joint), "

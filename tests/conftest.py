@@ -92,7 +92,9 @@ def run_scripted(
     settings.setdefault("cache", False)
     settings.setdefault("agent_memory", "session")
     cfg = SessionConfig(**settings)
-    fake = ScriptedLLM(lens_by_lens(responder) if responder else None, delay=delay, caps=caps)
+    if responder is not None and not getattr(responder, "answers_joint", False):
+        responder = lens_by_lens(responder)
+    fake = ScriptedLLM(responder, delay=delay, caps=caps)
 
     async def go() -> tuple[SessionResult, SessionState]:
         async with open_state(

@@ -77,6 +77,8 @@ CONTINUE = "Your reply was cut off at the length limit."
 class StrongModel:
     """The responder (a callable for ScriptedLLM) and what it said."""
 
+    answers_joint = True  # flags every lens of a joint observer call itself
+
     def __init__(self) -> None:
         self.said: list[str] = []  # every plain answer, whole
         self.flags: list[str] = []  # every flag question

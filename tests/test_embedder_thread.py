@@ -43,3 +43,31 @@ def test_async_embeddings_run_on_the_embedders_thread_and_match_the_sync_ones() 
     assert sim == fresh.similarity(texts[0], texts[1])
     assert np.array_equal(matrix, fresh.matrix(texts))
     e.close()
+
+
+class BatchRecordingEmbedder(HashingEmbedder):
+    """Records the size of every encode."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.batches: list[int] = []
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        self.batches.append(len(texts))
+        return super()._encode(texts)
+
+
+def test_concurrent_callers_are_encoded_in_one_batch_and_each_text_once() -> None:
+    e = BatchRecordingEmbedder()
+    questions = [f"question number {i} about road pricing" for i in range(40)]
+
+    async def run() -> list[float]:
+        # forty callers at once, as forty observers' flags arriving together
+        return await asyncio.gather(*(e.asimilarity(q, "congestion charge") for q in questions))
+
+    sims = asyncio.run(run())
+    assert sum(e.batches) == 41, "each distinct text encoded once"
+    assert len(e.batches) <= 2, e.batches  # the first caller's, then everyone else's
+    fresh = HashingEmbedder()
+    assert sims == [fresh.similarity(q, "congestion charge") for q in questions]
+    e.close()

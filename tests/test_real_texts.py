@@ -151,3 +151,26 @@ def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteSt
         "sections": len(sections),
     }
     assert check_store(store, "s1") == []
+
+
+def test_one_observer_call_per_turn_finds_no_fewer_flags_than_one_per_lens(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    found = {}
+    for mode in ("per-lens", "joint"):
+        model = StrongModel()
+        _, state, fake = strong_run(
+            store,
+            tmp_path / mode,
+            model,
+            session=mode,
+            observer_calls=mode,
+            max_depth=0,
+            monitor_every="turn",
+        )
+        checks = [c for c in fake.calls if c.meta.phase == "monitor"]
+        flagged = state.store.edges(mode, EdgeType.FLAGGED_AT)
+        found[mode] = (len(checks), len(flagged), len(state.tensions))
+    (lens_calls, lens_flags, lens_tensions), (joint_calls, joint_flags, joint_tensions) = found.values()
+    assert joint_calls * 3 == lens_calls, found  # three lenses
+    assert joint_flags >= lens_flags > 0 and joint_tensions >= lens_tensions, found

@@ -65,6 +65,8 @@ class SessionState:
     session: SessionNode | None = None
     debates: dict[str, DebateNode] = field(default_factory=dict)
     tensions: dict[str, TensionNode] = field(default_factory=dict)
+    # the same tensions by debate, in the order they were recorded
+    tensions_of: dict[str, dict[str, TensionNode]] = field(default_factory=dict)
     syntheses: dict[str, SynthesisNode] = field(default_factory=dict)
     outcomes: dict[str, DebateOutcome] = field(default_factory=dict)  # debate id -> what it produced
     # (later, earlier, reason) of branch pairs judged to contradict, for the integrator
@@ -114,6 +116,7 @@ class SessionState:
                 self.debates[n.id] = n
             elif isinstance(n, TensionNode):
                 self.tensions[n.id] = n
+                self.tensions_of.setdefault(n.debate, {})[n.id] = n
             elif isinstance(n, SynthesisNode):
                 self.syntheses[n.id] = n
 

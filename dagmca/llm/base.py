@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Annotated, Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
@@ -101,6 +102,13 @@ class EndpointDown(Exception):
 S = TypeVar("S", bound=BaseModel)
 
 
+@lru_cache(maxsize=256)
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """A schema class's JSON schema, built once (pydantic builds it anew on every call).
+    Callers must not change it."""
+    return schema.model_json_schema()
+
+
 class LLMClient(ABC):
     """complete(messages, schema=..., max_tokens=..., temperature=...) -> Completion."""
 
@@ -116,7 +124,7 @@ class LLMClient(ABC):
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         """The messages and the schema as this backend sends them: what a reply depends
         on, so what the response cache keys on."""
-        return messages, schema.model_json_schema() if schema is not None else None
+        return messages, json_schema(schema) if schema is not None else None
 
     async def count_tokens(self, text: str) -> int | None:
         """`text` in the endpoint's own tokens, where it can say (None: it cannot)."""

@@ -24,7 +24,7 @@ from typing import Any
 import jiter
 from pydantic import BaseModel, ValidationError
 
-from dagmca.llm.base import Message
+from dagmca.llm.base import Message, json_schema
 
 
 class StructuredMode(StrEnum):
@@ -80,7 +80,7 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 def wire_schema(schema: type[BaseModel], mode: StructuredMode) -> dict[str, Any] | None:
     """The schema as it goes in `response_format`; None when it goes in the prompt."""
-    full = schema.model_json_schema()
+    full = json_schema(schema)
     if mode is StructuredMode.STRICT:
         return strict_schema(full)
     if mode is StructuredMode.SCHEMA:
@@ -111,7 +111,7 @@ SCHEMA_INSTRUCTION = (
 def with_schema_in_prompt(messages: list[Message], schema: type[BaseModel]) -> list[Message]:
     """The messages with the schema stated at the end of the last one (modes that
     cannot send it in `response_format`)."""
-    text = json.dumps(schema.model_json_schema(), ensure_ascii=False, sort_keys=True)
+    text = json.dumps(json_schema(schema), ensure_ascii=False, sort_keys=True)
     out = [dict(m) for m in messages]
     out[-1]["content"] = f"{out[-1]['content']}\n\n{SCHEMA_INSTRUCTION}\n```json\n{text}\n```"
     return out  # type: ignore[return-value]

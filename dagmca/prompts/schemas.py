@@ -3,7 +3,7 @@ because grammar-constrained small models neither stop nor respect bounds."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from functools import lru_cache
 from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
@@ -40,7 +40,8 @@ def round_flag_schema(turns: int) -> type[TensionFlag]:
     return cast(type[TensionFlag], model)
 
 
-def joint_flag_schema(lenses: Sequence[str]) -> type[BaseModel]:
+@lru_cache(maxsize=32)
+def joint_flag_schema(lenses: tuple[str, ...]) -> type[BaseModel]:
     """One observer call for every lens (--observer-calls joint): `flags`, at most one
     per lens, each a TensionFlag that names its lens first (offered as an enum, so
     constrained decoding keeps to the configured lenses). A longer list is cut to the

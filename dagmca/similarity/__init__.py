@@ -2,7 +2,9 @@
 
 An embedder computes on a thread of its own: `warm_up` starts loading the model there
 as soon as a run begins, and the `a…` methods await their vectors without blocking the
-event loop (a model load takes seconds; an encode, milliseconds).
+event loop (a model load takes seconds; an encode, milliseconds). Each distinct text is
+encoded once per process; the texts that concurrent callers ask for while the thread
+is busy are encoded together, in one batch, when it is free.
 """
 
 from __future__ import annotations
@@ -67,6 +69,10 @@ class Embedder(ABC):
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()  # one encode at a time, whichever thread asks
         self._pool: ThreadPoolExecutor | None = None
+        # texts asked for by callers whose turn on the thread has not come yet: the first
+        # encode encodes them all, in one batch (a batch of 32 costs little more than one)
+        self._wanted: dict[str, None] = {}
+        self._wanted_lock = threading.Lock()  # never held while encoding: the loop takes it
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray: ...
@@ -87,7 +93,9 @@ class Embedder(ABC):
         with self._lock:
             self._prepare()
 
-    async def _off_loop(self, fn: Callable[[], T]) -> T:
+    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str] = ()) -> T:
+        with self._wanted_lock:
+            self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
         return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
 
     def close(self) -> None:
@@ -96,8 +104,11 @@ class Embedder(ABC):
             self._pool = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        with self._wanted_lock:
+            wanted, self._wanted = self._wanted, {}
         with self._lock:
-            missing = [t for t in dict.fromkeys(texts) if t not in self._cache]
+            asked = dict.fromkeys([*texts, *wanted])
+            missing = [t for t in asked if t not in self._cache]
             if missing:
                 self._prepare()
                 for text, vec in zip(missing, self._encode(missing), strict=True):
@@ -107,26 +118,26 @@ class Embedder(ABC):
             return np.stack([self._cache[t] for t in texts])
 
     async def aembed(self, texts: Sequence[str]) -> np.ndarray:
-        return await self._off_loop(lambda: self.embed(texts))
+        return await self._off_loop(lambda: self.embed(texts), texts)
 
     async def asimilarity(self, a: str, b: str) -> float:
-        return await self._off_loop(lambda: self.similarity(a, b))
+        return await self._off_loop(lambda: self.similarity(a, b), (a, b))
 
     async def amatrix(self, texts: Sequence[str]) -> np.ndarray:
-        return await self._off_loop(lambda: self.matrix(texts))
+        return await self._off_loop(lambda: self.matrix(texts), texts)
 
     async def abest_similarity(self, query: str, text: str) -> float:
         """`query` against the piece of `text` most like it (all of a short text): the
         model cannot see past the first piece of a long one."""
-        return await self._off_loop(lambda: self.best_similarity(query, text))
+        return await self._off_loop(lambda: self.best_similarity(query, text), (query, *pieces(text)))
 
     async def abest_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
         """Each query against the piece of `text` most like it: one encode, one product."""
-        return await self._off_loop(lambda: self.best_similarities(queries, text))
+        return await self._off_loop(lambda: self.best_similarities(queries, text), (*queries, *pieces(text)))
 
     async def asimilarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
         """`query` against each of `texts`, in one product."""
-        return await self._off_loop(lambda: self.similarities(query, texts))
+        return await self._off_loop(lambda: self.similarities(query, texts), (query, *texts))
 
     def best_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
         if not queries:

@@ -168,8 +168,9 @@ class Monitor:
             # one its ancestors hold, is one tension flagged twice, not two. (Not its
             # siblings': they run at the same time, so which flagged first would depend
             # on latency, and the graph must not.)
-            mine = self.debate.id
-            earlier = [t for t in st.tensions.values() if t.debate == mine or mine.startswith(t.debate + "/")]
+            parts = self.debate.id.split("/")
+            line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
+            earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
             if earlier:
                 sims = await st.embedder.asimilarities(question, [t.question for t in earlier])
                 best = int(sims.argmax())
@@ -208,7 +209,7 @@ class Monitor:
         whatever the latency."""
         st, cap = self.state, self.state.config.max_open_stubs
         open_stubs = [
-            t for t in st.tensions.values() if t.debate == self.debate.id and t.status is TensionStatus.STUB
+            t for t in st.tensions_of.get(self.debate.id, {}).values() if t.status is TensionStatus.STUB
         ]
         if len(open_stubs) <= cap:
             return

@@ -1,0 +1,124 @@
+"""A large configuration against a local fake endpoint with a fixed latency: what it
+costs and how busy it keeps the endpoint (issue "Scale").
+
+    .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--concurrency 16]
+        [--passage tests/data/street_trees.txt] [--repeat 1] [--json] [-- more run options]
+
+The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2, on a
+1,300-word passage. The fake (tests/fault_server.py) answers every request after the
+latency, with schema-valid word salad. Printed (medians over the repeats): calls by
+phase and the observers' share, prompt tokens, the projection `dagmca estimate` gave
+before the run, wall time against calls x latency / concurrency (the time 16 busy
+slots would need), and dagmca's own CPU per call (the run's process, all threads).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.fault_server import FaultServer  # noqa: E402
+
+CONFIG = ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"]
+
+
+def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
+    with FaultServer(latency_s=args.latency) as server:
+        options = ["--llm", "openai", "--model", "fault-model", "--base-url", server.base_url]
+        options += ["--concurrency", str(args.concurrency), *CONFIG, *args.extra]
+        env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
+        dagmca = [sys.executable, "-m", "dagmca"]
+        projected = subprocess.run(
+            [*dagmca, "estimate", args.passage, *options, "--json"], capture_output=True, text=True, env=env
+        )
+        projection = json.loads(projected.stdout)
+        store = tmp / "graph.db"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.monotonic()
+        proc = subprocess.run(
+            [*dagmca, "run", args.passage, "--store", str(store), "--quiet", *options],
+            capture_output=True, text=True, env=env, cwd=tmp,
+        )  # fmt: skip
+        wall = time.monotonic() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if proc.returncode != 0:
+            raise SystemExit(f"run failed ({proc.returncode}): {proc.stderr[-2000:]}")
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    with sqlite3.connect(store) as con:
+        records = [json.loads(r[0]) for r in con.execute("SELECT record FROM llm_calls")]
+    phases = Counter(r["phase"] for r in records)
+    calls = len(records)
+    ideal = calls * args.latency / args.concurrency
+    return {
+        "calls": calls,
+        "observer_share": round(phases["monitor"] / calls, 3),
+        "prompt_tokens": sum(r["prompt_tokens"] for r in records),
+        "projected_calls": [projection["calls"]["min"], projection["calls"]["max"]],
+        "wall_s": round(wall, 1),
+        "busy_slots_s": round(ideal, 1),
+        "wall_over_busy": round(wall / ideal, 2),
+        "cpu_ms_per_call": round(1000 * cpu / calls, 1),
+        "phases": dict(phases.most_common()),
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--passage", default=str(ROOT / "tests" / "data" / "street_trees.txt"))
+    ap.add_argument("--repeat", type=int, default=1)
+    ap.add_argument("--json", action="store_true")
+    ap.add_argument("extra", nargs="*", help="more run options, after --")
+    args = ap.parse_args()
+    runs = []
+    for r in range(args.repeat):
+        with tempfile.TemporaryDirectory() as tmp:
+            runs.append(once(args, Path(tmp)))
+        print(f"  repeat {r + 1}: {json.dumps(runs[-1])}", file=sys.stderr)
+    keys = (
+        "calls",
+        "observer_share",
+        "prompt_tokens",
+        "wall_s",
+        "busy_slots_s",
+        "wall_over_busy",
+        "cpu_ms_per_call",
+    )
+    summary = {k: statistics.median(float(x[k]) for x in runs) for k in keys}
+    summary |= {
+        "projected_calls": runs[0]["projected_calls"],
+        "phases": runs[0]["phases"],
+        "repeats": args.repeat,
+    }
+    if args.json:
+        print(json.dumps(summary, indent=2))
+        return
+    print(f"latency {args.latency}s, concurrency {args.concurrency}, {' '.join(CONFIG + args.extra)}")
+    print(
+        f"  {summary['calls']:.0f} calls (projected {summary['projected_calls'][0]:,}-"
+        f"{summary['projected_calls'][1]:,}), observers {summary['observer_share']:.0%} of them, "
+        f"{summary['prompt_tokens']:,.0f} prompt tokens"
+    )
+    print(
+        f"  wall {summary['wall_s']:.1f}s vs {summary['busy_slots_s']:.1f}s of busy slots "
+        f"({summary['wall_over_busy']:.2f}x); dagmca's CPU {summary['cpu_ms_per_call']:.1f} ms per call"
+    )
+    print(f"  calls by phase: {summary['phases']}")
+
+
+if __name__ == "__main__":
+    main()
