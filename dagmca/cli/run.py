@@ -174,8 +174,8 @@ def _run(
 
     started = time.monotonic()
     projected = projection(cfg, text)
-    if not quiet:
-        err.print(
+    if not quiet:  # on stdout, with the summary: stderr is for what went wrong
+        out.print(
             f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
             f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the detail)",
             markup=False,
