@@ -213,14 +213,14 @@ class Monitor:
         ]
         if len(open_stubs) <= cap:
             return
-        order = {t.id: i for i, t in enumerate(open_stubs)}
-        drop = min(open_stubs, key=lambda t: (t.urgency, -order[t.id]))
+        drop = min(reversed(open_stubs), key=lambda t: t.urgency)  # the first minimum: the latest
         drop.status = TensionStatus.DROPPED
         drop.dropped_reason = (
             f"urgency {drop.urgency} was the lowest of {len(open_stubs)} open stubs of its debate "
             f"(--max-open-stubs {cap})"
         )
-        st.dropped_tensions += 1
+        # counted from the graph (the summary's `tensions` row), not with the degeneration
+        # guard's drops: a dropped stub is not degenerate
         st.write([drop])
         st.emit(
             TensionDropped(
