@@ -235,11 +235,12 @@ class SessionConfig(Strict):
         "auto: round for the local model",
     )
     # joint: a third of the observer calls of per-lens at three lenses (the flags a strong
-    # model finds are not fewer: tests/test_real_texts.py); per-lens: the DESIGN's one call each
-    observer_calls: Literal["joint", "per-lens"] = Field(
-        "joint",
-        description="With observers checking each turn: one call per turn for every lens (joint), "
-        "or one call per lens",
+    # model finds are not fewer: tests/test_real_texts.py); siblings: a third again at three
+    # children per parent; per-lens: the DESIGN's one call each
+    observer_calls: Literal["siblings", "joint", "per-lens"] = Field(
+        "siblings",
+        description="With observers checking each turn: one call for every lens on a phase's "
+        "sibling turns (siblings), on each turn (joint), or one call per lens per turn (per-lens)",
     )
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0, description="Drop flags below this urgency")
     duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)

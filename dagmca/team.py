@@ -10,6 +10,10 @@ from dataclasses import dataclass, field
 
 from dagmca.models import Role
 
+# an observer call on a group of sibling turns (--observer-calls siblings) reads at most
+# this many; its output reserve holds a flag per lens per turn
+SIBLINGS_PER_CHECK = 4
+
 
 @dataclass(frozen=True)
 class Agent:
@@ -67,6 +71,28 @@ class AgentTree:
             if a.parent is not None and self.siblings(a.name):
                 calls += 1
         return calls
+
+    def sibling_checks_per_round(self, signals: bool, per_check: int) -> int:
+        """Observer calls in one round with --observer-calls siblings: one per group of a
+        phase's turns by one parent's children (at most `per_check` to a group), for the
+        phases `calls_per_round` counts without self-reflection."""
+        if self.depth == 1:
+            return 1
+
+        def groups(agents: list[Agent]) -> int:
+            sizes: dict[str | None, int] = {}
+            for a in agents:
+                sizes[a.parent] = sizes.get(a.parent, 0) + 1
+            return sum(-(-n // per_check) for n in sizes.values())
+
+        checks = 0
+        for level in range(self.depth - 1, 0, -1):  # leaves respond, coordinators observe
+            agents = self.level(level)
+            checks += 2 * groups(agents) if self.cpp > 1 else groups(agents)  # then lateral
+        checks += 1  # the root observes
+        if signals:
+            checks += groups([a for a in self.agents.values() if not a.is_leaf])
+        return checks
 
     def legacy_calls(self) -> int:
         """The seed's legacy (top-down) pass: a decomposition per non-leaf, an answer per

@@ -14,7 +14,7 @@ from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM
-from dagmca.prompts.schemas import TensionFlag, joint_lenses
+from dagmca.prompts.schemas import TensionFlag, joint_lenses, joint_turns
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
@@ -54,20 +54,27 @@ RunSession = Callable[..., tuple[SessionResult, SessionState, ScriptedLLM]]
 def lens_by_lens(responder: Responder) -> Responder:
     """A responder written for one observer call per lens, answering the joint call
     (every lens at once) too: asked once per lens, in the lenses' order, as that
-    lens's own call would be."""
+    lens's own call would be; on a group of sibling turns, once per lens per turn, the
+    turn's number added to the prompt (as its own call would have differed)."""
 
     def respond(call: ScriptedCall) -> Any:
         if call.schema is None or "flags" not in call.schema.model_fields:
             return responder(call)
-        lenses = joint_lenses(call.schema)
+        lenses, turns = joint_lenses(call.schema), joint_turns(call.schema)
         flags = []
-        for lens in lenses:
-            meta = call.meta.model_copy(update={"agent": f"observer:{lens}"})
-            reply = responder(ScriptedCall(call.messages, TensionFlag, meta, call.max_tokens))
-            if isinstance(reply, BaseModel):
-                reply = reply.model_dump(mode="json")
-            if isinstance(reply, dict):
-                flags.append({"lens": lens, **{k: v for k, v in reply.items() if k != "turn"}})
+        for turn in range(1, turns + 1) if turns else [0]:
+            messages = call.messages
+            if turn:
+                last = {**messages[-1], "content": f"{messages[-1]['content']}\n(turn {turn})"}
+                messages = [*messages[:-1], last]
+            for lens in lenses:
+                meta = call.meta.model_copy(update={"agent": f"observer:{lens}"})
+                reply = responder(ScriptedCall(messages, TensionFlag, meta, call.max_tokens))
+                if isinstance(reply, BaseModel):
+                    reply = reply.model_dump(mode="json")
+                if isinstance(reply, dict):
+                    own = {k: v for k, v in reply.items() if k != "turn"}
+                    flags.append({"lens": lens, **({"turn": turn} if turn else {}), **own})
         return {"flags": flags}
 
     return respond

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.fake import ScriptedCall, default_structured
-from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag, joint_lenses
+from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag, joint_lenses, joint_turns
 from tests.judges import stub_parts
 
 LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
@@ -97,9 +97,17 @@ class StrongModel:
         h = _h(seed)
         if issubclass(call.schema, TensionFlag):
             return {**default_structured(call.schema, seed), **self.flag(seed)}
-        if "flags" in call.schema.model_fields:  # every lens in one call: a flag each
-            lenses = joint_lenses(call.schema)
-            return {"flags": [{"lens": lens, **self.flag(seed + lens)} for lens in lenses]}
+        if "flags" in call.schema.model_fields:  # every lens in one call: a flag each (per turn)
+            lenses, turns = joint_lenses(call.schema), joint_turns(call.schema)
+            if not turns:
+                return {"flags": [{"lens": lens, **self.flag(seed + lens)} for lens in lenses]}
+            return {
+                "flags": [
+                    {"lens": lens, "turn": n, **self.flag(f"{seed}{lens}{turn_text(call.prompt, n)}")}
+                    for n in range(1, turns + 1)
+                    for lens in lenses
+                ]
+            }
         if call.schema is PairVerdict:
             verdict = ("elaborate", "contradict", "unrelated", "converge")[h % 4]
             return {"verdict": verdict, "shared_claim": SENTENCES[(h >> 4) % 16], "reason": SENTENCES[h % 16]}
@@ -124,6 +132,12 @@ class StrongModel:
             "excerpt": SENTENCES[(h >> 8) % len(SENTENCES)][:60],
             "rationale": "The debate asserts this without evidence that would tell it from selection.",
         }
+
+
+def turn_text(prompt: str, n: int) -> str:
+    """The text of turn `n` in an observer prompt on a group of sibling turns."""
+    found = re.search(rf"Turn to check {n} \(.*?\)\W*\n(.*?)(?:</turn>|\Z)", prompt, re.S)
+    return found.group(1) if found else str(n)
 
 
 def words(text: str) -> set[str]:

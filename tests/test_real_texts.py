@@ -153,11 +153,11 @@ def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteSt
     assert check_store(store, "s1") == []
 
 
-def test_one_observer_call_per_turn_finds_no_fewer_flags_than_one_per_lens(
-    store: SQLiteStore, tmp_path: Path
-) -> None:
+def test_fewer_observer_calls_find_no_fewer_flags(store: SQLiteStore, tmp_path: Path) -> None:
+    """One call per lens per turn (per-lens), one per turn (joint), one per group of a
+    phase's sibling turns (siblings, the default): the strong model's flags are not fewer."""
     found = {}
-    for mode in ("per-lens", "joint"):
+    for mode in ("per-lens", "joint", "siblings"):
         model = StrongModel()
         _, state, fake = strong_run(
             store,
@@ -171,6 +171,9 @@ def test_one_observer_call_per_turn_finds_no_fewer_flags_than_one_per_lens(
         checks = [c for c in fake.calls if c.meta.phase == "monitor"]
         flagged = state.store.edges(mode, EdgeType.FLAGGED_AT)
         found[mode] = (len(checks), len(flagged), len(state.tensions))
-    (lens_calls, lens_flags, lens_tensions), (joint_calls, joint_flags, joint_tensions) = found.values()
+    (lens_calls, lens_flags, lens_tensions), (joint_calls, joint_flags, joint_tensions), sibs = found.values()
     assert joint_calls * 3 == lens_calls, found  # three lenses
     assert joint_flags >= lens_flags > 0 and joint_tensions >= lens_tensions, found
+    # the default tree (3 specialists): a round's 8 turns in 4 groups, the strange loop alone
+    assert sibs[0] == 2 * 4 + 1 and joint_calls == 2 * 8 + 1, found
+    assert sibs[1] >= joint_flags and sibs[2] >= joint_tensions, found

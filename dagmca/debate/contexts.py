@@ -47,7 +47,8 @@ class AgentContexts:
         their buffers (first in, first out)."""
         if not contributions or not resolution:
             return {}
-        sims = {a: await embedder.asimilarity(text, resolution) for a, text in contributions.items()}
+        found = await embedder.asimilarities(resolution, list(contributions.values()))
+        sims = {a: float(s) for a, s in zip(contributions, found, strict=True)}
         median = statistics.median(sims.values())
         survived = {a: s >= threshold and s >= median for a, s in sims.items()}
         self.survivals.update(a for a, ok in survived.items() if ok)

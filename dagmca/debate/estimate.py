@@ -21,6 +21,7 @@ from dagmca.config import SessionConfig
 from dagmca.llm.prices import Prices
 from dagmca.llm.tokens import TokenCounter, known_window
 from dagmca.models import Strict
+from dagmca.team import SIBLINGS_PER_CHECK
 
 OVERHEAD = 300  # tokens of every prompt beyond its quotes: system text, question, task
 ASSUMED_WINDOW = 32_768
@@ -80,13 +81,23 @@ def _tree(cfg: SessionConfig, depth: int) -> tuple[int, int]:
     return 1 + cfg.max_branches * debates, 1 + cfg.max_branches * branching
 
 
-def observer_calls(cfg: SessionConfig, turns: int, rounds: int) -> int:
+def observer_calls(cfg: SessionConfig, turns: int, rounds: int, *, least: bool = False) -> int:
     mode = cfg.monitor_mode()
     if mode == "off":
         return 0
     if mode == "round":  # and the turns after the last round (strange loops), once
         return (rounds + int(cfg.strange_loops > 0)) * len(cfg.observers)
-    return turns if cfg.observer_calls == "joint" else turns * len(cfg.observers)
+    if cfg.observer_calls == "per-lens":
+        return turns * len(cfg.observers)
+    if cfg.observer_calls == "joint":
+        return turns
+    # siblings: a round's groups, and each turn outside the rounds' phases (strange
+    # loops, broadcasts) alone; other protocols: at least a call per phase of peers
+    if cfg.protocol != "mca":
+        return max(rounds, -(-turns // SIBLINGS_PER_CHECK)) if least else turns
+    per_round = cfg.per_round_calls()
+    checks = cfg.tree().sibling_checks_per_round(cfg.signals, SIBLINGS_PER_CHECK)
+    return rounds * checks + max(0, turns - rounds * per_round)
 
 
 def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -> Projection:
@@ -127,13 +138,18 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
     pairs = groups * math.comb(cfg.max_branches, 2)
     merges = groups * (cfg.max_branches // 2)
     stub_checks = (d_high - 1 + merges) * (cfg.max_stub_checks if cfg.judge == "llm" else 0)
-    flag_out = flag * lenses if cfg.observer_calls == "joint" and cfg.monitor_mode() == "turn" else flag
+    flag_out = flag
+    if cfg.monitor_mode() == "turn" and cfg.observer_calls != "per-lens":
+        flag_out *= lenses * (SIBLINGS_PER_CHECK if cfg.observer_calls == "siblings" else 1)
     quoted_turns = max(cfg.cpp, cfg.peer_count()) * turn + turn  # a parent quotes its children
     kinds = [
         Kind("debate turns", (t_low, d_high * t_high), prompt(quoted_turns), (1, turn)),
         Kind(
             "observers",
-            (observer_calls(cfg, t_low, rounds_low), d_high * observer_calls(cfg, t_high, rounds_high)),
+            (
+                observer_calls(cfg, t_low, rounds_low, least=True),
+                d_high * observer_calls(cfg, t_high, rounds_high),
+            ),
             prompt(RECENT_TURNS * turn if cfg.monitor_mode() == "turn" else t_high * turn),
             (1, flag_out),
         ),

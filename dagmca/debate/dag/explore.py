@@ -65,7 +65,13 @@ class Explorer:
 
         debate.protocol = st.config.protocol
         engine = ENGINES[st.config.protocol](
-            st, debate, frame, on_turn=on_turn, on_round=on_round, before_round=before_round
+            st,
+            debate,
+            frame,
+            on_turn=on_turn,
+            on_round=on_round,
+            before_round=before_round,
+            on_phase=monitor.on_phase,
         )
         try:
             outcome: DebateOutcome = await engine.run()
@@ -95,8 +101,10 @@ class Explorer:
         ]
         cited = {e.target for e in edges}
         visible = board.visible_outputs(turn.debate)  # as of now, before anything is awaited
-        for other, text in visible.items():
-            sim = await st.embedder.asimilarity(turn.text, text)
+        sims: list[float] = []
+        if visible:  # one product; nothing to encode when no sibling has shown an output yet
+            sims = [float(x) for x in await st.embedder.asimilarities(turn.text, list(visible.values()))]
+        for other, sim in zip(visible, sims, strict=True):
             if other not in cited and sim >= st.config.reference_threshold:
                 edges.append(
                     st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="similarity",

@@ -1,8 +1,10 @@
 """Observers: they check the debate's turns for tensions (DESIGN §1.2).
 
-Mode `turn`: after each turn, the observers check it with the recent transcript, all
-lenses in one call (a list of flags, at most one per lens) or, with --observer-calls
-per-lens, one call per lens. Mode `round`: after each round, every observer reads the
+Mode `turn`: the observers check every turn with the recent transcript. With
+--observer-calls siblings (the default), after each phase, all lenses check a group of
+sibling turns (one parent's children) in one call: a list of flags, at most one per
+lens per turn, each naming its turn. With joint, each turn gets its own call for all
+lenses; with per-lens, one call per lens per turn. Mode `round`: after each round, every observer reads the
 round's turns in one call and names the turn that triggered its flag. Mode `off`: no observer calls (`compare`
 measures protocols alone).
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Any
 
 from dagmca.debate.events import TensionDropped, TensionFlagged
@@ -52,6 +55,8 @@ class Monitor:
         if self.mode == "round":
             self._round_turns.append(turn)
             return
+        if self.state.config.observer_calls == "siblings":  # checked in on_phase
+            return
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         self.transcript.append(turn)
         lenses = self.state.config.observers
@@ -62,6 +67,23 @@ class Monitor:
         for lens in lenses:
             messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
             self._start(self._asker(lens, messages, TensionFlag), [turn])
+
+    def on_phase(self, groups: list[list[TurnNode]]) -> None:
+        """--observer-calls siblings: one check per group of a phase's sibling turns, each
+        with the transcript before the phase."""
+        if self.mode != "turn" or self.state.config.observer_calls != "siblings":
+            return
+        recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
+        lenses = self.state.config.observers
+        for group in groups:
+            turns = [t for t in group if not t.degenerate]  # a loop raises no tension worth a branch
+            if not turns:
+                continue
+            self.transcript += turns
+            messages = tpl.monitor_siblings(
+                lenses, self.frame(), recent, [(_label(t), t.text) for t in turns]
+            )
+            self._start(partial(self._ask_joint, messages, len(turns)), turns)
 
     def on_round_end(self) -> None:
         turns, self._round_turns = self._round_turns, []
@@ -108,19 +130,23 @@ class Monitor:
         finally:
             mine.set()
 
-    async def _ask_joint(self, messages: Prompt) -> Flags:
-        """Every lens's flag of one turn from one call, in the configured lenses' order
-        (the graph must not depend on the order the model listed them in); a lens's
-        second flag is dropped, counted, as the per-lens call could not have made it."""
+    async def _ask_joint(self, messages: Prompt, turns: int = 0) -> Flags:
+        """Every lens's flag of one turn (or, with `turns`, of each of a group of turns)
+        from one call, in turn order, then the configured lenses' order (the graph must
+        not depend on the order the model listed them in); a lens's second flag on a turn
+        is dropped, counted, as the per-lens call could not have made it."""
         st = self.state
         lenses = st.config.observers
-        schema = joint_flag_schema(lenses)
-        reply = await self._ask("observers", messages, schema, st.config.flag_tokens() * len(lenses))
+        schema = joint_flag_schema(lenses, turns)
+        reply = await self._ask(
+            "observers", messages, schema, st.config.flag_tokens() * len(lenses) * max(1, turns)
+        )
         if reply is None:
             return []
-        found: dict[str, TensionFlag] = {}
+        found: dict[tuple[int, str], TensionFlag] = {}
         for flag in getattr(reply, "flags", []):
-            if flag.lens in found:
+            key = (getattr(flag, "turn", 1), flag.lens)
+            if key in found:
                 st.dropped_tensions += 1
                 reason = f"a second flag from the {flag.lens} observer on one turn"
                 st.emit(
@@ -129,8 +155,9 @@ class Monitor:
                     )
                 )
                 continue
-            found[flag.lens] = flag
-        return [(lens, found[lens]) for lens in lenses if lens in found]
+            found[key] = flag
+        order = {lens: i for i, lens in enumerate(lenses)}
+        return [(key[1], found[key]) for key in sorted(found, key=lambda k: (k[0], order[k[1]]))]
 
     async def _ask(self, agent: str, messages: Prompt, schema: type[Any], max_tokens: int) -> Any:
         meta = CallMeta(agent=agent, debate=self.debate.id, phase=CallPhase.MONITOR)

@@ -17,11 +17,12 @@ from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, Tu
 from dagmca.prompts import agents as ap
 from dagmca.prompts.budget import Prompt
 from dagmca.similarity import jaccard
-from dagmca.team import Agent, AgentTree
+from dagmca.team import SIBLINGS_PER_CHECK, Agent, AgentTree
 
 TurnHook = Callable[[TurnNode], Awaitable[None]]
 RoundHook = Callable[[int, str], None]
 BeforeRoundHook = Callable[[int], Awaitable[None]]
+PhaseHook = Callable[[list[list[TurnNode]]], None]
 
 # Phases that carry the debate's content; the others (reflections) are about it.
 OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT, Phase.VOTE, Phase.RESTART, Phase.TIMEOUT}
@@ -44,6 +45,7 @@ class Engine(Generic[Outcome]):
         on_turn: TurnHook | None = None,
         on_round: RoundHook | None = None,
         before_round: BeforeRoundHook | None = None,
+        on_phase: PhaseHook | None = None,
     ) -> None:
         cfg = state.config
         self.state = state
@@ -55,6 +57,7 @@ class Engine(Generic[Outcome]):
         self.on_turn = on_turn
         self.on_round = on_round
         self.before_round = before_round
+        self.on_phase = on_phase
         self.latest: dict[str, TurnNode] = {}  # agent -> its latest contribution
         self.outcome: Outcome = self.new_outcome()
         self.setup()
@@ -174,7 +177,25 @@ class Engine(Generic[Outcome]):
             self.outcome.turns.append(turn)
             if self.on_turn is not None and turn.phase in OBSERVED_PHASES:
                 await self.on_turn(turn)
+        self._phase_done([t for t in turns if t.phase in OBSERVED_PHASES])
         return turns
+
+    def _phase_done(self, turns: list[TurnNode]) -> None:
+        """Hand a phase's observed turns on as groups of siblings (turns by agents of
+        one parent), in agent order, at most SIBLINGS_PER_CHECK to a group."""
+        if self.on_phase is None or not turns:
+            return
+        by_parent: dict[str | None, list[TurnNode]] = {}
+        for turn in turns:
+            agent = self.tree.agents.get(turn.agent)
+            by_parent.setdefault(agent.parent if agent else None, []).append(turn)
+        self.on_phase(
+            [
+                group[k : k + SIBLINGS_PER_CHECK]
+                for group in by_parent.values()
+                for k in range(0, len(group), SIBLINGS_PER_CHECK)
+            ]
+        )
 
     def _text(self, name: str) -> str:
         turn = self.latest.get(name)

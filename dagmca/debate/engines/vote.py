@@ -241,6 +241,7 @@ class VoteEngine(PeerEngine):
             self.outcome.turns.append(turn)
             if self.on_turn is not None:
                 await self.on_turn(turn)
+        self._phase_done(turns)
 
     def _wrap_up(self, agent: Agent, rnd: RoundNode) -> None:
         self.wrapped.add(agent.name)
