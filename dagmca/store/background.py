@@ -12,6 +12,7 @@ are dropped: nothing may refer to what was never written.
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
@@ -35,6 +36,7 @@ class BackgroundStore(GraphStore):
         self._pool: ThreadPoolExecutor | None = ThreadPoolExecutor(1, thread_name_prefix="dagmca-store")
         self._last: Future[None] | None = None
         self._error: BaseException | None = None
+        self._inside = threading.local()  # set on the store's thread while it runs a job
 
     # -- the thread ------------------------------------------------------------------
     def _submit(self, fn: Callable[[GraphStore], T]) -> Future[T]:
@@ -44,7 +46,11 @@ class BackgroundStore(GraphStore):
         def job() -> T:
             if self._error is not None:  # an earlier write failed: do nothing more
                 raise self._error
-            return fn(self.store)
+            self._inside.active = True
+            try:
+                return fn(self.store)
+            finally:
+                self._inside.active = False
 
         return self._pool.submit(job)
 
@@ -68,8 +74,10 @@ class BackgroundStore(GraphStore):
             raise self._error
 
     def _read(self, fn: Callable[[GraphStore], T]) -> T:
-        """A blocking read: off the loop, or after the run."""
-        if self._pool is None:
+        """A blocking read: off the loop, or after the run. On the store's own thread (a
+        job that reads, such as metrics that ask the embedder for kept vectors), at once:
+        waiting for the thread there would wait forever."""
+        if self._pool is None or getattr(self._inside, "active", False):
             return fn(self.store)
         try:
             asyncio.get_running_loop()

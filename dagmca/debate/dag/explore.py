@@ -49,10 +49,15 @@ class Explorer:
         frame = st.frame(debate, background)
         monitor = Monitor(st, debate, frame)
 
+        references: list[asyncio.Task[None]] = []
+
         async def on_turn(turn: TurnNode) -> None:
             await monitor.on_turn(turn)
             if board is not None:
-                await self._references(turn, board)
+                # what the turn could reference is taken now; the comparison runs beside
+                # the debate (an encode must not hold up the next phase)
+                cited, visible = board.cited(turn.debate, turn.text), board.visible_outputs(turn.debate)
+                references.append(asyncio.create_task(self._references(turn, cited, visible)))
 
         def on_round(number: int, output: str) -> None:
             monitor.on_round_end()
@@ -78,6 +83,7 @@ class Explorer:
         finally:
             if board is not None:
                 board.stop(debate.id)  # siblings waiting for this branch's next round go on
+        await asyncio.gather(*references)
         await monitor.drain()
         debate.resolution = outcome.resolution
         debate.degenerate = any(t.degenerate and t.text == outcome.resolution for t in outcome.turns)
@@ -89,18 +95,16 @@ class Explorer:
         st.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
         return outcome
 
-    async def _references(self, turn: TurnNode, board: BranchBoard) -> None:
+    async def _references(self, turn: TurnNode, cited: list[str], visible: dict[str, str]) -> None:
         """A branch REFERENCES another when one of its turns cites it by tag ([B2]) or
-        closely echoes the other's visible output. Debate to debate, so two branches
-        that cite each other form a cycle of reference (allowed: relations are not
-        structure)."""
+        closely echoes the other's output visible when the turn was made. Debate to
+        debate, so two branches that cite each other form a cycle of reference (allowed:
+        relations are not structure)."""
         st = self.state
         edges = [
             st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="citation", turn=turn.id)
-            for other in board.cited(turn.debate, turn.text)
+            for other in cited
         ]
-        cited = {e.target for e in edges}
-        visible = board.visible_outputs(turn.debate)  # as of now, before anything is awaited
         sims: list[float] = []
         if visible:  # one product; nothing to encode when no sibling has shown an output yet
             sims = [float(x) for x in await st.embedder.asimilarities(turn.text, list(visible.values()))]
