@@ -191,6 +191,7 @@ class Build:
             try:
                 await background.flush()
             finally:
+                embedder.keep_in(None)  # the sessions kept their vectors through this thread
                 background.close()
                 await client.aclose()
 

@@ -132,7 +132,7 @@ class Embedder(ABC):
         """Into the process's cache: the vectors of `texts` an earlier run kept. Only off
         the event loop: the read blocks (a report computed on the loop just encodes)."""
         store = self._kept
-        if store is None or _on_loop():
+        if store is None or not texts or _on_loop():
             return
         for text in texts:
             found = store.cache_get(self._key(text))
@@ -153,12 +153,12 @@ class Embedder(ABC):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         with self._wanted_lock:
             wanted, self._wanted = self._wanted, {}
+        asked = dict.fromkeys([*texts, *wanted])
+        # Not under the lock: the read waits for the store's thread, and a job there
+        # (metrics) may be waiting for the lock to encode.
+        self._read_kept([t for t in asked if t not in self._cache])
         with self._lock:
-            asked = dict.fromkeys([*texts, *wanted])
             missing = [t for t in asked if t not in self._cache]
-            if missing:
-                self._read_kept(missing)
-                missing = [t for t in missing if t not in self._cache]
             if missing:
                 self._prepare()
                 for text, vec in zip(missing, self._encode(missing), strict=True):
