@@ -142,6 +142,10 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
     if cfg.monitor_mode() == "turn" and cfg.observer_calls != "per-lens":
         flag_out *= lenses * (SIBLINGS_PER_CHECK if cfg.observer_calls == "siblings" else 1)
     quoted_turns = max(cfg.cpp, cfg.peer_count()) * turn + turn  # a parent quotes its children
+    observed = t_high  # an observer's prompt: a round's turns, or the transcript and the turns checked
+    if cfg.monitor_mode() == "turn":
+        checked = SIBLINGS_PER_CHECK if cfg.observer_calls == "siblings" else 1
+        observed = RECENT_TURNS - 1 + checked
     kinds = [
         Kind("debate turns", (t_low, d_high * t_high), prompt(quoted_turns), (1, turn)),
         Kind(
@@ -150,7 +154,7 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
                 observer_calls(cfg, t_low, rounds_low, least=True),
                 d_high * observer_calls(cfg, t_high, rounds_high),
             ),
-            prompt(RECENT_TURNS * turn if cfg.monitor_mode() == "turn" else t_high * turn),
+            prompt(observed * turn),
             (1, flag_out),
         ),
         Kind("judge: stub checks", (0, stub_checks), prompt(synth), (1, flag)),
