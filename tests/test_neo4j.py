@@ -4,6 +4,7 @@ push, query, the cookbook, `run --store bolt://…`, and the errors users make."
 from __future__ import annotations
 
 import json
+import sqlite3
 import time
 from collections import Counter
 from pathlib import Path
@@ -198,9 +199,13 @@ def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget
     assert calls and all(c.session == "nb" for c in calls)
     metrics = dagmca("metrics", "nb", "--store", uri, "--json", cwd=tmp_path, env=env)
     assert metrics.returncode == 0, metrics.stderr
+    with sqlite3.connect(tmp_path / ".dagmca" / "llm.db") as side_db:
+        kept = side_db.execute("SELECT COUNT(*) FROM llm_cache WHERE key LIKE 'embedding:%'").fetchone()[0]
+    assert kept > 0, "the run's embeddings are kept beside its replies"
     pruned = dagmca("cache", "prune", "--store", uri, cwd=tmp_path, env=env)
     assert pruned.returncode == 0, pruned.stderr
-    assert f"removed {len({c.key for c in calls if c.key})} cached responses" in pruned.stdout
+    responses = len({c.key for c in calls if c.key})
+    assert f"removed {responses + kept} cached responses and embeddings" in pruned.stdout
     assert "llm.db" in pruned.stdout
     bad = dagmca("cache", "prune", "--older-than", "soon", "--store", uri, cwd=tmp_path, env=env)
     assert bad.returncode == 2 and "bad age 'soon'" in bad.stderr

@@ -60,7 +60,9 @@ def cache_prune(
         responses, records = st.prune_llm(before, calls=calls)
         where = st.llm_store.location if isinstance(st, Neo4jStore) else st.location
     age = f" older than {older_than}" if older_than else ""
-    removed = f"removed {responses} cached responses{age}" + (f" and {records} call records" if calls else "")
+    removed = f"removed {responses} cached responses and embeddings{age}" + (
+        f" and {records} call records" if calls else ""
+    )
     out.print(f"{removed} from {where}", markup=False)
 
 

@@ -4,9 +4,9 @@ Mode `turn`: the observers check every turn with the recent transcript. With
 --observer-calls siblings (the default), after each phase, all lenses check a group of
 sibling turns (one parent's children) in one call: a list of flags, at most one per
 lens per turn, each naming its turn. With joint, each turn gets its own call for all
-lenses; with per-lens, one call per lens per turn. Mode `round`: after each round, every observer reads the
-round's turns in one call and names the turn that triggered its flag. Mode `off`: no observer calls (`compare`
-measures protocols alone).
+lenses; with per-lens, one call per lens per turn. Mode `round`: after each round,
+every observer reads the round's turns in one call and names the turn that triggered
+its flag. Mode `off`: no observer calls (`compare` measures protocols alone).
 """
 
 from __future__ import annotations
