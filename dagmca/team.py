@@ -6,13 +6,30 @@ levels in between are coordinators. Names are `L{level}N{number}`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from dagmca.models import Role
 
 # an observer call on a group of sibling turns (--observer-calls siblings) reads at most
 # this many; its output reserve holds a flag per lens per turn
 SIBLINGS_PER_CHECK = 4
+
+T = TypeVar("T")
+
+
+def sibling_groups(
+    items: Sequence[T], parent: Callable[[T], str | None], per_check: int = SIBLINGS_PER_CHECK
+) -> list[list[T]]:
+    """`items` (agents, or their turns) grouped by parent, in order of first appearance,
+    each group cut into chunks of at most `per_check`: what one observer call checks.
+    The engine groups a phase's turns with it and the estimate counts the calls with it,
+    so the formula is the grouping that runs."""
+    by_parent: dict[str | None, list[T]] = {}
+    for item in items:
+        by_parent.setdefault(parent(item), []).append(item)
+    return [group[k : k + per_check] for group in by_parent.values() for k in range(0, len(group), per_check)]
 
 
 @dataclass(frozen=True)
@@ -80,10 +97,7 @@ class AgentTree:
             return 1
 
         def groups(agents: list[Agent]) -> int:
-            sizes: dict[str | None, int] = {}
-            for a in agents:
-                sizes[a.parent] = sizes.get(a.parent, 0) + 1
-            return sum(-(-n // per_check) for n in sizes.values())
+            return len(sibling_groups(agents, lambda a: a.parent, per_check))
 
         checks = 0
         for level in range(self.depth - 1, 0, -1):  # leaves respond, coordinators observe

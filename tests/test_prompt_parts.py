@@ -3,6 +3,7 @@ keeps structure, loop detection, and the budget's sentence-by-sentence cut."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from pydantic import Field
@@ -12,7 +13,7 @@ from dagmca.llm.degenerate import is_looping
 from dagmca.llm.structured import find_json, strict_schema
 from dagmca.llm.tokens import TokenCounter, is_reasoning_model, known_window
 from dagmca.models import Strict
-from dagmca.prompts.budget import Budget, Quote, fit
+from dagmca.prompts.budget import Budget, Part, Quote, fit
 from dagmca.prompts.text import drop_repeats, tidy
 
 
@@ -66,3 +67,29 @@ def test_the_budget_leaves_out_whole_sentences_from_the_oldest_quote_first() -> 
     kept = text.split("left out to fit the context window …] ", 1)[1].split("\n</turn>")[0]
     assert old.endswith(kept) and kept.startswith("Old sentence number")
     assert prompt.omitted_chars == len(old) - len(kept)
+
+
+def test_a_prompt_counted_part_by_part_counts_what_the_joined_text_counts() -> None:
+    """The budget counts a prompt's parts one by one (cached: the passage recurs in every
+    prompt). On real texts, with quotes, lists and code fences, that is the count of the
+    joined message, never fewer: at most a token more per joint (a part ending in a line
+    break merges with the joint), and when the counter is scaled, each count rounded up."""
+    passages = sorted((Path(__file__).parent / "data").glob("*.txt"))
+    assert len(passages) >= 2
+    for counter in (TokenCounter(), TokenCounter(ratio=1.37)):
+        budget = Budget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
+        for path in passages:
+            text = path.read_text()
+            paragraphs = [p for p in text.split("\n\n") if p.strip()]
+            parts: list[Part] = [
+                f"The passage:\n{text}",
+                "Question: what does it claim?\n- first\n- second  ",
+                Quote("Specialist L2N1, ethics", paragraphs[0]),
+                Quote("Coordinator L1N1", " ".join(paragraphs[-2:])),
+                '```json\n{"a": 1}\n```',
+            ]
+            prompt = fit("You are one of several agents.", [], parts, budget, 500)
+            whole = counter.count_messages(prompt.messages)
+            joints = len(parts) - 1
+            slack = joints if counter.ratio == 1.0 else 3 * len(parts)
+            assert whole <= prompt.tokens <= whole + slack, (path.name, counter.ratio)

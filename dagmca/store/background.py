@@ -77,13 +77,20 @@ class BackgroundStore(GraphStore):
         """A blocking read: off the loop, or after the run. On the store's own thread (a
         job that reads, such as metrics that ask the embedder for kept vectors), at once:
         waiting for the thread there would wait forever."""
+        if self._would_block_loop():
+            raise BlockingReadOnLoop("a blocking store read on the event loop; use `await store.aread(...)`")
         if self._pool is None or getattr(self._inside, "active", False):
             return fn(self.store)
+        return self._submit(fn).result()
+
+    def _would_block_loop(self) -> bool:
+        if self._pool is None or getattr(self._inside, "active", False):
+            return False
         try:
             asyncio.get_running_loop()
         except RuntimeError:
-            return self._submit(fn).result()
-        raise BlockingReadOnLoop("a blocking store read on the event loop; use `await store.aread(...)`")
+            return False
+        return True
 
     async def aread(self, fn: Callable[[GraphStore], T]) -> T:
         """Run `fn(store)` on the store's thread, after every write queued before it."""
@@ -137,6 +144,15 @@ class BackgroundStore(GraphStore):
 
     def cache_get(self, key: str) -> str | None:
         return self._read(lambda s: s.cache_get(key))
+
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """In one hop to the store's thread. On the event loop, nothing: what asks there
+        (an embedder's kept vectors, for a report computed on the loop) does without
+        rather than hold the loop up."""
+        if self._would_block_loop():
+            return {}
+        keys = list(keys)
+        return self._read(lambda s: s.cache_get_many(keys))
 
     def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
         return self._read(lambda s: s.claim(key, worker, ttl_s, replacing=replacing))

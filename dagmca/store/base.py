@@ -62,6 +62,12 @@ class GraphStore(ABC):
     @abstractmethod
     def cache_get(self, key: str) -> str | None: ...
 
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        """What the cache holds of `keys` (those it lacks are absent), in one read where
+        the store can."""
+        found = {k: self.cache_get(k) for k in dict.fromkeys(keys)}
+        return {k: v for k, v in found.items() if v is not None}
+
     @abstractmethod
     def cache_put(self, key: str, model: str, value: str) -> None:
         """Keep a response; a second put of the same key keeps the first."""

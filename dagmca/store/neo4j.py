@@ -273,6 +273,9 @@ class Neo4jStore(GraphStore):
     def cache_get(self, key: str) -> str | None:
         return self.llm_store.cache_get(key)
 
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        return self.llm_store.cache_get_many(keys)
+
     def cache_put(self, key: str, model: str, value: str) -> None:
         self.llm_store.cache_put(key, model, value)
 

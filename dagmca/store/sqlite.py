@@ -13,6 +13,8 @@ from pathlib import Path
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 
+SQL_VARIABLES = 500  # bound parameters per statement (SQLite's limit was 999 before 3.32)
+
 _EDGES = """
 CREATE TABLE IF NOT EXISTS edges (
     source TEXT NOT NULL REFERENCES nodes(id) ON DELETE CASCADE,
@@ -195,6 +197,15 @@ class SQLiteStore(GraphStore):
     def cache_get(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM llm_cache WHERE key = ?", (key,)).fetchone()
         return str(row[0]) if row else None
+
+    def cache_get_many(self, keys: Sequence[str]) -> dict[str, str]:
+        unique, found = list(dict.fromkeys(keys)), dict[str, str]()
+        for start in range(0, len(unique), SQL_VARIABLES):
+            chunk = unique[start : start + SQL_VARIABLES]
+            marks = ",".join("?" * len(chunk))
+            rows = self._conn.execute(f"SELECT key, value FROM llm_cache WHERE key IN ({marks})", chunk)
+            found.update((str(k), str(v)) for k, v in rows)
+        return found
 
     def cache_put(self, key: str, model: str, value: str) -> None:
         with self._tx() as cur:

@@ -17,7 +17,7 @@ from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, Tu
 from dagmca.prompts import agents as ap
 from dagmca.prompts.budget import Prompt
 from dagmca.similarity import jaccard
-from dagmca.team import SIBLINGS_PER_CHECK, Agent, AgentTree
+from dagmca.team import Agent, AgentTree, sibling_groups
 
 TurnHook = Callable[[TurnNode], Awaitable[None]]
 RoundHook = Callable[[int, str], None]
@@ -185,17 +185,12 @@ class Engine(Generic[Outcome]):
         one parent), in agent order, at most SIBLINGS_PER_CHECK to a group."""
         if self.on_phase is None or not turns:
             return
-        by_parent: dict[str | None, list[TurnNode]] = {}
-        for turn in turns:
+
+        def parent(turn: TurnNode) -> str | None:
             agent = self.tree.agents.get(turn.agent)
-            by_parent.setdefault(agent.parent if agent else None, []).append(turn)
-        self.on_phase(
-            [
-                group[k : k + SIBLINGS_PER_CHECK]
-                for group in by_parent.values()
-                for k in range(0, len(group), SIBLINGS_PER_CHECK)
-            ]
-        )
+            return agent.parent if agent else None
+
+        self.on_phase(sibling_groups(turns, parent))
 
     def _text(self, name: str) -> str:
         turn = self.latest.get(name)
