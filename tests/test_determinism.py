@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
@@ -91,6 +92,12 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
         _, state, fake = run_fake(pure, session=salt, delay=latency(salt), **settings)
         graphs.append(relative(state.store, salt))
         calls.append(sorted(c.prompt for c in fake.calls))
+        # a level's branches run together, whichever parent they branch from: the
+        # sub-branches of the first branch are still asking when those of another begin
+        made = [c.meta.debate.removeprefix(salt) for c in fake.calls if c.meta.phase == "respond"]
+        first = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b1/b\d", d)]
+        other = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b[23]/b\d", d)]
+        assert first and other and min(other) < max(first), "sub-branches of two parents at once"
     nodes, edges = graphs[0]
     kinds = " ".join(nodes)
     assert "Synthesis" in kinds and "('Stub',)" in kinds and "/b1/b1 Debate" in kinds, "a rich session"

@@ -231,22 +231,31 @@ class SessionState:
         self.phase = phase
         self.emit(PhaseChanged(phase=phase))
 
+    def waiting_debates(self) -> int:
+        """Debates selected and not yet run: a level's branches are all selected (one
+        parent after another) before any of them runs."""
+        return sum(d.status == "running" for d in self.debates.values())
+
     def room_for_debates(self) -> int | None:
         """How many more debates fit under --max-nodes (None: no cap), estimated from the
-        nodes per debate so far and keeping two for a synthesis and the final."""
+        nodes per debate that has run, keeping room for those waiting to run and two
+        nodes for a synthesis and the final."""
         cap = self.config.max_nodes
         if cap is None:
             return None
-        per_debate = len(self.node_ids) / max(1, len(self.debates))
-        return max(0, int((cap - 2 - len(self.node_ids)) // max(1.0, per_debate)))
+        waiting = self.waiting_debates()
+        per_debate = len(self.node_ids) / max(1, len(self.debates) - waiting)
+        return max(0, int((cap - 2 - len(self.node_ids)) // max(1.0, per_debate)) - waiting)
 
     def can_branch(self) -> bool:
         """Whether a new branch may start: room under --max-nodes, and budget for one
-        debate round with the final integration still in reserve."""
+        debate round (and one for each branch waiting to run) with the final integration
+        still in reserve."""
         if self.room_for_debates() == 0:
             self.emit(NodeCapReached(nodes=len(self.node_ids)))
             return False
-        return not self.llm.exhausted(reserve_calls=self.config.per_round_calls() + 1)
+        rounds = 1 + self.waiting_debates()
+        return not self.llm.exhausted(reserve_calls=self.config.per_round_calls() * rounds + 1)
 
     def open_stubs(self) -> list[TensionNode]:
         return [t for t in self.tensions.values() if t.status is TensionStatus.STUB]

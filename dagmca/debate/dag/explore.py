@@ -121,12 +121,39 @@ class Explorer:
 
     # -- selection and branches -------------------------------------------------------
     async def explore(self, debate: DebateNode) -> None:
+        """Branch from a finished debate, then from its branches, down to --max-depth."""
+        await self._explore([debate])
+
+    async def _explore(self, parents: list[DebateNode]) -> None:
+        """One level of the DAG below `parents`, then the next. Every branch of the level
+        runs at once, whichever parent it branches from: a sub-branch does not wait for
+        its parent's siblings' sub-trees. What touches shared state runs in a fixed
+        order around them (selection, in the parents' order, before; stub statuses,
+        revisits and credit, in branch order, after; merges last, a parent at a time),
+        so the graph does not depend on which branch finished first."""
+        st = self.state
+        plans = [plan for parent in parents if (plan := await self._plan(parent)) is not None]
+        if not plans:
+            return
+        await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
+        for _, pairs in plans:
+            for branch, tension in pairs:
+                await self._after_branch(branch, tension)
+        await self._explore([b for _, pairs in plans for b, _ in pairs])
+        for board, pairs in plans:
+            done = [b for b, _ in pairs if b.status == "done"]
+            await merging.merge(st, done, board.parent, then=lambda s: self.revisit(s, s.resolution))
+
+    async def _plan(
+        self, debate: DebateNode
+    ) -> tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]] | None:
+        """The branches of `debate`: its stubs selected, each a new debate on a board."""
         st, cfg = self.state, self.state.config
         candidates = [
             t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB
         ]
         if debate.depth >= cfg.max_depth or not candidates or not st.can_branch():
-            return
+            return None
         similarity = (
             await st.embedder.amatrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
         )
@@ -152,16 +179,7 @@ class Explorer:
         )
         for branch, _ in pairs:
             st.emit(BranchStarted(debate=branch.id, question=branch.question))
-        # The debates run in parallel; everything after them that touches shared state
-        # (stub statuses, revisits, sub-branches) runs in branch order, so the graph does
-        # not depend on which branch finished first.
-        await asyncio.gather(*(self.run_debate(b, board) for b, _ in pairs))
-        for branch, tension in pairs:
-            await self._after_branch(branch, tension)
-        for branch, _ in pairs:
-            await self.explore(branch)
-        done = [b for b, _ in pairs if b.status == "done"]
-        await merging.merge(st, done, debate, then=lambda s: self.revisit(s, s.resolution))
+        return board, pairs
 
     def _new_branch(
         self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin
