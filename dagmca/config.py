@@ -243,7 +243,10 @@ class SessionConfig(Strict):
         "sibling turns (siblings), on each turn (joint), or one call per lens per turn (per-lens)",
     )
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0, description="Drop flags below this urgency")
-    duplicate_threshold: float = Field(0.9, ge=0.0, le=1.0)
+    # the lowest cosine that merges no pair of different questions in the labelled set
+    # (scripts/calibrate_duplicates.py): embeddings cannot tell a paraphrase from another
+    # question in the same words, so only near-restatements merge
+    duplicate_threshold: float = Field(0.95, ge=0.0, le=1.0)
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
         "diverse", description="Selection strategy: diverse, urgent, deep or meta"
     )

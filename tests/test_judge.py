@@ -72,6 +72,32 @@ def test_the_prefilter_passes_nine_in_ten_positives_of_the_labelled_set() -> Non
     assert median("contradict") >= median("converge")
 
 
+def test_the_duplicate_threshold_merges_no_different_questions_of_the_labelled_set() -> None:
+    """Tension questions merge as duplicates by cosine alone, so the threshold must not
+    fold a different question into its twin; the set shows why it is high: paraphrases
+    and different questions in nearly the same words overlap."""
+    path = Path(__file__).parent / "data" / "duplicate_questions.jsonl"
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    emb = SentenceTransformerEmbedder()
+    try:
+        sims = [(r["label"], emb.similarity(r["a"], r["b"])) for r in rows]
+    finally:
+        emb.close()
+    same = [s for label, s in sims if label == "same"]
+    different = [s for label, s in sims if label == "different"]
+    assert len(same) >= 30 and len(different) >= 30
+    threshold = SessionConfig().duplicate_threshold
+    assert not [s for s in different if s >= threshold], "a different question would be merged"
+    assert max(different) > 0.9 > min(same), "the classes overlap: no threshold separates them"
+    # exact restatements (what a looping observer repeats) still merge
+    repeated = [r["a"] for r in rows[:5]]
+    emb = SentenceTransformerEmbedder()
+    try:
+        assert all(emb.similarity(q, q.rstrip("?") + " ?") >= threshold for q in repeated)
+    finally:
+        emb.close()
+
+
 def negation_judge(a: str, b: str) -> str:
     return "contradict" if (" not " in a) != (" not " in b) else ("converge" if a == b else "unrelated")
 

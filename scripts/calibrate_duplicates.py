@@ -1,0 +1,59 @@
+"""The duplicate-tension threshold, measured on a labelled set of question pairs
+(tests/data/duplicate_questions.jsonl) with the real all-MiniLM-L6-v2.
+
+    .venv/bin/python scripts/calibrate_duplicates.py
+
+Each pair is two tension questions an observer might raise: `same` (one question
+asked in other words) or `different` (another question on the same topic, often in
+nearly the same words: the second paragraph's evidence against the final one's).
+Printed: the cosines of each class, and recall (of `same`) and false merges (of
+`different`) for thresholds from 0.60 to 0.98; the shipped `duplicate_threshold` is
+marked. A false merge loses a question (it becomes a flag of its twin), a missed one
+leaves a duplicate stub for the selector's diversity and the ledger to handle, so the
+threshold is the lowest that merges no `different` pair.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dagmca.config import SessionConfig
+from dagmca.similarity import SentenceTransformerEmbedder
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "duplicate_questions.jsonl"
+
+
+def similarities() -> list[tuple[str, float]]:
+    """(label, cosine) for every labelled pair, as the observers' ledger compares them."""
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+    emb = SentenceTransformerEmbedder()
+    try:
+        return [(r["label"], emb.similarity(r["a"], r["b"])) for r in rows]
+    finally:
+        emb.close()
+
+
+def main() -> None:
+    sims = similarities()
+    shipped = SessionConfig().duplicate_threshold
+    same = sorted(s for label, s in sims if label == "same")
+    different = sorted(s for label, s in sims if label == "different")
+    for name, values in (("same", same), ("different", different)):
+        print(
+            f"{name:9s} {len(values)} pairs: cosine min {values[0]:.3f}, median "
+            f"{values[len(values) // 2]:.3f}, max {values[-1]:.3f}"
+        )
+    print("threshold  recall of same  false merges of different")
+    for t in sorted({x / 100 for x in range(60, 100, 2)} | {shipped}):
+        recall = sum(s >= t for s in same) / len(same)
+        false = sum(s >= t for s in different)
+        mark = "  <- shipped" if abs(t - shipped) < 1e-9 else ""
+        print(f"  {t:.2f}     {recall:5.0%}          {false:2d} of {len(different)}{mark}")
+
+
+if __name__ == "__main__":
+    main()
