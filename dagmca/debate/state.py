@@ -84,6 +84,7 @@ class SessionState:
     flag_calls: int = 0
     flag_failures: int = 0
     revisits_used: int = 0
+    waiting: set[str] = field(default_factory=set)  # debates made and not yet run
     dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
     phase: str = "starting"
     memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
@@ -232,9 +233,9 @@ class SessionState:
         self.emit(PhaseChanged(phase=phase))
 
     def waiting_debates(self) -> int:
-        """Debates selected and not yet run: a level's branches are all selected (one
-        parent after another) before any of them runs."""
-        return sum(d.status == "running" for d in self.debates.values())
+        """Debates made and not yet run: a level's branches are all selected (one parent
+        after another) before any of them runs, and revisits wait for the next level."""
+        return len(self.waiting)
 
     def room_for_debates(self) -> int | None:
         """How many more debates fit under --max-nodes (None: no cap), estimated from the

@@ -34,12 +34,17 @@ from dagmca.models import (
     TurnNode,
 )
 
+# the branches selected from one debate (or one revisit), on the board they share
+Plan = tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]]
+
 
 class Explorer:
     """The DAG of one session below a debate: its debates, branches and revisits."""
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
+        # revisit branches made relevant by a stub check, run with the next level
+        self._revisits: list[Plan] = []
 
     # -- one debate ----------------------------------------------------------------
     async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
@@ -90,6 +95,7 @@ class Explorer:
         debate.rounds = outcome.rounds
         debate.converged = outcome.converged
         debate.status = "done" if outcome.resolution else "failed"
+        st.waiting.discard(debate.id)
         st.write([debate])
         st.outcomes[debate.id] = outcome
         st.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
@@ -121,18 +127,23 @@ class Explorer:
 
     # -- selection and branches -------------------------------------------------------
     async def explore(self, debate: DebateNode) -> None:
-        """Branch from a finished debate, then from its branches, down to --max-depth."""
+        """Branch from a finished debate, then from its branches, down to --max-depth,
+        with every revisit the stub checks on the way make relevant."""
         await self._explore([debate])
+        while self._revisits:  # made relevant by the last merges' syntheses
+            await self._explore([])
 
     async def _explore(self, parents: list[DebateNode]) -> None:
         """One level of the DAG below `parents`, then the next. Every branch of the level
-        runs at once, whichever parent it branches from: a sub-branch does not wait for
-        its parent's siblings' sub-trees. What touches shared state runs in a fixed
-        order around them (selection, in the parents' order, before; stub statuses,
-        revisits and credit, in branch order, after; merges last, a parent at a time),
-        so the graph does not depend on which branch finished first."""
+        runs at once, whichever parent it branches from (a sub-branch does not wait for
+        its parent's siblings' sub-trees), and with it every revisit made relevant since
+        the level before. What touches shared state runs in a fixed order around them
+        (selection, in the parents' order, before; credit, stub statuses and stub
+        checks, in branch order, after; merges last, a parent at a time), so the graph
+        does not depend on which branch finished first."""
         st = self.state
-        plans = [plan for parent in parents if (plan := await self._plan(parent)) is not None]
+        plans, self._revisits = self._revisits, []
+        plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
         if not plans:
             return
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
@@ -142,7 +153,7 @@ class Explorer:
         await self._explore([b for _, pairs in plans for b, _ in pairs])
         for board, pairs in plans:
             done = [b for b, _ in pairs if b.status == "done"]
-            await merging.merge(st, done, board.parent, then=lambda s: self.revisit(s, s.resolution))
+            await merging.merge(st, done, board.parent, then=lambda s: self._check_stubs(s, s.resolution))
 
     async def _plan(
         self, debate: DebateNode
@@ -198,6 +209,7 @@ class Explorer:
             st.emit(
                 BranchRouted(debate=branch_id, category=tension.category.value, staff=tuple(branch.staff))
             )
+        st.waiting.add(branch.id)
         st.write(
             [tension, branch],
             [
@@ -231,12 +243,20 @@ class Explorer:
         tension.status = TensionStatus.EXPLORED
         self.state.write([tension])
         if branch.resolution:
-            await self.revisit(branch, branch.resolution)
+            await self._check_stubs(branch, branch.resolution)
 
     # -- stubs ---------------------------------------------------------------------
     async def revisit(self, node: GraphNode, text: str, *, once: bool = False) -> None:
         """After a new node, check every open stub (with `once`, those not checked
         against it yet); explore the ones it made relevant."""
+        await self._check_stubs(node, text, once=once)
+        while self._revisits:
+            await self._explore([])
+
+    async def _check_stubs(self, node: GraphNode, text: str, *, once: bool = False) -> None:
+        """Check the open stubs against a new node; a stub it made relevant becomes a
+        revisit branch, run with the next level of the DAG (beside its branches, where
+        it does not hold them up)."""
         st = self.state
         for stub in await stubs.check(st, node, text, self._can_revisit, once=once):
             parent = st.debates[stub.debate]
@@ -245,9 +265,7 @@ class Explorer:
             board.add(branch)
             st.emit(StubRevisited(stub=stub.id))
             st.emit(BranchStarted(debate=branch.id, question=branch.question))
-            await self.run_debate(branch, board)
-            await self._after_branch(branch, stub)
-            await self.explore(branch)
+            self._revisits.append((board, [(branch, stub)]))
 
     def _can_revisit(self, stub: TensionNode) -> bool:
         st, cfg = self.state, self.state.config
