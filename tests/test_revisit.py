@@ -5,18 +5,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from pathlib import Path
+from typing import Any
 
 from dagmca.config import SessionConfig
+from dagmca.debate.dag import stubs
 from dagmca.debate.session import RevisitResult
 from dagmca.debate.state import SessionState
-from dagmca.llm.fake import ScriptedLLM
-from dagmca.models import DebateOrigin, EdgeType, TensionStatus
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM
+from dagmca.models import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
 from dagmca.runner import open_state, revisit_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, RunSession, lens_by_lens
+from tests.judges import judge_reply
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
 from tests.test_pipeline import QUESTIONS
@@ -89,3 +93,56 @@ def test_revisit_from_the_command_line(tmp_path: Path) -> None:
     assert dagmca("check", "rv", cwd=tmp_path).returncode == 0
     missing = dagmca("revisit", "nope", cwd=tmp_path)
     assert missing.returncode == 2 and "no session" in missing.stderr
+
+
+def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQLiteStore) -> None:
+    """After a level of branches, every new branch is checked against the stubs open
+    before the first of them, with all the judge calls at once; verdicts apply branch
+    by branch: a stub the first answered is not checked against the second, a stub both
+    make relevant is explored once."""
+    answered, wanted, other = (
+        "Would suburban shops lose trade?",
+        "Are the polls reliable?",
+        "Who pays for the buses?",
+    )
+
+    def rule(question: str, text: str) -> tuple[str, str]:
+        if question == answered:
+            return "answered", text.split(". ")[0] + "."
+        return ("relevant", "") if question == wanted else ("open", "")
+
+    def reply(call: ScriptedCall) -> Any:
+        return judge_reply(call, stub=rule)
+
+    cfg = SessionConfig(llm="fake", max_revisits=2, max_depth=2, stub_prefilter=0.0, concurrency=8)
+
+    async def go() -> tuple[list[TensionNode], SessionState, float]:
+        async with open_state(
+            cfg, store, client=ScriptedLLM(reply, delay=0.2), session_id="lv", passage=PASSAGE,
+            embedder=HashingEmbedder(),
+        ) as st:  # fmt: skip
+            parent = DebateNode(id="lv/main", session="lv", origin=DebateOrigin.MAIN, question="q", depth=0)
+            flags = [
+                TensionNode(id=f"lv/main/t{i}", session="lv", debate=parent.id, question=q, urgency=0.5,
+                            rationale="r", excerpt="e", observer="skeptical", category="gap")
+                for i, q in enumerate((answered, wanted, other))
+            ]  # fmt: skip
+            branches = [
+                DebateNode(id=f"lv/main/b{i}", session="lv", origin=DebateOrigin.BRANCH, question=f"b{i}",
+                           depth=1, resolution=f"Shops lose some trade, branch {i}. More follows.")
+                for i in (1, 2)
+            ]  # fmt: skip
+            st.write([parent, *flags, *branches])
+            started = time.monotonic()
+            made = await stubs.check(st, [(b, b.resolution) for b in branches], lambda _: True)
+            return made, st, time.monotonic() - started
+
+    made, st, took = asyncio.run(go())
+    assert [t.question for t in made] == [wanted] and st.revisits_used == 1
+    first, second = (f"lv/main/b{i}" for i in (1, 2))
+    by_question = {t.question: t for t in st.tensions.values()}
+    assert [c.after for c in by_question[answered].revisit_checks] == [first]
+    assert by_question[answered].status is TensionStatus.SUPERSEDED
+    assert [c.after for c in by_question[wanted].revisit_checks] == [first]
+    assert [c.after for c in by_question[other].revisit_checks] == [first, second]
+    assert took < 0.35, f"six judge calls of 0.2 s took {took:.2f}s: one branch after the other"

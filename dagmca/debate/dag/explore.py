@@ -147,13 +147,14 @@ class Explorer:
         if not plans:
             return
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
-        for _, pairs in plans:
-            for branch, tension in pairs:
-                await self._after_branch(branch, tension)
+        ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
+        for branch, tension in ran:
+            await self._after_branch(branch, tension)
+        await self._check_stubs([(b, b.resolution) for b, _ in ran if b.resolution])
         await self._explore([b for _, pairs in plans for b, _ in pairs])
         for board, pairs in plans:
             done = [b for b, _ in pairs if b.status == "done"]
-            await merging.merge(st, done, board.parent, then=lambda s: self._check_stubs(s, s.resolution))
+            await merging.merge(st, done, board.parent, then=lambda s: self._check_stubs([(s, s.resolution)]))
 
     async def _plan(
         self, debate: DebateNode
@@ -242,23 +243,23 @@ class Explorer:
         await self.credit(branch, tension.category.value)
         tension.status = TensionStatus.EXPLORED
         self.state.write([tension])
-        if branch.resolution:
-            await self._check_stubs(branch, branch.resolution)
 
     # -- stubs ---------------------------------------------------------------------
     async def revisit(self, node: GraphNode, text: str, *, once: bool = False) -> None:
         """After a new node, check every open stub (with `once`, those not checked
         against it yet); explore the ones it made relevant."""
-        await self._check_stubs(node, text, once=once)
+        await self._check_stubs([(node, text)], once=once)
         while self._revisits:
             await self._explore([])
 
-    async def _check_stubs(self, node: GraphNode, text: str, *, once: bool = False) -> None:
-        """Check the open stubs against a new node; a stub it made relevant becomes a
-        revisit branch, run with the next level of the DAG (beside its branches, where
-        it does not hold them up)."""
+    async def _check_stubs(self, news: list[tuple[GraphNode, str]], *, once: bool = False) -> None:
+        """Check the open stubs against new nodes (a level's branches: their judge calls
+        together); a stub they made relevant becomes a revisit branch, run with the next
+        level of the DAG (beside its branches, where it does not hold them up)."""
         st = self.state
-        for stub in await stubs.check(st, node, text, self._can_revisit, once=once):
+        if not news:
+            return
+        for stub in await stubs.check(st, news, self._can_revisit, once=once):
             parent = st.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
             board = BranchBoard.start(parent, st.open_stubs())

@@ -16,75 +16,113 @@ from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, Tension
 
 async def check(
     state: SessionState,
-    node: GraphNode,
-    text: str,
+    news: list[tuple[GraphNode, str]],
     can_revisit: Callable[[TensionNode], bool],
     *,
     once: bool = False,
 ) -> list[TensionNode]:
-    """Check every open stub against `node` (whose text is `text`); return the stubs it
-    made relevant, in order, already counted against --max-revisits. `can_revisit` says
-    whether a relevant stub may still be explored (revisits, depth and budget left)."""
+    """Check every open stub against each new node (with its text): one node, or a
+    level's branches, their judge calls made together. Each node is checked against
+    the stubs open before the first of them; the verdicts are applied node by node, in
+    order, so a stub an earlier node answered or made relevant is not checked against
+    a later one (its verdict there is dropped). Returns the stubs made relevant, in
+    order, already counted against --max-revisits; `can_revisit` says whether a
+    relevant stub may still be explored (revisits, depth and budget left). With `once`,
+    only the stubs not checked against the node by an earlier run."""
     st = state
     relevant: list[TensionNode] = []
-    label = f"New text: {node.KIND.value.lower()} {node.id.rsplit('/', 1)[-1]}"
+    taken: set[str] = set()  # made relevant by an earlier node: a revisit branch's now
     async with st.revisit_lock:
-        # A debate's own flags are what it left open, not what it answered.
         # by id: the order they were flagged in depends on which sibling ran faster
-        open_stubs = sorted((t for t in st.open_stubs() if t.debate != node.id), key=lambda t: t.id)
-        if once:  # checked against this node by an earlier run: that check stands
-            open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
-        # a long text (a new passage, a long answer) is compared piece by piece
-        sims = [
-            float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
-        ]
-        judged = judge.most_similar(st.config, sims)
-        # Judged together; applied in the stubs' order, so revisits are counted the same
-        # way whatever order the verdicts arrive in.
-        decisions = await asyncio.gather(
+        open_before = sorted(st.open_stubs(), key=lambda t: t.id)
+        checks = []
+        for node, text in news:
+            # A debate's own flags are what it left open, not what it answered.
+            open_stubs = [t for t in open_before if t.debate != node.id]
+            if once:  # checked against this node by an earlier run: that check stands
+                open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
+            # a long text (a new passage, a long answer) is compared piece by piece
+            sims = [
+                float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
+            ]
+            checks.append((node, text, open_stubs, sims))
+        # Judged together; applied in the nodes' and the stubs' order, so revisits are
+        # counted the same way whatever order the verdicts arrive in.
+        verdicts = await asyncio.gather(
+            *(_judge(st, node, text, stubs, sims) for node, text, stubs, sims in checks)
+        )
+        for (node, _, open_stubs, _), decisions in zip(checks, verdicts, strict=True):
+            still = [
+                (stub, decision)
+                for stub, decision in zip(open_stubs, decisions, strict=True)
+                if stub.status is TensionStatus.STUB and stub.id not in taken
+            ]
+            made = _apply(st, node, still, can_revisit)
+            relevant += made
+            taken.update(t.id for t in made)
+    return relevant
+
+
+async def _judge(
+    st: SessionState, node: GraphNode, text: str, open_stubs: list[TensionNode], sims: list[float]
+) -> list[judge.Decision]:
+    label = f"New text: {node.KIND.value.lower()} {node.id.rsplit('/', 1)[-1]}"
+    judged = judge.most_similar(st.config, sims)
+    return list(
+        await asyncio.gather(
             *(
                 judge.stub(st, stub, label, text, sim) if i in judged else judge.not_checked(st.config, sim)
                 for i, (stub, sim) in enumerate(zip(open_stubs, sims, strict=True))
             )
         )
-        for stub, decision in zip(open_stubs, decisions, strict=True):
-            edges: list[EdgeRecord] = []
-            reason = decision.reason
-            if decision.verdict == "answered":
-                outcome = "superseded"
-                stub.status = TensionStatus.SUPERSEDED
-                edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, **decision.props()))
-            elif decision.verdict == "relevant" and can_revisit(stub):
-                outcome = "relevant"
-                st.revisits_used += 1
-                relevant.append(stub)
-            else:
-                outcome = "open"
-                if decision.verdict == "relevant":
-                    reason = f"{reason} (relevant, but no revisit, depth or budget left)"
-            check = RevisitCheck(
-                after=node.id,
-                similarity=round(decision.similarity, 4),
+    )
+
+
+def _apply(
+    st: SessionState,
+    node: GraphNode,
+    verdicts: list[tuple[TensionNode, judge.Decision]],
+    can_revisit: Callable[[TensionNode], bool],
+) -> list[TensionNode]:
+    relevant: list[TensionNode] = []
+    for stub, decision in verdicts:
+        edges: list[EdgeRecord] = []
+        reason = decision.reason
+        if decision.verdict == "answered":
+            outcome = "superseded"
+            stub.status = TensionStatus.SUPERSEDED
+            edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, **decision.props()))
+        elif decision.verdict == "relevant" and can_revisit(stub):
+            outcome = "relevant"
+            st.revisits_used += 1
+            relevant.append(stub)
+        else:
+            outcome = "open"
+            if decision.verdict == "relevant":
+                reason = f"{reason} (relevant, but no revisit, depth or budget left)"
+        check = RevisitCheck(
+            after=node.id,
+            similarity=round(decision.similarity, 4),
+            outcome=outcome,
+            reason=reason,
+            method=decision.method,
+            verdict=decision.verdict,
+            answering_sentence=decision.claim,
+        )
+        edges.append(checked_against(st, stub, check))
+        stub.revisit_checks.append(check)
+        st.emit(
+            StubChecked(
+                stub=stub.id,
+                question=stub.question,
                 outcome=outcome,
+                after=node.id,
+                similarity=round(decision.similarity, 2),
+                method=decision.method.value,
                 reason=reason,
-                method=decision.method,
-                verdict=decision.verdict,
-                answering_sentence=decision.claim,
             )
-            edges.append(checked_against(st, stub, check))
-            stub.revisit_checks.append(check)
-            st.emit(
-                StubChecked(
-                    stub=stub.id,
-                    question=stub.question,
-                    outcome=outcome,
-                    after=node.id,
-                    similarity=round(decision.similarity, 2),
-                    method=decision.method.value,
-                    reason=reason,
-                )
-            )
-            st.write([stub], edges)
+        )
+        st.write([stub], edges)
     return relevant
 
 
