@@ -84,7 +84,9 @@ class SessionState:
     flag_calls: int = 0
     flag_failures: int = 0
     revisits_used: int = 0
-    waiting: set[str] = field(default_factory=set)  # debates made and not yet run
+    # debates made and not yet run: a level's branches are all selected (one parent
+    # after another) before any of them runs, and revisits wait for the next level
+    waiting: set[str] = field(default_factory=set)
     dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
     phase: str = "starting"
     memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
@@ -232,11 +234,6 @@ class SessionState:
         self.phase = phase
         self.emit(PhaseChanged(phase=phase))
 
-    def waiting_debates(self) -> int:
-        """Debates made and not yet run: a level's branches are all selected (one parent
-        after another) before any of them runs, and revisits wait for the next level."""
-        return len(self.waiting)
-
     def room_for_debates(self) -> int | None:
         """How many more debates fit under --max-nodes (None: no cap), estimated from the
         nodes per debate that has run, keeping room for those waiting to run and two
@@ -244,7 +241,7 @@ class SessionState:
         cap = self.config.max_nodes
         if cap is None:
             return None
-        waiting = self.waiting_debates()
+        waiting = len(self.waiting)
         per_debate = len(self.node_ids) / max(1, len(self.debates) - waiting)
         return max(0, int((cap - 2 - len(self.node_ids)) // max(1.0, per_debate)) - waiting)
 
@@ -255,7 +252,7 @@ class SessionState:
         if self.room_for_debates() == 0:
             self.emit(NodeCapReached(nodes=len(self.node_ids)))
             return False
-        rounds = 1 + self.waiting_debates()
+        rounds = 1 + len(self.waiting)
         return not self.llm.exhausted(reserve_calls=self.config.per_round_calls() * rounds + 1)
 
     def open_stubs(self) -> list[TensionNode]:

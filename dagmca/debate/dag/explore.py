@@ -130,7 +130,10 @@ class Explorer:
         """Branch from a finished debate, then from its branches, down to --max-depth,
         with every revisit the stub checks on the way make relevant."""
         await self._explore([debate])
-        while self._revisits:  # made relevant by the last merges' syntheses
+        await self._run_revisits()  # made relevant by the last merges' syntheses
+
+    async def _run_revisits(self) -> None:
+        while self._revisits:
             await self._explore([])
 
     async def _explore(self, parents: list[DebateNode]) -> None:
@@ -151,14 +154,12 @@ class Explorer:
         for branch, tension in ran:
             await self._after_branch(branch, tension)
         await self._check_stubs([(b, b.resolution) for b, _ in ran if b.resolution])
-        await self._explore([b for _, pairs in plans for b, _ in pairs])
+        await self._explore([b for b, _ in ran])
         for board, pairs in plans:
             done = [b for b, _ in pairs if b.status == "done"]
             await merging.merge(st, done, board.parent, then=lambda s: self._check_stubs([(s, s.resolution)]))
 
-    async def _plan(
-        self, debate: DebateNode
-    ) -> tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]] | None:
+    async def _plan(self, debate: DebateNode) -> Plan | None:
         """The branches of `debate`: its stubs selected, each a new debate on a board."""
         st, cfg = self.state, self.state.config
         candidates = [
@@ -249,8 +250,7 @@ class Explorer:
         """After a new node, check every open stub (with `once`, those not checked
         against it yet); explore the ones it made relevant."""
         await self._check_stubs([(node, text)], once=once)
-        while self._revisits:
-            await self._explore([])
+        await self._run_revisits()
 
     async def _check_stubs(self, news: list[tuple[GraphNode, str]], *, once: bool = False) -> None:
         """Check the open stubs against new nodes (a level's branches: their judge calls
