@@ -19,6 +19,7 @@ def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Pa
     folder = tmp_path / "out" / "live"
     done = threading.Event()
     reads: list[dict[str, Any]] = []
+    lag: list[int] = []
     failure: list[BaseException] = []
 
     cli: list[subprocess.Popen[str]] = []
@@ -30,6 +31,9 @@ def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Pa
                 path = folder / "status.json"
                 if path.exists():
                     reads.append(json.loads(path.read_text(encoding="utf-8")))  # never half a file
+                    # events.jsonl reaches the disk no later than the status that counts them
+                    logged = (folder / "events.jsonl").read_bytes().count(b"\n")
+                    lag.append(reads[-1]["events"] - logged)
                     if not cli and reads[-1]["active_debates"]:  # another process, while it runs
                         cli.append(
                             subprocess.Popen(
@@ -56,6 +60,7 @@ def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Pa
     assert not failure, failure
     final = json.loads((folder / "status.json").read_text(encoding="utf-8"))
     assert len(reads) > 20, "the reader saw the file many times during the run"
+    assert max(lag) <= 0, "a status counted events that events.jsonl did not have yet"
     assert final["status"] == "done" and final["active_debates"] == {}
     # it moved: phases, rounds of active debates, calls
     assert {"main debate", "branches"} <= {r["phase"] for r in reads}

@@ -104,6 +104,11 @@ def _raw_count(text: str) -> int:
     return len(_encoding().encode(text, disallowed_special=()))
 
 
+# Chat framing an endpoint adds around the content: per message, and for the reply.
+PER_MESSAGE = 4
+PER_REPLY = 3
+
+
 @dataclass(frozen=True)
 class TokenCounter:
     """Counts tokens with cl100k_base, scaled by `ratio` (the endpoint's tokens per
@@ -121,8 +126,7 @@ class TokenCounter:
         return math.ceil(self.raw(text) * self.ratio)
 
     def count_messages(self, messages: list[Message]) -> int:
-        # each message costs a few tokens of chat framing, the reply a few more
-        return sum(self.count(m["content"]) + 4 for m in messages) + 3
+        return sum(self.count(m["content"]) + PER_MESSAGE for m in messages) + PER_REPLY
 
     def count_parts(self, system: str, parts: list[str], joiner: str) -> int:
         """`count_messages` of a system message and a user message of `parts` joined by
@@ -130,7 +134,8 @@ class TokenCounter:
         joined text, or a token more per joint: cl100k splits words from line breaks
         before it merges, so a joint of line breaks merges with neither side."""
         joints = max(0, len(parts) - 1) * self.count(joiner)
-        return self.count(system) + sum(self.count(p) for p in parts) + joints + 4 + 4 + 3
+        content = self.count(system) + sum(self.count(p) for p in parts) + joints
+        return content + 2 * PER_MESSAGE + PER_REPLY
 
     @classmethod
     def calibrated(cls, sample: str, endpoint_count: int | None) -> TokenCounter:

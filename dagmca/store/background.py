@@ -77,14 +77,18 @@ class BackgroundStore(GraphStore):
         """A blocking read: off the loop, or after the run. On the store's own thread (a
         job that reads, such as metrics that ask the embedder for kept vectors), at once:
         waiting for the thread there would wait forever."""
+        if self._direct():
+            return fn(self.store)
         if self._would_block_loop():
             raise BlockingReadOnLoop("a blocking store read on the event loop; use `await store.aread(...)`")
-        if self._pool is None or getattr(self._inside, "active", False):
-            return fn(self.store)
         return self._submit(fn).result()
 
+    def _direct(self) -> bool:
+        """No thread to wait for: none was started, or this is it."""
+        return self._pool is None or bool(getattr(self._inside, "active", False))
+
     def _would_block_loop(self) -> bool:
-        if self._pool is None or getattr(self._inside, "active", False):
+        if self._direct():
             return False
         try:
             asyncio.get_running_loop()
