@@ -18,6 +18,7 @@ from typing import Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
+from dagmca import aio
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink, NoEvents
 from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
@@ -33,7 +34,7 @@ from dagmca.models import GraphNode, NodeRecord
 from dagmca.prompts.budget import Budget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus
-from dagmca.similarity import Embedder, SentenceTransformerEmbedder
+from dagmca.similarity import Embedder, MiniLMEmbedder
 from dagmca.store import DEFAULT_STORE
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
@@ -151,7 +152,7 @@ def execute(
     """Start the backend, run `work(state, model)` in an event loop, stop everything, and
     turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
     own_embedder = embedder is None
-    emb = embedder or SentenceTransformerEmbedder()
+    emb = embedder or MiniLMEmbedder()
     # the embedding model loads on its own thread from the start, while the model
     # server starts and the pre-flight runs, not after them
     emb.warm_up()
@@ -184,7 +185,7 @@ def execute(
                     display.stop()
 
     try:
-        return asyncio.run(main()), used[0]
+        return aio.run(main()), used[0]
     except KeyboardInterrupt:
         raise Interrupted(session_id, store.location) from None
     except EndpointDown as exc:

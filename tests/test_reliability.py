@@ -11,14 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from openai import AsyncOpenAI
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
-from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.openai_backend import OpenAIBackend, make_client
 from dagmca.llm.retry import RetryPolicy
 from dagmca.models import CallRecord
 from dagmca.runner import open_state, run_and_report
@@ -54,7 +53,7 @@ def run_against(
     **settings: Any,
 ) -> tuple[SessionResult, MeteredLLM]:
     cfg = SessionConfig(**{**SMALL, **settings})
-    client = AsyncOpenAI(base_url=server.base_url, api_key=KEY, timeout=timeout, max_retries=0)
+    client = make_client(server.base_url, KEY, timeout)  # the client a run builds
     policy = RetryPolicy(attempts=attempts, base_s=0.02, max_s=0.2)
     backend = OpenAIBackend(client, cfg.model, policy=policy)
 
@@ -125,11 +124,18 @@ def test_mixed_faults_through_the_cli_are_counted_in_the_summary(tmp_path: Path)
 
 def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
     with FaultServer(rates={"rate_limit": 1.0}, retry_after="0.4") as server:
-        client = AsyncOpenAI(base_url=server.base_url, api_key=KEY, timeout=2, max_retries=0)
+        client = make_client(server.base_url, KEY, 2)
         backend = OpenAIBackend(client, "fault-model", policy=RetryPolicy(attempts=3, base_s=0.0, max_s=0.0))
+
+        async def ask() -> None:
+            try:
+                await backend.complete([{"role": "user", "content": "hi"}], max_tokens=5)
+            finally:
+                await backend.aclose()
+
         started = time.monotonic()
         with pytest.raises(LLMError) as failed:
-            asyncio.run(backend.complete([{"role": "user", "content": "hi"}], max_tokens=5))
+            asyncio.run(ask())
         elapsed = time.monotonic() - started
     # backoff is 0 here, so the two waits are the server's Retry-After
     assert 0.8 <= elapsed < 3 and failed.value.retries == 2 and server.requests == 3

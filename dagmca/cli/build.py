@@ -5,7 +5,6 @@ options in place of the passage, session id and report folder)."""
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import json
 import typing
@@ -14,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from dagmca import aio
 from dagmca.cli import options as o
 from dagmca.cli import run as run_command
 from dagmca.cli.console import err, out
@@ -105,9 +105,9 @@ def build(**values: Any) -> None:
 def _run(job: Build, todo: list[Passage], cfg: SessionConfig, quiet: bool) -> None:
     from dagmca.llm.base import EndpointDown
     from dagmca.llm.factory import open_backend
-    from dagmca.similarity import SentenceTransformerEmbedder
+    from dagmca.similarity import MiniLMEmbedder
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = MiniLMEmbedder()
     embedder.warm_up()  # loads on its own thread while the backend starts
     try:
         backend = open_backend(cfg)
@@ -115,7 +115,7 @@ def _run(job: Build, todo: list[Passage], cfg: SessionConfig, quiet: bool) -> No
         try:
             if display is not None:
                 display.start()
-            asyncio.run(job.run(todo, backend.client, embedder))
+            aio.run(job.run(todo, backend.client, embedder))
         except KeyboardInterrupt:
             raise BuildInterrupted(
                 "build interrupted: every finished turn is kept", "run the same command again to resume it"

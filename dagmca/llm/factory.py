@@ -65,9 +65,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
 
         return Backend(ScriptedLLM(model=model_name(cfg)), model_name(cfg))
 
-    from openai import AsyncOpenAI
-
-    from dagmca.llm.openai_backend import OpenAIBackend
+    from dagmca.llm.openai_backend import OpenAIBackend, make_client
     from dagmca.llm.retry import RetryPolicy
     from dagmca.llm.structured import StructuredMode
 
@@ -84,10 +82,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
             name=model_name(cfg),
             context=context,
         ).start()
-        # max_retries=0: retries are OpenAIBackend's, counted and with Retry-After.
-        client = AsyncOpenAI(
-            base_url=server.base_url, api_key="local", timeout=cfg.request_timeout_s, max_retries=0
-        )
+        client = make_client(server.base_url, "local", cfg.request_timeout_s)
         model = model_name(cfg)
         # llama.cpp turns a whole json_schema into a grammar: no negotiation needed
         sampling = cfg.sampling_params()
@@ -107,9 +102,7 @@ def open_backend(cfg: SessionConfig) -> Backend:
 
     base_url = cfg.base_url or os.environ.get("OPENAI_BASE_URL")
     api_key = os.environ.get("OPENAI_API_KEY")
-    client = AsyncOpenAI(
-        base_url=base_url, api_key=api_key or "not-needed", timeout=cfg.request_timeout_s, max_retries=0
-    )
+    client = make_client(base_url, api_key or "not-needed", cfg.request_timeout_s)
     backend = OpenAIBackend(
         client,
         cfg.model,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, DefaultAioHttpClient
 from openai.types.chat import ChatCompletion
 from pydantic import BaseModel, ValidationError
 
@@ -34,6 +34,9 @@ from dagmca.llm.structured import (
 from dagmca.llm.tokens import is_reasoning_model
 from dagmca.models import Strict
 
+# What `chat.completions.create` asks of the client: the bearer key.
+_AUTH: Any = {"security": {"bearer_auth": True}}
+
 
 @dataclass
 class _Trace:
@@ -53,6 +56,20 @@ class Probe(Strict):
 PROBE: list[Message] = [
     {"role": "user", "content": "Is water wet? Answer yes or no, with a one-sentence reason, as JSON."}
 ]
+
+
+def make_client(base_url: str | None, api_key: str, timeout_s: float) -> AsyncOpenAI:
+    """The client dagmca builds for an endpoint. Retries are OpenAIBackend's (counted,
+    with Retry-After), so the client makes none. Its HTTP transport is aiohttp, the SDK's
+    documented choice for many concurrent calls: the default httpx stack spent 3.4 ms
+    of the event loop's time per request here, aiohttp 2.3 (README, "Scale")."""
+    return AsyncOpenAI(
+        base_url=base_url,
+        api_key=api_key,
+        timeout=timeout_s,
+        max_retries=0,
+        http_client=DefaultAioHttpClient(),
+    )
 
 
 class OpenAIBackend(LLMClient):
@@ -136,8 +153,9 @@ class OpenAIBackend(LLMClient):
                 ) from None
             except (openai.APIError, ValueError) as exc:
                 if r.classify(exc) is None or attempt == 3:
+                    why = self.redact(r.why(exc))[:200]
                     raise EndpointError(
-                        f"the LLM endpoint {self.client.base_url} is not usable: {type(exc).__name__}",
+                        f"the LLM endpoint {self.client.base_url} is not usable: {why}",
                         "check --base-url and that the server is running",
                     ) from None
                 await asyncio.sleep(0.3 * attempt)
@@ -300,8 +318,7 @@ class OpenAIBackend(LLMClient):
         # calls this was a tenth of the event loop's time; our body is plain JSON already.
         body = {k: v for k, v in kwargs.items() if k != "extra_body"} | kwargs.get("extra_body", {})
         body["messages"] = messages
-        auth: Any = {"security": {"bearer_auth": True}}  # what `create` asks of the client
-        resp = await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=auth)
+        resp = await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=_AUTH)
         if isinstance(resp, str) or not hasattr(resp, "choices"):  # a body the client could not parse
             raise RetryableFault(r.MALFORMED, "the endpoint returned a body that is not a completion")
         if not resp.choices:

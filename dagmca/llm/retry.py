@@ -43,13 +43,26 @@ class RetryPolicy:
         return rng.uniform(0, min(self.max_s, self.base_s * 2 ** (retry - 1)))
 
 
+def _dropped(exc: BaseException) -> bool:
+    """A closed connection the transport reported as a timeout: the SDK's aiohttp
+    transport maps every aiohttp connection error, a server hanging up included, to
+    httpx's ConnectTimeout. A real timeout is a TimeoutError somewhere in the chain."""
+    seen: BaseException | None = exc
+    causes: list[BaseException] = []
+    while seen is not None and len(causes) < 8:
+        causes.append(seen)
+        seen = seen.__cause__
+    from_aiohttp = [c for c in causes if type(c).__module__.startswith("aiohttp")]
+    return bool(from_aiohttp) and not any(isinstance(c, TimeoutError) for c in from_aiohttp)
+
+
 def classify(exc: BaseException) -> str | None:
     """The fault kind of a retryable failure, None for one that another try will not fix
     (a bad request, a refused key, an unknown model)."""
     if isinstance(exc, RetryableFault):
         return exc.kind
     if isinstance(exc, openai.APITimeoutError):
-        return TIMEOUT
+        return DISCONNECT if _dropped(exc) else TIMEOUT
     if isinstance(exc, openai.APIConnectionError):
         return DISCONNECT
     if isinstance(exc, openai.APIResponseValidationError):
@@ -63,6 +76,15 @@ def classify(exc: BaseException) -> str | None:
     if isinstance(exc, ValueError):  # the client could not decode the body
         return MALFORMED
     return None
+
+
+def why(exc: BaseException) -> str:
+    """What went wrong, for one line to the user: the innermost cause's own words (the
+    transport's "Cannot connect to host …"), or the error's type."""
+    root = exc
+    while root.__cause__ is not None:
+        root = root.__cause__
+    return str(root).strip() or type(exc).__name__
 
 
 def retry_after(exc: BaseException, now: datetime | None = None) -> float | None:
