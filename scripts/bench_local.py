@@ -35,7 +35,7 @@ from dagmca.llm.local import LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.structured import response_format
 from dagmca.runner import open_state, run_and_report
-from dagmca.similarity import SentenceTransformerEmbedder
+from dagmca.similarity import MiniLMEmbedder
 from dagmca.store.sqlite import SQLiteStore
 
 REFERENCE = {
@@ -108,7 +108,7 @@ def in_session(passage: str, folder: Path) -> tuple[list[dict[str, Any]], int, f
     client = Recording(backend.client)
     store = SQLiteStore(str(folder / "bench.db"))
     store.init_schema()
-    embedder = SentenceTransformerEmbedder()
+    embedder = MiniLMEmbedder()
 
     async def go() -> None:
         async with open_state(

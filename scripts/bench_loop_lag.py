@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dagmca.config import SessionConfig
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.runner import open_state, run_and_report
-from dagmca.similarity import SentenceTransformerEmbedder
+from dagmca.similarity import MiniLMEmbedder
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
@@ -54,7 +54,7 @@ def one_session(store: GraphStore, session: str, out: Path, delay: float) -> dic
     async def go() -> None:
         stop = asyncio.Event()
         task = asyncio.create_task(probe(stop, lags))
-        embedder = SentenceTransformerEmbedder()
+        embedder = MiniLMEmbedder()
         client = ScriptedLLM(delay=delay)
         async with open_state(
             cfg, store, client=client, session_id=session, passage=PASSAGE, embedder=embedder

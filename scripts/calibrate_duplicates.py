@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
-from dagmca.similarity import SentenceTransformerEmbedder
+from dagmca.similarity import MiniLMEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "duplicate_questions.jsonl"
 
@@ -30,7 +30,7 @@ DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "duplicate_quest
 def similarities() -> list[tuple[str, float]]:
     """(label, cosine) for every labelled pair, as the observers' ledger compares them."""
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         return [(r["label"], emb.similarity(r["a"], r["b"])) for r in rows]
     finally:

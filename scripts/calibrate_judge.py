@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
-from dagmca.similarity import SentenceTransformerEmbedder
+from dagmca.similarity import MiniLMEmbedder
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge_calibration.jsonl"
 # what closed a stub before the judge: cosine >= 0.65, whatever the text said
@@ -33,7 +33,7 @@ POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers",
 def similarities() -> list[tuple[str, str, float]]:
     """(task, label, cosine) for every labelled pair."""
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         out = []
         for r in rows:

@@ -17,7 +17,7 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.prices import resolve_prices
 from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.prompts.schemas import PairVerdict
-from dagmca.similarity import PIECE_WORDS, HashingEmbedder, SentenceTransformerEmbedder, pieces
+from dagmca.similarity import PIECE_WORDS, HashingEmbedder, MiniLMEmbedder, pieces
 from tests.conftest import RunSession
 from tests.test_pipeline import QUESTIONS, scripted
 
@@ -39,7 +39,7 @@ class Record:
 def labelled_similarities() -> list[tuple[str, str, float]]:
     """(task, label, cosine) for every pair of the labelled set, with the real embedder."""
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         return [
             (r["task"], r["label"], emb.similarity(r["a"], r["b"]))
@@ -78,7 +78,7 @@ def test_the_duplicate_threshold_merges_no_different_questions_of_the_labelled_s
     and different questions in nearly the same words overlap."""
     path = Path(__file__).parent / "data" / "duplicate_questions.jsonl"
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         sims = [(r["label"], emb.similarity(r["a"], r["b"])) for r in rows]
     finally:
@@ -91,7 +91,7 @@ def test_the_duplicate_threshold_merges_no_different_questions_of_the_labelled_s
     assert max(different) > 0.9 > min(same), "the classes overlap: no threshold separates them"
     # exact restatements (what a looping observer repeats) still merge
     repeated = [r["a"] for r in rows[:5]]
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         assert all(emb.similarity(q, q.rstrip("?") + " ?") >= threshold for q in repeated)
     finally:
@@ -216,7 +216,7 @@ def test_a_stub_is_compared_with_the_part_of_a_long_text_that_concerns_it() -> N
     text = f"{passage}\n\n{late}"
     question = "Would shops in the centre lose suburban visitors"
     prefilter = SessionConfig().stub_prefilter
-    emb = SentenceTransformerEmbedder()
+    emb = MiniLMEmbedder()
     try:
         assert pieces(text)[0] != text and all(len(p.split()) <= PIECE_WORDS for p in pieces(text))
         assert " ".join(pieces(text)).split() == text.split(), "every word in one piece, in order"

@@ -17,7 +17,7 @@ from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
 from dagmca.reports.models import FinalState, MCAReport
 from dagmca.reports.quality import report
-from dagmca.similarity import SentenceTransformerEmbedder, jaccard
+from dagmca.similarity import MiniLMEmbedder, jaccard
 from tests.conftest import PASSAGE
 from tests.sandbox import process_env
 from tests.test_cli import assert_user_error, dagmca
@@ -51,7 +51,7 @@ def test_structured_output_from_the_real_model(local_server: LocalModelServer) -
 
 
 def test_embeddings_are_real_and_offline() -> None:
-    e = SentenceTransformerEmbedder()
+    e = MiniLMEmbedder()
     near = e.similarity("Road pricing reduces congestion.", "Charging drivers cuts traffic jams.")
     far = e.similarity("Road pricing reduces congestion.", "The sonnet's volta turns on grief.")
     assert near > far + 0.2

@@ -217,7 +217,7 @@ def compare(
         if k not in ("passage", "protocols", "store", "session", "out_dir", "as_json", "quiet")
     }
     from dagmca import runner
-    from dagmca.similarity import SentenceTransformerEmbedder
+    from dagmca.similarity import MiniLMEmbedder
 
     specs = _arms(protocols)
     configs = {a.name: o.build_config({**values, **ARM_SETTINGS, "protocol": a.protocol}) for a in specs}
@@ -228,7 +228,7 @@ def compare(
     prefix = session or "compare-" + runner.new_session_id(text)
     location = resolve_store(store)
     arms: list[Arm] = []
-    embedder = SentenceTransformerEmbedder()  # one model for every arm
+    embedder = MiniLMEmbedder()  # one model for every arm
     try:
         with open_store(location, create=True) as graph_store:
             graph_store.init_schema()

