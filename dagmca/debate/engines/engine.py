@@ -13,6 +13,7 @@ from dagmca.debate.events import RoundStarted, TurnRecorded
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta, Completion
+from dagmca.metrics.session import CONTENT
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.budget import Prompt
@@ -134,6 +135,8 @@ class Engine(Generic[Outcome]):
         if agent_node is not None:
             edges += st.plays(agent_node)
         st.write([*([agent_node] if agent_node else []), turn], edges)
+        if phase in CONTENT:  # the session's metrics read every contribution at the end
+            st.embedder.prefetch([text])
         st.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
         return turn
 
