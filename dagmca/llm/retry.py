@@ -43,16 +43,19 @@ class RetryPolicy:
         return rng.uniform(0, min(self.max_s, self.base_s * 2 ** (retry - 1)))
 
 
+def _causes(exc: BaseException, depth: int = 8) -> list[BaseException]:
+    """`exc` and the exceptions it was raised from, outermost first."""
+    chain = [exc]
+    while chain[-1].__cause__ is not None and len(chain) < depth:
+        chain.append(chain[-1].__cause__)
+    return chain
+
+
 def _dropped(exc: BaseException) -> bool:
     """A closed connection the transport reported as a timeout: the SDK's aiohttp
     transport maps every aiohttp connection error, a server hanging up included, to
     httpx's ConnectTimeout. A real timeout is a TimeoutError somewhere in the chain."""
-    seen: BaseException | None = exc
-    causes: list[BaseException] = []
-    while seen is not None and len(causes) < 8:
-        causes.append(seen)
-        seen = seen.__cause__
-    from_aiohttp = [c for c in causes if type(c).__module__.startswith("aiohttp")]
+    from_aiohttp = [c for c in _causes(exc) if type(c).__module__.startswith("aiohttp")]
     return bool(from_aiohttp) and not any(isinstance(c, TimeoutError) for c in from_aiohttp)
 
 
@@ -81,10 +84,7 @@ def classify(exc: BaseException) -> str | None:
 def why(exc: BaseException) -> str:
     """What went wrong, for one line to the user: the innermost cause's own words (the
     transport's "Cannot connect to host …"), or the error's type."""
-    root = exc
-    while root.__cause__ is not None:
-        root = root.__cause__
-    return str(root).strip() or type(exc).__name__
+    return str(_causes(exc)[-1]).strip() or type(exc).__name__
 
 
 def retry_after(exc: BaseException, now: datetime | None = None) -> float | None:

@@ -112,18 +112,23 @@ class Embedder(ABC):
         with self._lock:
             self._prepare()
 
-    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str] = ()) -> T:
+    def _want(self, texts: Sequence[str]) -> bool:
+        """Queue `texts` for the thread's next encode; whether any was new."""
         with self._wanted_lock:
-            self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
+            new = [t for t in texts if t not in self._cache and t not in self._wanted]
+            self._wanted.update(dict.fromkeys(new))
+        return bool(new)
+
+    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str] = ()) -> T:
+        self._want(texts)
         return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
 
     def prefetch(self, texts: Sequence[str]) -> None:
         """Encode `texts` when the thread is free, with no caller waiting: texts a report
         reads at the end of a run (the metrics' contributions), so that end does not wait
         for them."""
-        with self._wanted_lock:
-            self._wanted.update(dict.fromkeys(t for t in texts if t not in self._cache))
-        self._thread().submit(self.embed, ())
+        if self._want(texts):  # nothing to submit for texts already encoded or queued
+            self._thread().submit(self.embed, ())
 
     def keep_in(self, store: VectorStore | None) -> None:
         """Keep vectors in (and read them back from) `store`'s cache; None stops."""

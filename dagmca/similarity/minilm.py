@@ -13,6 +13,7 @@ loaded in 1 s but encoded 1.3-2x slower.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ BATCH = 32  # texts per forward pass, sorted by length so a batch pads little
 
 class MiniLM:
     def __init__(self, folder: Path, max_tokens: int = MAX_TOKENS) -> None:
+        # tokenizers would encode a batch on a thread per core, beside the local LLM server
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
         import torch
         from safetensors.torch import load_file
         from tokenizers import Tokenizer
