@@ -3,9 +3,22 @@ prose — essays, lists whose items start alike, refrains, anaphora, quoted ques
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
-from dagmca.llm.degenerate import degeneration, echo_reason, is_looping, loop_reason, scaffolding
+from dagmca.llm.degenerate import (
+    MIN_LOOP_WORDS,
+    _repeats,
+    _tandem,
+    degeneration,
+    echo_reason,
+    is_looping,
+    loop_reason,
+    scaffolding,
+    words,
+)
 from dagmca.prompts.templates import MAIN_QUESTION, observer_scaffolding
 
 ESSAY = (
@@ -169,3 +182,33 @@ def test_no_paragraph_of_the_shipped_examples_is_degenerate() -> None:
     assert len(paragraphs) >= 20
     assert [p[:60] for p in paragraphs if loop_reason(p)] == []
     assert all(loop_reason(t) is None for t in texts)
+
+
+def test_ascii_words_are_the_word_pattern_lowercased() -> None:
+    """`words` splits ASCII text by a byte table, not the regex: it must find the same
+    words, whatever the punctuation, digits, underscores and case."""
+    every_char = "".join(chr(c) for c in range(128))
+    texts = [every_char * 2, "It's 3:15 -- the snake_case VAR, x+y=z; (done).\n\tNext\r\nline", "a" * 5, ""]
+    for text in texts:
+        assert words(text) == [w.lower() for w in re.findall(r"\w+", text)]
+    assert words("İstanbul ÉTÉ straße") == ["i̇stanbul", "été", "straße"]  # not ASCII: word by word
+
+
+def test_a_text_without_a_thrice_repeated_4_gram_has_no_run_to_find() -> None:
+    """The loop guard skips the search for a unit said three times in a row when no
+    4-word sequence occurs 3 times; that is only right if every such run long enough
+    to count repeats a 4-gram 3 times. Checked on many texts from tiny vocabularies,
+    where runs of every unit length are common."""
+    rng = random.Random(7)
+    found = 0
+    for _ in range(3000):
+        vocabulary = [f"w{i}" for i in range(rng.randint(1, 6))]
+        ws = [rng.choice(vocabulary) for _ in range(rng.randint(12, 60))]
+        if rng.random() < 0.5:  # plant a run: a unit of 1 to 8 words, three times or more
+            unit = [rng.choice(vocabulary) for _ in range(rng.randint(1, 8))]
+            at = rng.randint(0, len(ws))
+            ws[at:at] = unit * rng.randint(3, 5)
+        if _tandem(ws) >= MIN_LOOP_WORDS:
+            found += 1
+            assert _repeats(ws, 4) >= 3, ws
+    assert found > 500  # the property was tested on many texts with a run
