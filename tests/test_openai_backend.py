@@ -15,7 +15,8 @@ from openai import AsyncOpenAI
 from dagmca.errors import EndpointError
 from dagmca.llm.base import LLMError
 from dagmca.llm.openai_backend import OpenAIBackend
-from dagmca.llm.retry import RetryPolicy
+from dagmca.llm.retry import RetryableFault, RetryPolicy
+from dagmca.llm.wire import read_completion
 from dagmca.prompts.schemas import TensionFlag
 
 Script = Callable[[dict[str, Any], int], tuple[int, dict[str, Any]]]
@@ -154,3 +155,46 @@ def test_ping_checks_the_model_and_the_endpoint(server: Any) -> None:
         asyncio.run(backend(url, "other-model").ping())
     with pytest.raises(EndpointError, match="not usable"):
         asyncio.run(backend("http://127.0.0.1:9/v1").ping())
+
+
+def test_the_reply_is_read_from_the_body_as_the_endpoint_sent_it(server: Any) -> None:
+    """The reply is read as bytes, not through the SDK's model: the usage with its
+    cached tokens, a null content, a missing usage, and bodies that are not completions
+    (retried as malformed, then an error)."""
+    cached = {**chat("hi", "length"), "usage": {"prompt_tokens": 9, "completion_tokens": 4,
+                                                 "prompt_tokens_details": {"cached_tokens": 7}}}  # fmt: skip
+    url, _ = server(lambda body, n: (200, cached))
+    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    assert (done.text, done.finish_reason) == ("hi", "length")
+    assert (done.usage.prompt_tokens, done.usage.completion_tokens, done.usage.cached_tokens) == (9, 4, 7)
+    bare = {"choices": [{"message": {"role": "assistant", "content": None}}]}
+    url, _ = server(lambda body, n: (200, bare))
+    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    assert (done.text, done.finish_reason, done.usage.total) == ("", "", 0)
+    for odd in ({"object": "list", "data": []}, {"choices": [{"message": {"content": ["a", "b"]}}]}):
+        url, seen = server(lambda body, n, odd=odd: (200, odd))  # type: ignore[misc]
+        with pytest.raises(LLMError, match="gave up after 3 tries") as failed:
+            asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+        assert len(seen) == 3 and failed.value.faults == ["malformed_body"] * 3
+
+
+@pytest.mark.parametrize(
+    ("raw", "kind"),
+    [
+        (b"<html>busy</html>", "malformed_body"),
+        (b"[1, 2]", "malformed_body"),
+        (b'{"choices": []}', "empty_choices"),
+    ],
+)
+def test_a_body_that_is_no_completion_is_a_retryable_fault(raw: bytes, kind: str) -> None:
+    with pytest.raises(RetryableFault) as fault:
+        read_completion(raw)
+    assert fault.value.kind == kind
+
+
+def test_usage_counts_that_are_not_counts_read_as_zero() -> None:
+    usage = {"prompt_tokens": -3, "completion_tokens": True, "prompt_tokens_details": None}
+    raw = {"choices": [{"message": {"content": "x"}, "finish_reason": None}], "usage": usage}
+    text, finish, read = read_completion(json.dumps(raw).encode())
+    assert (text, finish) == ("x", "")
+    assert (read.prompt_tokens, read.completion_tokens, read.cached_tokens) == (0, 0, 0)

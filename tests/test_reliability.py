@@ -17,8 +17,9 @@ from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
-from dagmca.llm.openai_backend import OpenAIBackend, make_client
+from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryPolicy
+from dagmca.llm.wire import make_client
 from dagmca.models import CallRecord
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder

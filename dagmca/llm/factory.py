@@ -65,9 +65,10 @@ def open_backend(cfg: SessionConfig) -> Backend:
 
         return Backend(ScriptedLLM(model=model_name(cfg)), model_name(cfg))
 
-    from dagmca.llm.openai_backend import OpenAIBackend, make_client
+    from dagmca.llm.openai_backend import OpenAIBackend
     from dagmca.llm.retry import RetryPolicy
     from dagmca.llm.structured import StructuredMode
+    from dagmca.llm.wire import make_client
 
     policy = RetryPolicy(attempts=cfg.max_retries + 1)
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import openai
-from openai import AsyncOpenAI, DefaultAioHttpClient
-from openai.types.chat import ChatCompletion
+from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
 
 from dagmca.errors import EndpointError
@@ -32,10 +31,8 @@ from dagmca.llm.structured import (
     with_schema_in_prompt,
 )
 from dagmca.llm.tokens import is_reasoning_model
+from dagmca.llm.wire import post_chat
 from dagmca.models import Strict
-
-# What `chat.completions.create` asks of the client: the bearer key.
-_AUTH: Any = {"security": {"bearer_auth": True}}
 
 
 @dataclass
@@ -56,20 +53,6 @@ class Probe(Strict):
 PROBE: list[Message] = [
     {"role": "user", "content": "Is water wet? Answer yes or no, with a one-sentence reason, as JSON."}
 ]
-
-
-def make_client(base_url: str | None, api_key: str, timeout_s: float) -> AsyncOpenAI:
-    """The client dagmca builds for an endpoint. Retries are OpenAIBackend's (counted,
-    with Retry-After), so the client makes none. Its HTTP transport is aiohttp, the SDK's
-    documented choice for many concurrent calls: the default httpx stack spent 3.4 ms
-    of the event loop's time per request here, aiohttp 2.3 (README, "Scale")."""
-    return AsyncOpenAI(
-        base_url=base_url,
-        api_key=api_key,
-        timeout=timeout_s,
-        max_retries=0,
-        http_client=DefaultAioHttpClient(),
-    )
 
 
 class OpenAIBackend(LLMClient):
@@ -292,7 +275,7 @@ class OpenAIBackend(LLMClient):
         for attempt in range(1, self.policy.attempts + 1):
             sent = await self.limiter.acquire(estimate) if self.limiter is not None else None
             try:
-                done = await self._once(messages, kwargs)
+                done = await post_chat(self.client, messages, kwargs)
                 if sent is not None and self.limiter is not None:
                     self.limiter.settle(sent, done[2].total or estimate)
                 return done
@@ -311,28 +294,6 @@ class OpenAIBackend(LLMClient):
                 trace.retries += 1
                 await asyncio.sleep(self.policy.delay(attempt, r.retry_after(exc), self._rng))
         raise AssertionError("unreachable")
-
-    async def _once(self, messages: list[Message], kwargs: dict[str, Any]) -> tuple[str, str, Usage]:
-        # Posted as it is, not through `chat.completions.create`: that walks the body
-        # against its typed schema, field by field, and on a session of thousands of
-        # calls this was a tenth of the event loop's time; our body is plain JSON already.
-        body = {k: v for k, v in kwargs.items() if k != "extra_body"} | kwargs.get("extra_body", {})
-        body["messages"] = messages
-        resp = await self.client.post("/chat/completions", body=body, cast_to=ChatCompletion, options=_AUTH)
-        if isinstance(resp, str) or not hasattr(resp, "choices"):  # a body the client could not parse
-            raise RetryableFault(r.MALFORMED, "the endpoint returned a body that is not a completion")
-        if not resp.choices:
-            raise RetryableFault(r.EMPTY, "the endpoint returned no choices")
-        choice = resp.choices[0]
-        usage = Usage()
-        if resp.usage is not None:
-            details = resp.usage.prompt_tokens_details
-            usage = Usage(
-                prompt_tokens=resp.usage.prompt_tokens,
-                completion_tokens=resp.usage.completion_tokens,
-                cached_tokens=(details.cached_tokens or 0) if details else 0,
-            )
-        return choice.message.content or "", choice.finish_reason or "", usage
 
     async def complete(
         self,
