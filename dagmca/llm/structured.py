@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 from enum import StrEnum
+from functools import lru_cache
 from typing import Any
 
 import jiter
@@ -78,8 +79,11 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
+@lru_cache(maxsize=256)
 def wire_schema(schema: type[BaseModel], mode: StructuredMode) -> dict[str, Any] | None:
-    """The schema as it goes in `response_format`; None when it goes in the prompt."""
+    """The schema as it goes in `response_format`; None when it goes in the prompt.
+    Built once per schema and mode (every call sends it, and the cache key hashes it);
+    callers must not change it."""
     full = json_schema(schema)
     if mode is StructuredMode.STRICT:
         return strict_schema(full)

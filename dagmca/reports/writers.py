@@ -18,13 +18,15 @@ from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNod
 from dagmca.reports import models as m
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Atomic: a reader never sees half a file, even if we are killed mid-write."""
+def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
+    """Atomic: a reader never sees half a file, even if we are killed mid-write.
+    `indent=None`: on one line, by the json module's C encoder (indenting takes its
+    pure-Python one, five times slower)."""
     if isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 
