@@ -40,7 +40,7 @@ def _embedder() -> str:
 
 def _store(location: str) -> str:
     from dagmca.store import open_store
-    from dagmca.store.neo4j import is_bolt_uri
+    from dagmca.store.target import is_bolt_uri
 
     if not is_bolt_uri(location) and not Path(location).exists():
         return f"{location} (created by the first run)"

@@ -38,7 +38,7 @@ from dagmca.similarity import Embedder, MiniLMEmbedder
 from dagmca.store import DEFAULT_STORE
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.store.neo4j import is_bolt_uri
+from dagmca.store.target import is_bolt_uri
 
 T = TypeVar("T")
 Earlier = Literal["replay", "charge"] | None

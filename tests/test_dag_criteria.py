@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from collections import Counter
 from typing import Any
 
 import networkx as nx
 
+from dagmca.debate.dag.merging import components
 from dagmca.debate.events import BranchesSelected, DebateDone, Event
 from dagmca.llm.fake import ScriptedCall
 from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
@@ -191,3 +193,21 @@ def test_sibling_branches_run_in_parallel(run_fake: RunSession) -> None:
     t1, t3 = one.end - one.start, three.end - three.start
     assert t1 > 0.2  # a branch is several sequential phases of 50 ms calls
     assert t3 < 2.0 * t1, f"three branches (sequential: about 3x) took {t3:.2f}s, one took {t1:.2f}s"
+
+
+def test_converging_pairs_group_as_the_graph_s_connected_components() -> None:
+    """The merger groups the pairs judged to converge by connected components: the same
+    groups networkx finds, each in index order, ordered by first index, singletons left
+    out; chains and cycles included."""
+    rng = random.Random(3)
+    assert components(5, [(0, 1), (1, 2), (3, 4)]) == [[0, 1, 2], [3, 4]]
+    assert components(4, [(3, 0), (2, 3)]) == [[0, 2, 3]]
+    assert components(3, []) == []
+    for _ in range(300):
+        n = rng.randint(1, 12)
+        pairs = [(rng.randrange(n), rng.randrange(n)) for _ in range(rng.randint(0, n))]
+        pairs = [(a, b) for a, b in pairs if a != b]
+        g: nx.Graph = nx.Graph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(pairs)
+        assert components(n, pairs) == sorted(sorted(c) for c in nx.connected_components(g) if len(c) > 1)

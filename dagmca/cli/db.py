@@ -15,7 +15,6 @@ from dagmca.cli.console import out
 from dagmca.doctor import run_checks
 from dagmca.errors import UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, require_session, resolve_store
-from dagmca.store.neo4j import Neo4jStore
 from dagmca.store.push import push_session
 
 
@@ -53,6 +52,8 @@ def cache_prune(
 ) -> None:
     """Remove cached LLM responses (and with --calls, call records) from the store's
     response cache and call log. A pruned response is asked again when next needed."""
+    from dagmca.store.neo4j import Neo4jStore  # the driver is imported only when asked for
+
     before = None
     if older_than:
         before = (datetime.now(UTC) - parse_age(older_than)).isoformat(timespec="milliseconds")

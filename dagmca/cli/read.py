@@ -18,7 +18,7 @@ from dagmca.errors import UserError
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.graph import session_records, store_records
-from dagmca.store.neo4j import Neo4jStore, is_bolt_uri
+from dagmca.store.target import is_bolt_uri
 
 MaybeSession = Annotated[str | None, typer.Argument(help="Session id (or --all).")]
 All = Annotated[bool, typer.Option("--all", help="Every session of the store, as one graph.")]
@@ -178,6 +178,7 @@ def query(
     """Run Cypher against a Neo4j store and print the rows. Read-only unless --write."""
     import neo4j.exceptions
 
+    from dagmca.store.neo4j import Neo4jStore
     from dagmca.store.query import parse_params, records_to_rows, write_clause
 
     params = parse_params(param or [])

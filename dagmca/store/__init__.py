@@ -8,8 +8,8 @@ from pathlib import Path
 from dagmca.errors import UserError
 from dagmca.models import NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
-from dagmca.store.neo4j import BoltTarget, connect, is_bolt_uri
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.store.target import BoltTarget, is_bolt_uri
 
 DEFAULT_STORE = Path(".dagmca") / "dagmca.db"
 # Where a Neo4j store's call log and response cache live: beside the graph, not in it
@@ -43,6 +43,9 @@ def open_store(location: str, *, create: bool = False) -> GraphStore:
     """Open a store. `create` makes the file (and its folder) when missing; the
     caller still runs `init_schema` explicitly."""
     if is_bolt_uri(location):
+        # imported here: the driver takes half a second to import, and most runs are SQLite
+        from dagmca.store.neo4j import connect
+
         return connect(BoltTarget.parse(location), llm_store=llm_store_path())
     path = Path(location)
     if path.is_dir():

@@ -6,8 +6,6 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-import networkx as nx
-
 from dagmca.models import PERSONA_SESSION, EdgeRecord, NodeRecord
 from dagmca.store.base import GraphStore
 
@@ -59,6 +57,8 @@ def build_graph(
 
     def value(v: Any) -> Any:
         return json.dumps(v, ensure_ascii=False) if flat and isinstance(v, list) else v
+
+    import networkx as nx  # here: every command would pay a quarter of a second to import it
 
     type_key = "relationship" if flat else "type"
     g = nx.MultiDiGraph(session=session)
