@@ -49,24 +49,34 @@ def test_async_embeddings_run_on_the_embedders_thread_and_match_the_sync_ones() 
 
 
 class BatchRecordingEmbedder(HashingEmbedder):
-    """Records the size of every encode."""
+    """Records the size of every encode; with a `gate`, each encode waits for it (an
+    encode as slow as the test wants)."""
 
-    def __init__(self) -> None:
+    def __init__(self, gate: threading.Event | None = None) -> None:
         super().__init__()
         self.batches: list[int] = []
+        self.gate = gate
 
     def _encode(self, texts: list[str]) -> np.ndarray:
+        if self.gate is not None:
+            self.gate.wait(timeout=30)
         self.batches.append(len(texts))
         return super()._encode(texts)
 
 
 def test_concurrent_callers_are_encoded_in_one_batch_and_each_text_once() -> None:
-    e = BatchRecordingEmbedder()
+    # the first encode is held until every caller has asked, so the batching does not
+    # depend on how the machine schedules the two threads
+    e = BatchRecordingEmbedder(gate=threading.Event())
     questions = [f"question number {i} about road pricing" for i in range(40)]
 
     async def run() -> list[float]:
         # forty callers at once, as forty observers' flags arriving together
-        return await asyncio.gather(*(e.asimilarity(q, "congestion charge") for q in questions))
+        asked = asyncio.gather(*(e.asimilarity(q, "congestion charge") for q in questions))
+        await asyncio.sleep(0.05)
+        assert e.gate is not None
+        e.gate.set()
+        return await asked
 
     sims = asyncio.run(run())
     assert sum(e.batches) == 41, "each distinct text encoded once"
@@ -129,3 +139,28 @@ def test_a_store_job_that_embeds_reads_kept_vectors_without_waiting_for_itself(t
         background.close()
         store.close()
     assert matrix.shape == (2, 2) and e.batches == [1, 1]
+
+
+def test_vectors_at_hand_are_compared_on_the_loop_while_the_thread_encodes() -> None:
+    """A comparison of texts already encoded does not wait for the embedding thread: it
+    answers while the thread is held in a long encode (which holds the encode lock)."""
+    e = BatchRecordingEmbedder()
+    a, b = "road pricing cuts congestion", "tolls reduce traffic"
+
+    async def run() -> float:
+        await e.amatrix([a, b])  # encoded, on the thread
+        e.gate = threading.Event()  # the next encode is held
+        e.prefetch(["a long passage the thread is busy with"])
+        for _ in range(100):  # until the thread is inside that encode
+            if e._lock.locked():
+                break
+            await asyncio.sleep(0.01)
+        try:
+            return await asyncio.wait_for(e.asimilarity(a, b), timeout=2)
+        finally:
+            e.gate.set()
+
+    sim = asyncio.run(run())
+    assert sim == HashingEmbedder().similarity(a, b)
+    assert e.batches == [2, 1]  # nothing encoded again
+    e.close()

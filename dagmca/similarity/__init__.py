@@ -119,7 +119,16 @@ class Embedder(ABC):
             self._wanted.update(dict.fromkeys(new))
         return bool(new)
 
+    def _at_hand(self, texts: Sequence[str]) -> bool:
+        """Every vector of `texts` encoded already (the cache only grows, and a dict read
+        is atomic, so any thread may ask)."""
+        return bool(texts) and all(t in self._cache for t in texts)
+
     async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str] = ()) -> T:
+        if self._at_hand(texts):
+            # on the loop: a product of vectors at hand takes microseconds, the trip to
+            # the thread and back milliseconds (and the thread may be mid-batch)
+            return fn()
         self._want(texts)
         return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
 
@@ -159,6 +168,8 @@ class Embedder(ABC):
             self._pool = None
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
+        if self._at_hand(texts):  # without the lock, which an encode may hold for a while
+            return np.stack([self._cache[t] for t in texts])
         with self._wanted_lock:
             wanted, self._wanted = self._wanted, {}
         asked = dict.fromkeys([*texts, *wanted])
