@@ -91,7 +91,6 @@ class SessionState:
     phase: str = "starting"
     memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
     _agents: set[str] = field(default_factory=set)
-    tension_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     revisit_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     contexts: AgentContexts = field(init=False)
     router: Router = field(init=False)

@@ -123,6 +123,8 @@ class Monitor:
     ) -> None:
         try:
             flags = await ask()
+            # encoded while this check waits its turn: recording then compares at once
+            self.state.embedder.prefetch([flag.question.strip() for _, flag in flags])
             if before is not None:
                 await before.wait()
             for lens, flag in flags:
@@ -189,40 +191,40 @@ class Monitor:
 
     async def _record(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> None:
         st = self.state
-        # Serialised: near-duplicate detection must see every earlier flag.
-        async with st.tension_lock:
-            # across the debate's line: a branch re-raising the question it explores, or
-            # one its ancestors hold, is one tension flagged twice, not two. (Not its
-            # siblings': they run at the same time, so which flagged first would depend
-            # on latency, and the graph must not.)
-            parts = self.debate.id.split("/")
-            line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
-            earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
-            if earlier:
-                sims = await st.embedder.asimilarities(question, [t.question for t in earlier])
-                best = int(sims.argmax())
-                if sims[best] >= st.config.duplicate_threshold:
-                    twin = earlier[best]
-                    flag_id = f"{lens}@{turn.id}"
-                    if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
-                        # sorted: the order flags arrive in depends on latency, the graph must not
-                        twin.flags = sorted([*twin.flags, flag_id])
-                        st.write([twin], [_flagged(st, twin.id, turn.id, lens)])
-                    return
-            tension = TensionNode(
-                id=f"{turn.id}/flag/{lens}",
-                session=st.session_id,
-                debate=self.debate.id,
-                question=question,
-                urgency=round(flag.urgency, 3),
-                rationale=flag.rationale.strip(),
-                excerpt=flag.excerpt.strip(),
-                observer=lens,
-                category=flag.category,
-                flags=[f"{lens}@{turn.id}"],
-            )
-            st.write([tension], [_flagged(st, tension.id, turn.id, lens)])
-            self._keep_ledger()
+        # A near-duplicate is looked for across the debate's line: a branch re-raising the
+        # question it explores, or one its ancestors hold, is one tension flagged twice,
+        # not two. (Not its siblings': they run at the same time, so which flagged first
+        # would depend on latency, and the graph must not.) The debate's own flags come
+        # here one at a time, in a fixed order (`_check`); its ancestors are finished.
+        # So no lock: other debates record theirs meanwhile, and their encodes batch.
+        parts = self.debate.id.split("/")
+        line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
+        earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
+        if earlier:
+            sims = await st.embedder.asimilarities(question, [t.question for t in earlier])
+            best = int(sims.argmax())
+            if sims[best] >= st.config.duplicate_threshold:
+                twin = earlier[best]
+                flag_id = f"{lens}@{turn.id}"
+                if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
+                    # sorted: the order flags arrive in depends on latency, the graph must not
+                    twin.flags = sorted([*twin.flags, flag_id])
+                    st.write([twin], [_flagged(st, twin.id, turn.id, lens)])
+                return
+        tension = TensionNode(
+            id=f"{turn.id}/flag/{lens}",
+            session=st.session_id,
+            debate=self.debate.id,
+            question=question,
+            urgency=round(flag.urgency, 3),
+            rationale=flag.rationale.strip(),
+            excerpt=flag.excerpt.strip(),
+            observer=lens,
+            category=flag.category,
+            flags=[f"{lens}@{turn.id}"],
+        )
+        st.write([tension], [_flagged(st, tension.id, turn.id, lens)])
+        self._keep_ledger()
         st.emit(
             TensionFlagged(
                 debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
