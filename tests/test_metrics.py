@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy.stats import chi2 as chi2_dist
 from scipy.stats import chi2_contingency
 
 from dagmca.metrics import measures
@@ -55,6 +57,13 @@ def test_differentiation_matches_scipy_and_a_hand_computation() -> None:
     # by hand: [[10, 0], [0, 10]], expected 5 everywhere: chi2 = 4 * 25 / 5 = 20, dof 1
     chi2, dof, p = measures.differentiation({"a": {"gap": 10}, "b": {"meta": 10}}, ["gap", "meta"])
     assert (chi2, dof) == (20.0, 1) and p == pytest.approx(math.erfc(math.sqrt(10)), rel=1e-4)
+    # scipy's chi-square tail, on small and large statistics and degrees of freedom
+    rng = random.Random(5)
+    for _ in range(400):
+        dof = rng.randint(1, 60)
+        x = rng.choice([rng.uniform(0, 3 * dof), rng.uniform(0, 400), rng.uniform(0, 0.5)])
+        assert measures.chi2_sf(x, dof) == pytest.approx(chi2_dist.sf(x, dof), rel=1e-9, abs=1e-300)
+    assert measures.chi2_sf(0.0, 4) == 1.0
     # empty rows and columns are dropped; a 1 x k table tests nothing
     assert (
         measures.differentiation({"a": {"gap": 3, "meta": 1}, "b": {}}, ["gap", "meta", "assumption"]) is None
