@@ -153,15 +153,21 @@ def execute(
     turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
     own_embedder = embedder is None
     emb = embedder or MiniLMEmbedder()
-    # the embedding model loads on its own thread from the start, while the model
-    # server starts and the pre-flight runs, not after them
-    emb.warm_up()
+    # The embedding model loads on its own thread while the backend starts and the
+    # pre-flight runs, not after them. A local model server's start is a wait it fills;
+    # an endpoint's start is importing its client, work for the interpreter that a load
+    # beside it only slows (the first call came 1.1 s later), so it loads after that.
+    waits = cfg.llm == "local"
+    if waits:
+        emb.warm_up()
     try:
         backend = open_backend(cfg)
     except BaseException:
         if own_embedder:
             emb.close()
         raise
+    if not waits:
+        emb.warm_up()
     used: list[MeteredLLM] = []
 
     async def main() -> T:
