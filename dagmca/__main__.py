@@ -1,5 +1,3 @@
-import sys
+from dagmca.cli.app import entry
 
-from dagmca.cli.app import main
-
-sys.exit(main())
+entry()
