@@ -142,7 +142,8 @@ class Explorer:
         its parent's siblings' sub-trees), and with it every revisit made relevant since
         the level before. What touches shared state runs in a fixed order around them
         (selection, in the parents' order, before; credit, stub statuses and stub
-        checks, in branch order, after; merges last, a parent at a time), so the graph
+        checks, in branch order, after; merges last, every parent's together, written a
+        parent at a time, then one stub check of their syntheses), so the graph
         does not depend on which branch finished first."""
         st = self.state
         plans, self._revisits = self._revisits, []
@@ -155,9 +156,9 @@ class Explorer:
             await self._after_branch(branch, tension)
         await self._check_stubs([(b, b.resolution) for b, _ in ran if b.resolution])
         await self._explore([b for b, _ in ran])
-        for board, pairs in plans:
-            done = [b for b, _ in pairs if b.status == "done"]
-            await merging.merge(st, done, board.parent, then=lambda s: self._check_stubs([(s, s.resolution)]))
+        families = [([b for b, _ in pairs if b.status == "done"], board.parent) for board, pairs in plans]
+        syntheses = await merging.merge(st, families)
+        await self._check_stubs([(s, s.resolution) for s in syntheses])
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
         """The branches of `debate`: its stubs selected, each a new debate on a board."""

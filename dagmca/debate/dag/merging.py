@@ -6,7 +6,7 @@ relation edge is written without a verdict."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 from dagmca.debate.dag import judge
 from dagmca.debate.dag.judge import Decision
@@ -16,7 +16,6 @@ from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, EdgeType, SynthesisNode
 from dagmca.prompts import templates as tpl
 
-AfterSynthesis = Callable[[SynthesisNode], Awaitable[None]]
 RELATIONS = {"contradict": EdgeType.CONTRADICTS, "elaborate": EdgeType.ELABORATES}
 
 
@@ -40,16 +39,47 @@ def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
     return sorted(g for g in groups.values() if len(g) > 1)
 
 
-async def merge(
-    state: SessionState, branches: list[DebateNode], parent: DebateNode, *, then: AfterSynthesis
-) -> None:
-    """Each pair of branches alike enough to be a candidate is judged; the pairs judged
-    to converge are grouped (connected components) into one Synthesis each (`then`
-    runs after each is written)."""
+@dataclass
+class _Judged:
+    """One parent's finished branches, their candidate pairs and the verdicts."""
+
+    parent: DebateNode
+    branches: list[DebateNode]
+    candidates: list[tuple[int, int, float]]
+    decisions: list[Decision]
+
+
+# a synthesis to write: its id, its members, the parent, the converge verdicts behind it
+_Group = tuple[str, list[DebateNode], DebateNode, list[tuple[DebateNode, DebateNode, Decision]]]
+
+
+Family = tuple[list[DebateNode], DebateNode]  # a parent's finished branches, and the parent
+
+
+async def merge(state: SessionState, families: list[Family]) -> list[SynthesisNode]:
+    """For each parent's finished branches, every pair alike enough to be a candidate
+    is judged; the pairs judged to converge are grouped (connected components) into one
+    Synthesis each. All the parents' judge calls are made together, then all their
+    syntheses (a parent at a time, these calls were the end of a run: 3 s of few calls);
+    what they write is written parent by parent, group by group, in order, so the graph
+    does not depend on which call returned first. Returns the syntheses written, in
+    that order."""
+    st = state
+    judged = await asyncio.gather(*(_judge_pairs(st, branches, parent) for branches, parent in families))
+    groups = [group for j in judged if j is not None for group in _record(st, j)]
+    replies = await asyncio.gather(*(_ask_synthesis(st, members, parent) for _, members, parent, _ in groups))
+    written = []
+    for (node_id, members, _, why), reply in zip(groups, replies, strict=True):
+        if reply is not None:  # None: skipped (the budget, or a failed call), not a lost run
+            written.append(_write_synthesis(st, node_id, members, why, *reply))
+    return written
+
+
+async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: DebateNode) -> _Judged | None:
     st, cfg = state, state.config
     branches = [b for b in branches if not b.degenerate]  # a loop converges with nothing
     if len(branches) < 2:
-        return
+        return None
     sim = await st.embedder.amatrix([b.resolution for b in branches])
     candidates = [
         (i, j, float(sim[i, j]))
@@ -60,8 +90,15 @@ async def merge(
     decisions = await asyncio.gather(
         *(judge.pair(st, branches[i], branches[j], parent, s) for i, j, s in candidates)
     )
+    return _Judged(parent, branches, candidates, list(decisions))
+
+
+def _record(st: SessionState, judged: _Judged) -> list[_Group]:
+    """One parent's verdicts into the graph (relations) and the events; the groups of
+    branches that converge, to be synthesised."""
+    branches, parent = judged.branches, judged.parent
     edges, converging = [], {}
-    for (i, j, _), decision in zip(candidates, decisions, strict=True):
+    for (i, j, _), decision in zip(judged.candidates, judged.decisions, strict=True):
         earlier, later = branches[i], branches[j]
         st.emit(
             PairJudged(
@@ -80,33 +117,40 @@ async def merge(
                 st.contradictions.append((later, earlier, decision.reason))
             edges.append(st.edge(later.id, earlier.id, RELATIONS[decision.verdict], **decision.props()))
     st.write([], edges)
+    groups: list[_Group] = []
     for k, group in enumerate(components(len(branches), list(converging)), start=1):
         members = [branches[i] for i in group]
         why = [(branches[i], branches[j], d) for (i, j), d in converging.items() if i in group]
-        synthesis = await _synthesize(st, f"{parent.id}/syn{k}", members, parent, why)
-        if synthesis is not None:
-            await then(synthesis)
+        groups.append((f"{parent.id}/syn{k}", members, parent, why))
+    return groups
 
 
 def _short(node: DebateNode) -> str:
     return node.id.rsplit("/", 1)[-1]
 
 
-async def _synthesize(
-    st: SessionState,
-    node_id: str,
-    members: list[DebateNode],
-    parent: DebateNode,
-    why: list[tuple[DebateNode, DebateNode, Decision]],
-) -> SynthesisNode | None:
-    cfg = st.config
+async def _ask_synthesis(
+    st: SessionState, members: list[DebateNode], parent: DebateNode
+) -> tuple[str, bool] | None:
+    """The merger's text for a group, and whether it is degenerate; None when skipped."""
     if st.llm.exhausted(reserve_calls=1):
         return None
     messages = tpl.synthesize(st.frame(parent)(), [(m.question, m.resolution) for m in members])
     meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.MERGE)
-    done = await st.ask(messages, max_tokens=cfg.synthesis_tokens(), meta=meta)
-    if done is None:  # a skipped merge, not a lost run
+    done = await st.ask(messages, max_tokens=st.config.synthesis_tokens(), meta=meta)
+    if done is None:
         return None
+    return st.clean(done.text), bool(done.degenerate)
+
+
+def _write_synthesis(
+    st: SessionState,
+    node_id: str,
+    members: list[DebateNode],
+    why: list[tuple[DebateNode, DebateNode, Decision]],
+    text: str,
+    degenerate: bool,
+) -> SynthesisNode:
     decisions = [d for _, _, d in why]
     if len(why) == 1:
         reason = decisions[0].reason
@@ -115,8 +159,8 @@ async def _synthesize(
     synthesis = SynthesisNode(
         id=node_id,
         session=st.session_id,
-        resolution=st.clean(done.text),
-        degenerate=bool(done.degenerate),
+        resolution=text,
+        degenerate=degenerate,
         reason=reason,
         similarity=round(sum(d.similarity for d in decisions) / len(decisions), 4),
         method=decisions[0].method,
