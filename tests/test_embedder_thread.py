@@ -161,6 +161,6 @@ def test_vectors_at_hand_are_compared_on_the_loop_while_the_thread_encodes() -> 
             e.gate.set()
 
     sim = asyncio.run(run())
+    e.close()  # the held encode finishes first
     assert sim == HashingEmbedder().similarity(a, b)
     assert e.batches == [2, 1]  # nothing encoded again
-    e.close()
