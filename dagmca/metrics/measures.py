@@ -107,7 +107,7 @@ def differentiation(
 def chi2_sf(x: float, dof: int) -> float:
     """P(X >= x) for X chi-square with `dof` degrees of freedom: the regularized upper
     incomplete gamma function Q(dof/2, x/2), by its series below a + 1 and its continued
-    fraction above (Numerical Recipes, 6.2). scipy.stats gives the same (to 1e-10; see
+    fraction above (Numerical Recipes, 6.2). scipy.stats gives the same (to 1e-9; see
     the tests) but took 0.6 s to import at the end of every run."""
     a, z = dof / 2.0, x / 2.0
     if z <= 0.0:
