@@ -8,9 +8,13 @@ asked in other words) or `different` (another question on the same topic, often 
 nearly the same words: the second paragraph's evidence against the final one's).
 Printed: the cosines of each class, and recall (of `same`) and false merges (of
 `different`) for thresholds from 0.60 to 0.98; the shipped `duplicate_threshold` is
-marked. A false merge loses a question (it becomes a flag of its twin), a missed one
-leaves a duplicate stub for the selector's diversity and the ledger to handle, so the
-threshold is the lowest that merges no `different` pair.
+marked, and the shipped `duplicate_prefilter`. By cosine alone, a false merge loses a
+question (it becomes a flag of its twin), a missed one leaves a duplicate stub for the
+selector's diversity and the ledger to handle, so the threshold (what merges without
+the judge: on a flag's arrival, within its debate's line, and with --judge embedding)
+is the lowest that merges no `different` pair. Across the session the judge decides,
+and the cosine only picks the candidates: the prefilter is where most paraphrases
+still pass.
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ def similarities() -> list[tuple[str, float]]:
 
 def main() -> None:
     sims = similarities()
-    shipped = SessionConfig().duplicate_threshold
+    shipped, prefilter = SessionConfig().duplicate_threshold, SessionConfig().duplicate_prefilter
     same = sorted(s for label, s in sims if label == "same")
     different = sorted(s for label, s in sims if label == "different")
     for name, values in (("same", same), ("different", different)):
@@ -48,10 +52,11 @@ def main() -> None:
             f"{values[len(values) // 2]:.3f}, max {values[-1]:.3f}"
         )
     print("threshold  recall of same  false merges of different")
-    for t in sorted({x / 100 for x in range(60, 100, 2)} | {shipped}):
+    for t in sorted({x / 100 for x in range(50, 100, 2)} | {shipped, prefilter}):
         recall = sum(s >= t for s in same) / len(same)
         false = sum(s >= t for s in different)
-        mark = "  <- shipped" if abs(t - shipped) < 1e-9 else ""
+        mark = "  <- shipped threshold" if abs(t - shipped) < 1e-9 else ""
+        mark = "  <- shipped prefilter (the judge decides)" if abs(t - prefilter) < 1e-9 else mark
         print(f"  {t:.2f}     {recall:5.0%}          {false:2d} of {len(different)}{mark}")
 
 

@@ -14,8 +14,15 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.fake import ScriptedCall, default_structured
-from dagmca.prompts.schemas import PairVerdict, StubVerdict, TensionFlag, joint_lenses, joint_turns
-from tests.judges import stub_parts
+from dagmca.prompts.schemas import (
+    DuplicateVerdict,
+    PairVerdict,
+    StubVerdict,
+    TensionFlag,
+    joint_lenses,
+    joint_turns,
+)
+from tests.judges import duplicate_questions, stub_parts
 
 LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
 
@@ -116,6 +123,11 @@ class StrongModel:
             text = stub_parts(call.prompt)[1]
             sentence = text.split(". ")[0] if verdict == "answered" else ""
             return {"verdict": verdict, "answering_sentence": sentence, "reason": SENTENCES[h % 16]}
+        if call.schema is DuplicateVerdict:
+            # its questions are a claim, then what would test it: one question when the claim is
+            a, b = (q.split(":")[0] for q in duplicate_questions(call.prompt))
+            verdict = "duplicate" if a == b else "distinct"
+            return {"verdict": verdict, "reason": f"{verdict}: {SENTENCES[h % 16]}"}
         return default_structured(call.schema, seed)
 
     def flag(self, seed: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ import re
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
-from dagmca.prompts.schemas import PairVerdict, StubVerdict
+from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from tests.conftest import RunSession
 from tests.judges import pair_texts
@@ -39,6 +39,8 @@ def pure(call: ScriptedCall) -> Any:
         # the answering sentence quoted from the text when there is one, else invented
         sentence = "Yes, some shops would." if "Yes, some shops would." in call.prompt else "Invented."
         return {"verdict": verdict, "answering_sentence": sentence, "reason": "r"}
+    if call.schema is DuplicateVerdict:  # both verdicts, so merges happen under every latency order
+        return {"verdict": ("duplicate", "distinct")[h[0] % 2], "reason": "r"}
     if call.schema is not None:
         # each lens its own flag, each flag its own case (or they would all be duplicates,
         # merged across the session)
@@ -102,5 +104,6 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
     kinds = " ".join(nodes)
     assert "Synthesis" in kinds and "('Stub',)" in kinds and "/b1/b1 Debate" in kinds, "a rich session"
     assert any(" REFERENCES " in e for e in edges) and any(" SUPERSEDES " in e for e in edges)
+    assert any(" DUPLICATES " in e for e in edges), "stubs of different debates judged duplicates"
     assert graphs[0] == graphs[1] == graphs[2]
     assert calls[0] == calls[1] == calls[2]

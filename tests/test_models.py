@@ -51,6 +51,7 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "IN_SESSION",
         "CHECKED_AGAINST",  # a stub's revisit checks, one relationship each
         "PLAYS",  # a session's seat, played by a persistent agent
+        "DUPLICATES",  # a stub judged to ask what an earlier one asks
     }
     assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
 

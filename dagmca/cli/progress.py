@@ -17,6 +17,7 @@ from dagmca.debate.events import (
     BranchStarted,
     CallFailed,
     DebateDone,
+    DuplicateChecked,
     Event,
     PairJudged,
     PassageSectioned,
@@ -95,6 +96,11 @@ class LiveProgress:
                 self._note(
                     f"stub {one_line(event.question, 50)}: {event.outcome} ({event.method}, "
                     f"cosine {event.similarity:.2f}) {one_line(event.reason, 80)}"
+                )
+            case DuplicateChecked() if event.merged:
+                self._note(
+                    f"stub {one_line(event.question, 50)}: duplicate of {one_line(event.twin_question, 50)} "
+                    f"({event.method}, cosine {event.similarity:.2f}) {one_line(event.reason, 60)}"
                 )
             case CallFailed():
                 self._note(f"call failed ({event.agent}): {one_line(event.error, 80)}")

@@ -54,8 +54,8 @@ def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
     return (
         f"{sum(status.values())} tensions: {status['stub']} open stubs, "
         f"{status['selected'] + status['explored']} explored, {status['superseded']} answered, "
-        f"{status['dropped']} dropped past --max-open-stubs {max_open_stubs} (kept in the graph, "
-        "status dropped)"
+        f"{status['duplicate']} merged as duplicates, {status['dropped']} dropped past --max-open-stubs "
+        f"{max_open_stubs} (all kept in the graph, with their status and reason)"
     )
 
 

@@ -105,6 +105,7 @@ def run(
     judge: o.Judge = None,
     pair_prefilter: o.PairPrefilter = None,
     stub_prefilter: o.StubPrefilter = None,
+    duplicate_prefilter: o.DuplicatePrefilter = None,
     merge_threshold: o.MergeThreshold = None,
     revisit_threshold: o.RevisitThreshold = None,
     max_revisits: o.MaxRevisits = None,

@@ -211,6 +211,16 @@ class SessionConfig(Strict):
     # (scripts/calibrate_duplicates.py): embeddings cannot tell a paraphrase from another
     # question in the same words, so only near-restatements merge
     duplicate_threshold: float = Field(0.95, ge=0.0, le=1.0)
+    # Across the session, when a level of debates is done, each new open stub's most
+    # similar earlier open stub is a candidate from this cosine, and the judge decides:
+    # 0.6 keeps 89% of the labelled paraphrases (scripts/calibrate_duplicates.py)
+    duplicate_prefilter: float = Field(
+        0.6,
+        ge=0.0,
+        le=1.0,
+        description="Cosine of two open stubs' questions from which the judge checks whether they ask "
+        "the same (1 turns it off; with --judge embedding, the duplicate threshold 0.95 decides)",
+    )
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
         "diverse", description="Selection strategy: diverse, urgent, deep or meta"
     )

@@ -138,6 +138,9 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
     pairs = groups * math.comb(cfg.max_branches, 2)
     merges = groups * (cfg.max_branches // 2)
     stub_checks = (d_high - 1 + merges) * (cfg.max_stub_checks if cfg.judge == "llm" else 0)
+    # a debate keeps at most --max-open-stubs open, each judged against one twin at most
+    dedupe = cfg.judge == "llm" and cfg.monitor_mode() != "off" and cfg.duplicate_prefilter < 1.0
+    duplicate_checks = d_high * cfg.max_open_stubs if dedupe else 0
     flag_out = flag
     if cfg.monitor_mode() == "turn" and cfg.observer_calls != "per-lens":
         flag_out *= lenses * (SIBLINGS_PER_CHECK if cfg.observer_calls == "siblings" else 1)
@@ -158,6 +161,7 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
             (1, flag_out),
         ),
         Kind("judge: stub checks", (0, stub_checks), prompt(synth), (1, flag)),
+        Kind("judge: duplicates", (0, duplicate_checks), prompt(0), (1, flag)),
         Kind("judge: sibling pairs", (0, pairs if cfg.judge == "llm" else 0), prompt(2 * synth), (1, flag)),
         Kind("merges", (0, merges), prompt(cfg.max_branches * synth), (1, synth)),
         Kind("final", (1, 1 + d_high), prompt(d_high * synth), (1, final)),

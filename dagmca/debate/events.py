@@ -66,6 +66,21 @@ class TensionFlagged(Event):
 
 
 @dataclass(frozen=True)
+class DuplicateChecked(Event):
+    """An open stub judged against the earlier open stub most like it."""
+
+    name: ClassVar[str] = "duplicate_check"
+    stub: str
+    question: str
+    twin: str  # the earlier stub it was judged against (merged into, when `merged`)
+    twin_question: str
+    merged: bool
+    similarity: float
+    method: str
+    reason: str
+
+
+@dataclass(frozen=True)
 class BranchesSelected(Event):
     name: ClassVar[str] = "branches"
     debate: str

@@ -220,7 +220,8 @@ class TensionNode(GraphNode):
     flags: list[str] = Field(default_factory=list)
     # every revisit check: one CHECKED_AGAINST edge each (key: its index here)
     revisit_checks: list[RevisitCheck] = Field(default_factory=list)
-    dropped_reason: str = ""  # why a dropped tension is no longer open
+    dropped_reason: str = ""  # why a dropped or duplicate tension is no longer open
+    duplicate_of: str = ""  # the earlier tension a duplicate asks the same as
 
     def extra_labels(self) -> tuple[str, ...]:
         return (STUB_LABEL,) if self.status is TensionStatus.STUB else ()

@@ -52,6 +52,9 @@ class EdgeType(StrEnum):
     # one per revisit check, so why a stub stayed open is a query, not a JSON string
     CHECKED_AGAINST = "CHECKED_AGAINST"
     PLAYS = "PLAYS"  # (seat:Agent)-[:PLAYS]->(p:Persona): a session's seat, played by the persistent agent
+    # (later:Tension)-[:DUPLICATES {method, verdict, similarity, reason}]->(earlier:Tension):
+    # the later stub asks what the earlier asks; always to an earlier one, so acyclic
+    DUPLICATES = "DUPLICATES"
 
 
 STRUCTURAL_EDGES = frozenset(
@@ -73,6 +76,8 @@ class TensionStatus(StrEnum):
     SUPERSEDED = "superseded"
     # past --max-open-stubs and less urgent than the stubs kept: in the graph, not open
     DROPPED = "dropped"
+    # judged to ask what an earlier open stub asks: in the graph, DUPLICATES its twin
+    DUPLICATE = "duplicate"
 
 
 class TensionCategory(StrEnum):

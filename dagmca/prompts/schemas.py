@@ -96,6 +96,13 @@ class StubVerdict(Strict):
     reason: Text(400)  # type: ignore[valid-type]
 
 
+class DuplicateVerdict(Strict):
+    """The judge on two open stubs whose questions the prefilter found alike."""
+
+    verdict: Literal["distinct", "duplicate"]
+    reason: Text(400)  # type: ignore[valid-type]
+
+
 SignalKind = Literal[
     "none",
     "unexpected_finding",

@@ -207,6 +207,23 @@ def judge_stub(frame: Frame, question: str, text_label: str, text: str) -> Promp
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
 
 
+def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
+    """Two open questions: does one ask what the other asks?"""
+    parts: list[Part] = [
+        "Two open questions, each left by a debate about the passage:\n"
+        f"A: {earlier}\nB: {later}\n"
+        "Judge whether they are one question:\n"
+        "- duplicate: they ask the same thing, in whatever words, so that a debate answering "
+        "A would answer B;\n"
+        "- distinct: an answer to one leaves the other open (questions that share almost "
+        "every word but ask about a different part of the passage, a different party or "
+        "the opposite direction are distinct).\n"
+        "Reply with one JSON object: verdict; and reason, one or two sentences that name "
+        "what decides the verdict.",
+    ]
+    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
+
+
 def integrate(frame: Frame, sections: Sequence[tuple[str, str]], partial: bool = False) -> Prompt:
     """The root integrator's prompt over `sections` (label, text). `partial`: one group
     of a graph too large for one prompt, integrated first."""

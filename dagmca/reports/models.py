@@ -123,7 +123,7 @@ class TensionSummary(Strict):
     id: str
     question: str
     urgency: float = Field(ge=0.0, le=1.0)
-    status: Literal["selected", "stub", "explored", "superseded", "dropped"]
+    status: Literal["selected", "stub", "explored", "superseded", "dropped", "duplicate"]
     observer: str
 
 

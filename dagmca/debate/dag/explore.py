@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from dagmca.debate.dag import merging, sections, stubs
+from dagmca.debate.dag import duplicates, merging, sections, stubs
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.dag.monitor import Monitor
 from dagmca.debate.dag.selector import select
@@ -129,6 +129,7 @@ class Explorer:
     async def explore(self, debate: DebateNode) -> None:
         """Branch from a finished debate, then from its branches, down to --max-depth,
         with every revisit the stub checks on the way make relevant."""
+        await duplicates.merge(self.state, [debate])
         await self._explore([debate])
         await self._run_revisits()  # made relevant by the last merges' syntheses
 
@@ -144,7 +145,8 @@ class Explorer:
         (selection, in the parents' order, before; credit, stub statuses and stub
         checks, in branch order, after; merges last, every parent's together, written a
         parent at a time, then one stub check of their syntheses), so the graph
-        does not depend on which branch finished first."""
+        does not depend on which branch finished first. Their open stubs are merged
+        with the session's duplicates first, so no stub is checked or selected twice."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
@@ -152,6 +154,7 @@ class Explorer:
             return
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
         ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
+        await duplicates.merge(st, [b for b, _ in ran])
         for branch, tension in ran:
             await self._after_branch(branch, tension)
         await self._check_stubs([(b, b.resolution) for b, _ in ran if b.resolution])

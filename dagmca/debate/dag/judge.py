@@ -14,7 +14,7 @@ from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, DecisionMethod, TensionNode
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.schemas import PairVerdict, StubVerdict
+from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import words
 
 UNDECIDED = "undecided"  # no verdict: the judge's call was refused by a budget or failed
@@ -113,6 +113,33 @@ async def stub(
         reason = f"judged answered, but the answering sentence it quoted is not in the text ({reason})"
         return Decision("relevant", reason, DecisionMethod.LLM, similarity)
     return Decision("answered", reason, DecisionMethod.LLM, similarity, sentence)
+
+
+async def duplicate(
+    state: SessionState, earlier: TensionNode, later: TensionNode, similarity: float
+) -> Decision:
+    """duplicate or distinct, for two open stubs whose questions the prefilter passed.
+    Embeddings cannot tell a paraphrase from another question in nearly the same words,
+    so alone (--judge embedding) they merge only near-restatements."""
+    cfg = state.config
+    if cfg.judge == "embedding":
+        threshold = cfg.duplicate_threshold
+        if similarity >= threshold:
+            reason = f"cosine {similarity:.2f} >= duplicate threshold {threshold}, similarity alone"
+            return Decision("duplicate", reason, DecisionMethod.EMBEDDING, similarity)
+        reason = f"cosine {similarity:.2f} below the duplicate threshold {threshold}"
+        return Decision("distinct", reason, DecisionMethod.EMBEDDING, similarity)
+    if state.llm.exhausted(reserve_calls=2):
+        return Decision(UNDECIDED, "not judged: the budget is spent", DecisionMethod.LLM, similarity)
+    # in the frame of the later stub's debate: the one whose open question may go
+    prompt = tpl.judge_duplicate(state.frame(state.debates[later.debate])(), earlier.question, later.question)
+    meta = CallMeta(agent="judge", debate=later.debate, phase=CallPhase.JUDGE)
+    done = await state.ask(prompt, schema=DuplicateVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
+    if done is None:
+        return Decision(UNDECIDED, "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
+    verdict: DuplicateVerdict = done.parsed
+    reason = verdict.reason.strip() or verdict.verdict
+    return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity)
 
 
 def most_similar(cfg: SessionConfig, sims: list[float]) -> set[int]:

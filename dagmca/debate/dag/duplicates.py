@@ -1,0 +1,98 @@
+"""Duplicate tensions across the session. An observer's flag merges on arrival only
+with a near-restatement in its own debate's line (monitor.py): siblings run at the
+same time, and which flagged first would depend on latency. So when debates are done
+(the main debate; then each level of branches, before its stubs are checked), each of
+their open stubs, in a fixed order, is compared with every open stub before it; the
+most similar past --duplicate-prefilter is a candidate, and the judge decides whether
+the two ask the same. A duplicate leaves the open stubs: status `duplicate`, an edge
+DUPLICATES to its twin with the verdict and reason, its flags carried by the twin."""
+
+from __future__ import annotations
+
+import asyncio
+
+from dagmca.debate.dag import judge
+from dagmca.debate.events import DuplicateChecked
+from dagmca.debate.state import SessionState
+from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
+
+Candidate = tuple[TensionNode, TensionNode, float]  # (later, earlier, cosine)
+
+
+async def merge(state: SessionState, debates: list[DebateNode]) -> list[TensionNode]:
+    """Judge the open stubs of `debates` (in their order, then by id) against the open
+    stubs before them: every other open stub of the session, then theirs in that order.
+    The verdicts are asked together and applied in order. Returns the stubs merged."""
+    st = state
+    async with st.revisit_lock:
+        candidates = await _candidates(st, debates)
+        decisions = await asyncio.gather(*(judge.duplicate(st, e, new, sim) for new, e, sim in candidates))
+        merged: list[TensionNode] = []
+        for (later, earlier, sim), decision in zip(candidates, decisions, strict=True):
+            twin = _open_twin(st, earlier)
+            ok = decision.verdict == "duplicate" and twin is not None and later.status is TensionStatus.STUB
+            reason = decision.reason
+            if decision.verdict == "duplicate" and not ok:
+                reason = f"{reason} (not merged: {earlier.id} left the open stubs first)"
+            if ok and twin is not None:
+                via = "" if twin is earlier else f" (via {earlier.id}, itself a duplicate of it)"
+                _merge(st, later, twin, decision.props(), via)
+                merged.append(later)
+            st.emit(
+                DuplicateChecked(
+                    stub=later.id,
+                    question=later.question,
+                    twin=(twin or earlier).id,
+                    twin_question=(twin or earlier).question,
+                    merged=ok,
+                    similarity=round(sim, 2),
+                    method=decision.method.value,
+                    reason=reason,
+                )
+            )
+        return merged
+
+
+async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candidate]:
+    order = {d.id: i for i, d in enumerate(debates)}
+    opened = st.open_stubs()
+    new = sorted((t for t in opened if t.debate in order), key=lambda t: (order[t.debate], t.id))
+    # by id: the order they were flagged in depends on which debate ran faster
+    pool = sorted((t for t in opened if t.debate not in order), key=lambda t: t.id) + new
+    first = len(pool) - len(new)
+    if st.config.duplicate_prefilter >= 1.0 or not new or len(pool) < 2:
+        return []
+    sims = await st.embedder.amatrix([t.question for t in pool])
+    floor = min(st.config.duplicate_prefilter, st.config.duplicate_threshold)
+    out: list[Candidate] = []
+    for k in range(max(first, 1), len(pool)):
+        row = [round(float(s), 4) for s in sims[k, :k]]  # 4 decimals: a batch's float noise must not pick
+        best = max(range(k), key=lambda j: (row[j], -j))  # of equal cosine, the earlier
+        if row[best] >= floor:
+            out.append((pool[k], pool[best], row[best]))
+    return out
+
+
+def _open_twin(st: SessionState, tension: TensionNode) -> TensionNode | None:
+    """The open stub `tension` stands for: itself, or what it was merged into."""
+    seen: set[str] = set()
+    while tension.status is TensionStatus.DUPLICATE and tension.duplicate_of not in seen:
+        seen.add(tension.id)
+        tension = st.tensions[tension.duplicate_of]
+    return tension if tension.status is TensionStatus.STUB else None
+
+
+def _merge(
+    st: SessionState, later: TensionNode, twin: TensionNode, props: dict[str, str | float], via: str
+) -> None:
+    later.status = TensionStatus.DUPLICATE
+    later.duplicate_of = twin.id
+    later.dropped_reason = f"asks what {twin.id} asks: {props['reason']}{via}"
+    # the twin is flagged at every turn that raised either, as a near-restatement would be
+    added = sorted(set(later.flags) - set(twin.flags))
+    twin.flags = sorted([*twin.flags, *added])
+    edges: list[EdgeRecord] = [st.edge(later.id, twin.id, EdgeType.DUPLICATES, **props)]
+    for flag in added:
+        lens, turn = flag.split("@", 1)
+        edges.append(st.edge(twin.id, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens))
+    st.write([later, twin], edges)

@@ -1,0 +1,181 @@
+"""Duplicate tensions across the session: candidates by cosine, the judge decides,
+the later stub leaves the open stubs with its reason and an edge to its twin."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from dagmca.config import SessionConfig
+from dagmca.debate.dag import duplicates
+from dagmca.debate.events import DuplicateChecked, Event
+from dagmca.debate.state import SessionState
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM
+from dagmca.models import (
+    DebateNode,
+    DebateOrigin,
+    EdgeType,
+    Phase,
+    Role,
+    TensionCategory,
+    TensionNode,
+    TensionStatus,
+    TurnNode,
+)
+from dagmca.prompts.schemas import DuplicateVerdict
+from dagmca.runner import open_state
+from dagmca.similarity import HashingEmbedder
+from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import PASSAGE
+from tests.judges import judge_reply
+
+TREES = "Who pays for the upkeep of street trees once they are planted?"
+# (debate, question): main first, then two sibling branches
+STUBS = [
+    ("main", TREES),
+    ("main/b1", "Who pays for the upkeep of the street trees once they have been planted?"),
+    ("main/b1", "Who pays for the upkeep of park benches once they are installed?"),
+    ("main/b2", "Who pays for the upkeep of the street trees after they are planted?"),
+    ("main/b2", "Do street trees lower summer temperatures in dense districts?"),
+]
+
+
+def about_tree_upkeep(a: str, b: str) -> bool:
+    """The scripted judge: one question when both ask who pays for street trees."""
+    return all("street trees" in q and q.startswith("Who pays") for q in (a, b))
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+
+
+def run_merge(
+    store: SQLiteStore, **settings: Any
+) -> tuple[SessionState, list[TensionNode], ScriptedLLM, Recorder, list[str]]:
+    cfg = SessionConfig(llm="fake", **settings)
+    fake = ScriptedLLM(lambda call: judge_reply(call, duplicate=about_tree_upkeep))
+    recorder = Recorder()
+
+    async def go() -> tuple[SessionState, list[TensionNode], list[str]]:
+        async with open_state(
+            cfg, store, client=fake, session_id="s", passage=PASSAGE, embedder=HashingEmbedder(),
+            events=recorder,
+        ) as state:  # fmt: skip
+            debates = {
+                name: DebateNode(
+                    id=f"s/{name}",
+                    session="s",
+                    origin=DebateOrigin.MAIN if name == "main" else DebateOrigin.BRANCH,
+                    question="Q",
+                    depth=name.count("/"),
+                )
+                for name in ("main", "main/b1", "main/b2")
+            }
+            state.write(list(debates.values()))
+            tensions = [
+                TensionNode(
+                    id=f"s/{debate}/t{i}",
+                    session="s",
+                    debate=f"s/{debate}",
+                    question=question,
+                    urgency=0.5,
+                    rationale="r",
+                    excerpt="e",
+                    observer="skeptical",
+                    category=TensionCategory.GAP,
+                    flags=[f"skeptical@s/{debate}/r1/t{i}"],
+                )
+                for i, (debate, question) in enumerate(STUBS)
+            ]
+            turns = [
+                TurnNode(id=f"s/{debate}/r1/t{i}", session="s", debate=f"s/{debate}", agent="L1N1",
+                         role=Role.SPECIALIST, perspective="critical", phase=Phase.RESPOND, round=1, text="x")
+                for i, (debate, _) in enumerate(STUBS)
+            ]  # fmt: skip
+            state.write([*turns, *tensions])
+            merged = await duplicates.merge(state, [debates["main/b1"], debates["main/b2"]])
+            return state, tensions, [t.id for t in merged]
+
+    state, tensions, merged = asyncio.run(go())
+    return state, tensions, fake, recorder, merged
+
+
+def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLiteStore) -> None:
+    state, (trees, again, benches, third, heat), fake, recorder, merged = run_merge(store)
+
+    # each new stub judged against the one earlier stub most like it, past the prefilter
+    judged = [c for c in fake.calls if c.schema is DuplicateVerdict]
+    checks = [e for e in recorder.events if isinstance(e, DuplicateChecked)]
+    assert len(judged) == len(checks) >= 3
+    assert {e.stub for e in checks} >= {again.id, benches.id, third.id}
+    assert heat.id not in {e.stub for e in checks}, "nothing like it before: not judged"
+
+    assert merged == [again.id, third.id]
+    assert again.status is TensionStatus.DUPLICATE and again.duplicate_of == trees.id
+    # the third's most similar earlier stub may be the second: merged into what it stands for
+    assert third.status is TensionStatus.DUPLICATE and third.duplicate_of == trees.id
+    assert "scripted judge: duplicate" in again.dropped_reason
+    assert benches.status is TensionStatus.STUB and heat.status is TensionStatus.STUB
+    kept = next(e for e in checks if e.stub == benches.id)
+    assert not kept.merged and kept.reason == "scripted judge: distinct" and kept.method == "llm"
+
+    # the twin carries every flag that raised either; the graph says why
+    assert set(trees.flags) == {f for t in (trees, again, third) for f in t.flags}
+    edges = {(e.source, e.type, e.target): e.props for e in store.edges("s")}
+    dup = edges[(again.id, EdgeType.DUPLICATES, trees.id)]
+    assert dup["method"] == "llm" and dup["verdict"] == "duplicate" and dup["reason"]
+    assert (third.id, EdgeType.DUPLICATES, trees.id) in edges
+    assert (trees.id, EdgeType.FLAGGED_AT, "s/main/b1/r1/t1") in edges
+    stored = store.get_node(again.id)
+    assert stored is not None and stored.props["status"] == "duplicate" and "Stub" not in stored.labels
+    assert {t.id for t in state.open_stubs()} == {trees.id, benches.id, heat.id}
+
+
+def test_without_the_judge_only_near_restatements_merge(store: SQLiteStore) -> None:
+    _, tensions, fake, recorder, merged = run_merge(store, judge="embedding")
+    assert not fake.calls, "similarity alone asks no model"
+    assert merged == [], "paraphrases stay apart under the 0.95 threshold"
+    checks = [e for e in recorder.events if isinstance(e, DuplicateChecked)]
+    assert checks and all(
+        e.method == "embedding" and "below the duplicate threshold" in e.reason for e in checks
+    )
+    assert all(t.status is TensionStatus.STUB for t in tensions)
+
+
+def test_a_prefilter_of_one_turns_it_off(store: SQLiteStore) -> None:
+    _, tensions, fake, recorder, merged = run_merge(store, duplicate_prefilter=1.0)
+    assert merged == [] and not fake.calls and not recorder.events
+    assert all(t.status is TensionStatus.STUB for t in tensions)
+
+
+def test_a_failed_judge_merges_nothing(store: SQLiteStore) -> None:
+    cfg = SessionConfig(llm="fake")
+
+    def refuse(call: ScriptedCall) -> Any:
+        return None if call.schema is DuplicateVerdict else judge_reply(call)
+
+    async def go() -> list[TensionNode]:
+        async with open_state(
+            cfg,
+            store,
+            client=ScriptedLLM(refuse),
+            session_id="s",
+            passage=PASSAGE,
+            embedder=HashingEmbedder(),
+        ) as state:
+            main = DebateNode(id="s/main", session="s", origin=DebateOrigin.MAIN, question="Q", depth=0)
+            state.write([main])
+            twins = [
+                TensionNode(id=f"s/main/t{i}", session="s", debate=main.id, question=TREES, urgency=0.5,
+                            rationale="r", excerpt="e", observer="meta", category=TensionCategory.GAP)
+                for i in range(2)
+            ]  # fmt: skip
+            state.write(twins)
+            assert await duplicates.merge(state, [main]) == []
+            return twins
+
+    assert all(t.status is TensionStatus.STUB for t in asyncio.run(go()))
