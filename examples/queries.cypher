@@ -94,6 +94,15 @@ RETURN [l IN labels(n) WHERE NOT l IN ['Node', 'Stub']][0] AS by_kind, coalesce(
        t.question AS stub, r.claim AS answering_sentence, r.method AS method, r.reason AS why,
        r.similarity AS similarity;
 
+// name: duplicate-stubs
+// needs: DUPLICATES
+// Questions raised twice in other words: each duplicate, the open stub it was merged
+// into, where each was raised, and the judge's reason.
+MATCH (d:Tension {session: $session})-[r:DUPLICATES]->(t:Tension)
+RETURN t.question AS kept, t.debate AS kept_in, d.question AS duplicate, d.debate AS raised_in,
+       r.method AS method, r.reason AS why, r.similarity AS similarity
+ORDER BY r.similarity DESC;
+
 // name: reference-cycles
 // needs: REFERENCES-cycle
 // Cycles of reference between debates or turns (allowed: relations are not structure).

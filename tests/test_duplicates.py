@@ -25,6 +25,7 @@ from dagmca.models import (
 from dagmca.prompts.schemas import DuplicateVerdict
 from dagmca.runner import open_state
 from dagmca.similarity import HashingEmbedder
+from dagmca.store.check import check_provenance
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
 from tests.judges import judge_reply
@@ -96,7 +97,11 @@ def run_merge(
                          role=Role.SPECIALIST, perspective="critical", phase=Phase.RESPOND, round=1, text="x")
                 for i, (debate, _) in enumerate(STUBS)
             ]  # fmt: skip
-            state.write([*turns, *tensions])
+            flagged = [
+                state.edge(t.id, turn.id, EdgeType.FLAGGED_AT, key="skeptical", observer="skeptical")
+                for t, turn in zip(tensions, turns, strict=True)
+            ]
+            state.write([*turns, *tensions], flagged)
             merged = await duplicates.merge(state, [debates["main/b1"], debates["main/b2"]])
             return state, tensions, [t.id for t in merged]
 
@@ -133,6 +138,12 @@ def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLi
     stored = store.get_node(again.id)
     assert stored is not None and stored.props["status"] == "duplicate" and "Stub" not in stored.labels
     assert {t.id for t in state.open_stubs()} == {trees.id, benches.id, heat.id}
+    assert check_provenance(store.nodes("s"), store.edges("s")) == []
+    # `check` finds a duplicate whose edge is missing
+    edges_but_one = [e for e in store.edges("s") if e.type is not EdgeType.DUPLICATES or e.source != again.id]
+    assert check_provenance(store.nodes("s"), edges_but_one) == [
+        f"duplicate {again.id}: no DUPLICATES edge {again.id} -> {trees.id} (key '')"
+    ]
 
 
 def test_without_the_judge_only_near_restatements_merge(store: SQLiteStore) -> None:

@@ -42,7 +42,8 @@ SHOPS = "Shops in the centre lose few suburban visitors."
 @pytest.fixture
 def rich_session(run_fake: RunSession) -> SQLiteStore:
     """A fake session with branches, a synthesis, stubs and superseded stubs, plus the
-    relations the fake does not produce yet (a contradiction, a reference cycle)."""
+    relations the fake does not produce here (a contradiction, a reference cycle, a
+    duplicate)."""
     answers = {
         QUESTIONS[0]: "Pricing works when revenue funds buses and exemptions protect workers.",
         QUESTIONS[1]: "Pricing works when revenue funds buses and exemptions protect workers.",
@@ -68,6 +69,13 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
             edge(b3, b1, EdgeType.REFERENCES, "s1"),
         ],
     )
+    # and a stub judged a duplicate of another (these questions are all distinct)
+    first, second = sorted(t.id for t in state.open_stubs())[:2]
+    state.write(
+        [],
+        [edge(second, first, EdgeType.DUPLICATES, "s1", similarity=0.7, method="llm", verdict="duplicate",
+              reason="both ask who pays")],
+    )  # fmt: skip
     assert isinstance(state.store.store, SQLiteStore)  # the store under the run's writer thread
     return state.store.store
 

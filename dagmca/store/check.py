@@ -48,6 +48,8 @@ def check_provenance(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord]) -
             for flag in n.props["flags"]:  # type: ignore[union-attr]
                 observer, _, turn = str(flag).partition("@")
                 need(n.id, turn, EdgeType.FLAGGED_AT, observer, f"flag {flag} of {n.id}")
+            if twin := n.props.get("duplicate_of"):
+                need(n.id, str(twin), EdgeType.DUPLICATES, "", f"duplicate {n.id}")
             checks = n.props.get("revisit_checks")
             for i, c in enumerate(json.loads(checks) if isinstance(checks, str) else []):
                 need(n.id, c["after"], EdgeType.CHECKED_AGAINST, str(i), f"revisit check {i} of {n.id}")
