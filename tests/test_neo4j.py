@@ -70,7 +70,7 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
         ],
     )
     # and a stub judged a duplicate of another (these questions are all distinct)
-    first, second = sorted(t.id for t in state.open_stubs())[:2]
+    first, second = sorted(state.tensions)[:2]
     state.write(
         [],
         [edge(second, first, EdgeType.DUPLICATES, "s1", similarity=0.7, method="llm", verdict="duplicate",
