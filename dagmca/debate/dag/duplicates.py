@@ -17,40 +17,53 @@ from dagmca.debate.state import SessionState
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
 
 Candidate = tuple[TensionNode, TensionNode, float]  # (later, earlier, cosine)
+Verdicts = list[tuple[TensionNode, TensionNode, float, judge.Decision]]
 
 
 async def merge(state: SessionState, debates: list[DebateNode]) -> list[TensionNode]:
-    """Judge the open stubs of `debates` (in their order, then by id) against the open
-    stubs before them: every other open stub of the session, then theirs in that order.
-    The verdicts are asked together and applied in order. Returns the stubs merged."""
+    """Judge the open stubs of `debates` against the open stubs before them (`judged`),
+    then apply the verdicts in order (`apply`). Returns the stubs merged."""
+    async with state.revisit_lock:
+        return apply(state, await judged(state, debates))
+
+
+async def judged(state: SessionState, debates: list[DebateNode]) -> Verdicts:
+    """The open stubs of `debates` (in their order, then by id), each against the most
+    similar open stub before it: every other open stub of the session, then theirs in
+    that order. The verdicts are asked together."""
+    candidates = await _candidates(state, debates)
+    decisions = await asyncio.gather(*(judge.duplicate(state, e, new, sim) for new, e, sim in candidates))
+    return [(new, e, sim, d) for (new, e, sim), d in zip(candidates, decisions, strict=True)]
+
+
+def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
+    """In order: a stub judged a duplicate of one still open (or of one merged into
+    one still open) leaves the open stubs. Returns the stubs merged."""
     st = state
-    async with st.revisit_lock:
-        candidates = await _candidates(st, debates)
-        decisions = await asyncio.gather(*(judge.duplicate(st, e, new, sim) for new, e, sim in candidates))
-        merged: list[TensionNode] = []
-        for (later, earlier, sim), decision in zip(candidates, decisions, strict=True):
-            twin = _open_twin(st, earlier)
-            ok = decision.verdict == "duplicate" and twin is not None and later.status is TensionStatus.STUB
-            reason = decision.reason
-            if decision.verdict == "duplicate" and not ok:
-                reason = f"{reason} (not merged: {earlier.id} left the open stubs first)"
-            if ok and twin is not None:
-                via = "" if twin is earlier else f" (via {earlier.id}, itself a duplicate of it)"
-                _merge(st, later, twin, decision.props(), via)
-                merged.append(later)
-            st.emit(
-                DuplicateChecked(
-                    stub=later.id,
-                    question=later.question,
-                    twin=(twin or earlier).id,
-                    twin_question=(twin or earlier).question,
-                    merged=ok,
-                    similarity=round(sim, 2),
-                    method=decision.method.value,
-                    reason=reason,
-                )
+    merged: list[TensionNode] = []
+    for later, earlier, sim, decision in verdicts:
+        twin = _open_twin(st, earlier)
+        ok = decision.verdict == "duplicate" and twin is not None and later.status is TensionStatus.STUB
+        reason = decision.reason
+        if decision.verdict == "duplicate" and not ok:
+            reason = f"{reason} (not merged: {earlier.id} left the open stubs first)"
+        if ok and twin is not None:
+            via = "" if twin is earlier else f" (via {earlier.id}, itself a duplicate of it)"
+            _merge(st, later, twin, decision.props(), via)
+            merged.append(later)
+        st.emit(
+            DuplicateChecked(
+                stub=later.id,
+                question=later.question,
+                twin=(twin or earlier).id,
+                twin_question=(twin or earlier).question,
+                merged=ok,
+                similarity=round(sim, 2),
+                method=decision.method.value,
+                reason=reason,
             )
-        return merged
+        )
+    return merged
 
 
 async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candidate]:

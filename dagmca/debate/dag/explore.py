@@ -145,8 +145,9 @@ class Explorer:
         (selection, in the parents' order, before; credit, stub statuses and stub
         checks, in branch order, after; merges last, every parent's together, written a
         parent at a time, then one stub check of their syntheses), so the graph
-        does not depend on which branch finished first. Their open stubs are merged
-        with the session's duplicates first, so no stub is checked or selected twice."""
+        does not depend on which branch finished first. The level's duplicates are
+        merged before its stub checks apply and its sub-branches are selected, so no
+        question is checked or selected twice."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
@@ -154,10 +155,9 @@ class Explorer:
             return
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
         ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
-        await duplicates.merge(st, [b for b, _ in ran])
         for branch, tension in ran:
             await self._after_branch(branch, tension)
-        await self._check_stubs([(b, b.resolution) for b, _ in ran if b.resolution])
+        await self._after_level([b for b, _ in ran])
         await self._explore([b for b, _ in ran])
         families = [([b for b, _ in pairs if b.status == "done"], board.parent) for board, pairs in plans]
         syntheses = await merging.merge(st, families)
@@ -256,14 +256,28 @@ class Explorer:
         await self._check_stubs([(node, text)], once=once)
         await self._run_revisits()
 
+    async def _after_level(self, debates: list[DebateNode]) -> None:
+        """A level's duplicate checks and its stub checks (the open stubs against its
+        resolutions), judged together, each a round trip on the way to the next level;
+        the duplicates applied first, so the verdicts on a stub merged are dropped."""
+        st = self.state
+        news: list[tuple[GraphNode, str]] = [(b, b.resolution) for b in debates if b.resolution]
+        async with st.revisit_lock:
+            dups, checks = await asyncio.gather(duplicates.judged(st, debates), stubs.judged(st, news))
+            duplicates.apply(st, dups)
+            relevant = stubs.apply(st, checks, self._can_revisit)
+        self._plan_revisits(relevant)
+
     async def _check_stubs(self, news: list[tuple[GraphNode, str]], *, once: bool = False) -> None:
         """Check the open stubs against new nodes (a level's branches: their judge calls
         together); a stub they made relevant becomes a revisit branch, run with the next
         level of the DAG (beside its branches, where it does not hold them up)."""
+        if news:
+            self._plan_revisits(await stubs.check(self.state, news, self._can_revisit, once=once))
+
+    def _plan_revisits(self, relevant: list[TensionNode]) -> None:
         st = self.state
-        if not news:
-            return
-        for stub in await stubs.check(st, news, self._can_revisit, once=once):
+        for stub in relevant:
             parent = st.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
             board = BranchBoard.start(parent, st.open_stubs())

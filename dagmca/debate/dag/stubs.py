@@ -13,6 +13,9 @@ from dagmca.debate.events import StubChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
 
+# one new node's checks: the node, the stubs checked, their verdicts
+Checks = list[tuple[GraphNode, list[TensionNode], list[judge.Decision]]]
+
 
 async def check(
     state: SessionState,
@@ -22,44 +25,56 @@ async def check(
     once: bool = False,
 ) -> list[TensionNode]:
     """Check every open stub against each new node (with its text): one node, or a
-    level's branches, their judge calls made together. Each node is checked against
-    the stubs open before the first of them; the verdicts are applied node by node, in
-    order, so a stub an earlier node answered or made relevant is not checked against
-    a later one (its verdict there is dropped). Returns the stubs made relevant, in
-    order, already counted against --max-revisits; `can_revisit` says whether a
-    relevant stub may still be explored (revisits, depth and budget left). With `once`,
-    only the stubs not checked against the node by an earlier run."""
+    level's branches, their judge calls made together (`judged`), then applied in
+    order (`apply`). Returns the stubs made relevant, in order, already counted against
+    --max-revisits; `can_revisit` says whether a relevant stub may still be explored
+    (revisits, depth and budget left). With `once`, only the stubs not checked against
+    the node by an earlier run. Callers that judge something else at the same time
+    hold `state.revisit_lock` around both halves themselves."""
+    async with state.revisit_lock:
+        return apply(state, await judged(state, news, once=once), can_revisit)
+
+
+async def judged(state: SessionState, news: list[tuple[GraphNode, str]], *, once: bool = False) -> Checks:
+    """Each node against the stubs open before the first of them, judged together."""
     st = state
+    # by id: the order they were flagged in depends on which sibling ran faster
+    open_before = sorted(st.open_stubs(), key=lambda t: t.id)
+    checks = []
+    for node, text in news:
+        # A debate's own flags are what it left open, not what it answered.
+        open_stubs = [t for t in open_before if t.debate != node.id]
+        if once:  # checked against this node by an earlier run: that check stands
+            open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
+        # a long text (a new passage, a long answer) is compared piece by piece
+        sims = [
+            float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
+        ]
+        checks.append((node, text, open_stubs, sims))
+    verdicts = await asyncio.gather(
+        *(_judge(st, node, text, stubs, sims) for node, text, stubs, sims in checks)
+    )
+    return [(node, stubs, v) for (node, _, stubs, _), v in zip(checks, verdicts, strict=True)]
+
+
+def apply(
+    state: SessionState, checks: Checks, can_revisit: Callable[[TensionNode], bool]
+) -> list[TensionNode]:
+    """The verdicts, node by node, in order, so revisits are counted the same way
+    whatever order they arrived in. A stub that left the open stubs meanwhile (an
+    earlier node answered it or made it relevant, or it was merged as a duplicate) is
+    not checked against a later one: its verdict there is dropped."""
     relevant: list[TensionNode] = []
     taken: set[str] = set()  # made relevant by an earlier node: a revisit branch's now
-    async with st.revisit_lock:
-        # by id: the order they were flagged in depends on which sibling ran faster
-        open_before = sorted(st.open_stubs(), key=lambda t: t.id)
-        checks = []
-        for node, text in news:
-            # A debate's own flags are what it left open, not what it answered.
-            open_stubs = [t for t in open_before if t.debate != node.id]
-            if once:  # checked against this node by an earlier run: that check stands
-                open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
-            # a long text (a new passage, a long answer) is compared piece by piece
-            sims = [
-                float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
-            ]
-            checks.append((node, text, open_stubs, sims))
-        # Judged together; applied in the nodes' and the stubs' order, so revisits are
-        # counted the same way whatever order the verdicts arrive in.
-        verdicts = await asyncio.gather(
-            *(_judge(st, node, text, stubs, sims) for node, text, stubs, sims in checks)
-        )
-        for (node, _, open_stubs, _), decisions in zip(checks, verdicts, strict=True):
-            still = [
-                (stub, decision)
-                for stub, decision in zip(open_stubs, decisions, strict=True)
-                if stub.status is TensionStatus.STUB and stub.id not in taken
-            ]
-            made = _apply(st, node, still, can_revisit)
-            relevant += made
-            taken.update(t.id for t in made)
+    for node, open_stubs, decisions in checks:
+        still = [
+            (stub, decision)
+            for stub, decision in zip(open_stubs, decisions, strict=True)
+            if stub.status is TensionStatus.STUB and stub.id not in taken
+        ]
+        made = _apply(state, node, still, can_revisit)
+        relevant += made
+        taken.update(t.id for t in made)
     return relevant
 
 
