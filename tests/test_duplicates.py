@@ -55,7 +55,7 @@ class Recorder:
 
 
 def run_merge(
-    store: SQLiteStore, **settings: Any
+    store: SQLiteStore, stubs: list[tuple[str, str]] = STUBS, **settings: Any
 ) -> tuple[SessionState, list[TensionNode], ScriptedLLM, Recorder, list[str]]:
     cfg = SessionConfig(llm="fake", **settings)
     fake = ScriptedLLM(lambda call: judge_reply(call, duplicate=about_tree_upkeep))
@@ -90,12 +90,12 @@ def run_merge(
                     category=TensionCategory.GAP,
                     flags=[f"skeptical@s/{debate}/r1/t{i}"],
                 )
-                for i, (debate, question) in enumerate(STUBS)
+                for i, (debate, question) in enumerate(stubs)
             ]
             turns = [
                 TurnNode(id=f"s/{debate}/r1/t{i}", session="s", debate=f"s/{debate}", agent="L1N1",
                          role=Role.SPECIALIST, perspective="critical", phase=Phase.RESPOND, round=1, text="x")
-                for i, (debate, _) in enumerate(STUBS)
+                for i, (debate, _) in enumerate(stubs)
             ]  # fmt: skip
             flagged = [
                 state.edge(t.id, turn.id, EdgeType.FLAGGED_AT, key="skeptical", observer="skeptical")
@@ -147,14 +147,16 @@ def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLi
 
 
 def test_without_the_judge_only_near_restatements_merge(store: SQLiteStore) -> None:
-    _, tensions, fake, recorder, merged = run_merge(store, judge="embedding")
+    # the second branch restates the first one's question word for word
+    restating = [*STUBS, ("main/b2", STUBS[1][1])]
+    _, tensions, fake, recorder, merged = run_merge(store, restating, judge="embedding")
     assert not fake.calls, "similarity alone asks no model"
-    assert merged == [], "paraphrases stay apart under the 0.95 threshold"
-    checks = [e for e in recorder.events if isinstance(e, DuplicateChecked)]
-    assert checks and all(
-        e.method == "embedding" and "below the duplicate threshold" in e.reason for e in checks
-    )
-    assert all(t.status is TensionStatus.STUB for t in tensions)
+    restated = tensions[-1]
+    assert merged == [restated.id], "paraphrases stay apart under the 0.95 threshold"
+    assert restated.duplicate_of == tensions[1].id
+    (check,) = [e for e in recorder.events if isinstance(e, DuplicateChecked)]
+    assert check.merged and check.method == "embedding" and "similarity alone" in check.reason
+    assert all(t.status is TensionStatus.STUB for t in tensions[:-1])
 
 
 def test_a_prefilter_of_one_turns_it_off(store: SQLiteStore) -> None:

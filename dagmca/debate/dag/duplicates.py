@@ -1,11 +1,13 @@
 """Duplicate tensions across the session. An observer's flag merges on arrival only
 with a near-restatement in its own debate's line (monitor.py): siblings run at the
 same time, and which flagged first would depend on latency. So when debates are done
-(the main debate; then each level of branches, before its stubs are checked), each of
-their open stubs, in a fixed order, is compared with every open stub before it; the
-most similar past --duplicate-prefilter is a candidate, and the judge decides whether
-the two ask the same. A duplicate leaves the open stubs: status `duplicate`, an edge
-DUPLICATES to its twin with the verdict and reason, its flags carried by the twin."""
+(the main debate; then each level of branches, judged beside its stub checks and
+applied before them), each of their open stubs, in a fixed order, is compared with
+every open stub before it; the most similar past --duplicate-prefilter is a
+candidate, and the judge decides whether the two ask the same (with --judge
+embedding, the cosine alone, from the duplicate threshold). A duplicate leaves the
+open stubs: status `duplicate`, an edge DUPLICATES to its twin with the verdict and
+reason, its flags carried by the twin."""
 
 from __future__ import annotations
 
@@ -76,7 +78,8 @@ async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candi
     if st.config.duplicate_prefilter >= 1.0 or not new or len(pool) < 2:
         return []
     sims = await st.embedder.amatrix([t.question for t in pool])
-    floor = min(st.config.duplicate_prefilter, st.config.duplicate_threshold)
+    cfg = st.config
+    floor = cfg.duplicate_threshold if cfg.judge == "embedding" else cfg.duplicate_prefilter
     out: list[Candidate] = []
     for k in range(max(first, 1), len(pool)):
         row = [round(float(s), 4) for s in sims[k, :k]]  # 4 decimals: a batch's float noise must not pick

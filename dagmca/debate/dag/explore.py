@@ -258,8 +258,9 @@ class Explorer:
 
     async def _after_level(self, debates: list[DebateNode]) -> None:
         """A level's duplicate checks and its stub checks (the open stubs against its
-        resolutions), judged together, each a round trip on the way to the next level;
-        the duplicates applied first, so the verdicts on a stub merged are dropped."""
+        resolutions), judged together: one round trip on the way to the next level, not
+        two. The duplicates are applied first, so the verdicts on a stub merged are
+        dropped."""
         st = self.state
         news: list[tuple[GraphNode, str]] = [(b, b.resolution) for b in debates if b.resolution]
         async with st.revisit_lock:
