@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from dagmca.debate.dag import judge
+from dagmca.debate.dag.monitor import flagged_at
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
@@ -110,5 +111,5 @@ def _merge(
     edges: list[EdgeRecord] = [st.edge(later.id, twin.id, EdgeType.DUPLICATES, **props)]
     for flag in added:
         lens, turn = flag.split("@", 1)
-        edges.append(st.edge(twin.id, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens))
+        edges.append(flagged_at(st, twin.id, turn, lens))
     st.write([later, twin], edges)

@@ -209,7 +209,7 @@ class Monitor:
                 if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
                     # sorted: the order flags arrive in depends on latency, the graph must not
                     twin.flags = sorted([*twin.flags, flag_id])
-                    st.write([twin], [_flagged(st, twin.id, turn.id, lens)])
+                    st.write([twin], [flagged_at(st, twin.id, turn.id, lens)])
                 return
         tension = TensionNode(
             id=f"{turn.id}/flag/{lens}",
@@ -223,7 +223,7 @@ class Monitor:
             category=flag.category,
             flags=[f"{lens}@{turn.id}"],
         )
-        st.write([tension], [_flagged(st, tension.id, turn.id, lens)])
+        st.write([tension], [flagged_at(st, tension.id, turn.id, lens)])
         self._keep_ledger()
         st.emit(
             TensionFlagged(
@@ -261,6 +261,6 @@ class Monitor:
         )
 
 
-def _flagged(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
+def flagged_at(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
     """Keyed by the observer: a second observer's flag of the same turn is its own edge."""
     return st.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)
