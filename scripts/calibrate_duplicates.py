@@ -7,7 +7,7 @@ Each pair is two tension questions an observer might raise: `same` (one question
 asked in other words) or `different` (another question on the same topic, often in
 nearly the same words: the second paragraph's evidence against the final one's).
 Printed: the cosines of each class, and recall (of `same`) and false merges (of
-`different`) for thresholds from 0.60 to 0.98; the shipped `duplicate_threshold` is
+`different`) for thresholds from 0.50 to 0.98; the shipped `duplicate_threshold` is
 marked, and the shipped `duplicate_prefilter`. By cosine alone, a false merge loses a
 question (it becomes a flag of its twin), a missed one leaves a duplicate stub for the
 selector's diversity and the ledger to handle, so the threshold (what merges without
