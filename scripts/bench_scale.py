@@ -77,11 +77,13 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             # the loop's CPU when the first request arrived and when the last one did: the
             # time between is what the calls cost; before is start-up, after is the reports
             first: float | None = None
+            first_at: float | None = None
             last, seen = 0.0, 0
             while proc.poll() is None:  # the event loop's thread: the process's main thread
                 loop_cpu = thread_cpu(proc.pid) or loop_cpu
                 if server.requests > seen:
                     first = loop_cpu if first is None else first
+                    first_at = time.monotonic() if first_at is None else first_at
                     last, seen = loop_cpu, server.requests
                 time.sleep(0.05)
         wall = time.monotonic() - started
@@ -100,6 +102,9 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "prompt_tokens": sum(r["prompt_tokens"] for r in records),
         "projected_calls": [projection["calls"]["min"], projection["calls"]["max"]],
         "wall_s": round(wall, 1),
+        "first_request_s": round((first_at or started) - started, 2),
+        # what a call took as dagmca measured it, against the latency the fake waits
+        "latency_seen_s": round(statistics.median(r["latency_s"] for r in records), 3),
         "busy_slots_s": round(ideal, 1),
         "wall_over_busy": round(wall / ideal, 2),
         "cpu_ms_per_call": round(1000 * cpu / calls, 1),
@@ -130,6 +135,8 @@ def main() -> None:
         "observer_share",
         "prompt_tokens",
         "wall_s",
+        "first_request_s",
+        "latency_seen_s",
         "busy_slots_s",
         "wall_over_busy",
         "cpu_ms_per_call",
@@ -157,6 +164,10 @@ def main() -> None:
         f"  wall {summary['wall_s']:.1f}s vs {summary['busy_slots_s']:.1f}s of busy slots "
         f"({summary['wall_over_busy']:.2f}x); dagmca's CPU {summary['cpu_ms_per_call']:.1f} ms per call, "
         f"{summary['loop_cpu_ms_per_call']:.1f} ms of it on the event loop's thread"
+    )
+    print(
+        f"  a call took {summary['latency_seen_s']:.3f}s (median, as dagmca measured it); "
+        f"the first request went out {summary['first_request_s']:.1f}s after the process started"
     )
     print(
         f"  the event loop's thread: {summary['loop_cpu_startup_s']:.1f}s of CPU before the first "

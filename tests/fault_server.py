@@ -172,6 +172,9 @@ class FaultServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # the headers and the body go out in two writes: with Nagle's algorithm the
+            # second waits for the client's delayed ACK, 40 ms on every reply
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # quiet
                 return
