@@ -105,6 +105,12 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
         first = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b1/b\d", d)]
         other = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b[23]/b\d", d)]
         assert first and other and min(other) < max(first), "sub-branches of two parents at once"
+        # the main debate's branches are judged for merging while their sub-branches
+        # run (written after them): the pair verdicts do not wait for the levels below
+        order = [(c.meta.debate.removeprefix(salt), c.schema) for c in fake.calls]
+        pairs = [i for i, (d, schema) in enumerate(order) if schema is PairVerdict and d == "/main"]
+        deep = [i for i, (d, _) in enumerate(order) if re.fullmatch(r"/main/b\d/b\d", d)]
+        assert pairs and min(pairs) < max(deep), "merges asked beside the level below"
     nodes, edges = graphs[0]
     kinds = " ".join(nodes)
     assert "Synthesis" in kinds and "('Stub',)" in kinds and "/b1/b1 Debate" in kinds, "a rich session"

@@ -143,9 +143,10 @@ class Explorer:
         its parent's siblings' sub-trees), and with it every revisit made relevant since
         the level before. What touches shared state runs in a fixed order around them
         (selection, in the parents' order, before; credit, stub statuses and stub
-        checks, in branch order, after; merges last, every parent's together, written a
-        parent at a time, then one stub check of their syntheses), so the graph
-        does not depend on which branch finished first. The level's duplicates are
+        checks, in branch order, after; merges asked from the moment the level is done,
+        beside the levels below it, and written after them, a parent at a time, then one
+        stub check of their syntheses), so the graph does not depend on which branch
+        finished first. The level's duplicates are
         merged before its stub checks apply and its sub-branches are selected, so no
         question is checked or selected twice."""
         st = self.state
@@ -155,12 +156,19 @@ class Explorer:
             return
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
         ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
-        for branch, tension in ran:
-            await self._after_branch(branch, tension)
-        await self._after_level([b for b, _ in ran])
-        await self._explore([b for b, _ in ran])
         families = [([b for b, _ in pairs if b.status == "done"], board.parent) for board, pairs in plans]
-        syntheses = await merging.merge(st, families)
+        # the merges' calls need the finished branches alone: asked while the levels
+        # below run, so the end of the DAG does not wait for them level after level
+        merges = asyncio.create_task(merging.judged(st, families))
+        try:
+            for branch, tension in ran:
+                await self._after_branch(branch, tension)
+            await self._after_level([b for b, _ in ran])
+            await self._explore([b for b, _ in ran])
+        except BaseException:
+            merges.cancel()
+            raise
+        syntheses = merging.apply(st, await merges)
         await self._check_stubs([(s, s.resolution) for s in syntheses])
 
     async def _plan(self, debate: DebateNode) -> Plan | None:

@@ -6,7 +6,7 @@ relation edge is written without a verdict."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dagmca.debate.dag import judge
 from dagmca.debate.dag.judge import Decision
@@ -39,43 +39,61 @@ def components(n: int, pairs: list[tuple[int, int]]) -> list[list[int]]:
     return sorted(g for g in groups.values() if len(g) > 1)
 
 
+# a synthesis to write: its id, its members, the parent, the converge verdicts behind it
+_Group = tuple[str, list[DebateNode], DebateNode, list[tuple[DebateNode, DebateNode, Decision]]]
+
+
 @dataclass
-class _Judged:
-    """One parent's finished branches, their candidate pairs and the verdicts."""
+class Judged:
+    """One parent's finished branches, their candidate pairs and the verdicts, the groups
+    that converge and the merger's reply for each (None: skipped)."""
 
     parent: DebateNode
     branches: list[DebateNode]
     candidates: list[tuple[int, int, float]]
     decisions: list[Decision]
-
-
-# a synthesis to write: its id, its members, the parent, the converge verdicts behind it
-_Group = tuple[str, list[DebateNode], DebateNode, list[tuple[DebateNode, DebateNode, Decision]]]
+    groups: list[_Group] = field(default_factory=list)
+    replies: list[tuple[str, bool] | None] = field(default_factory=list)
 
 
 Family = tuple[list[DebateNode], DebateNode]  # a parent's finished branches, and the parent
 
 
-async def merge(state: SessionState, families: list[Family]) -> list[SynthesisNode]:
-    """For each parent's finished branches, every pair alike enough to be a candidate
-    is judged; the pairs judged to converge are grouped (connected components) into one
-    Synthesis each. All the parents' judge calls are made together, then all their
-    syntheses (a parent at a time, these calls were the end of a run: 3 s of few calls);
-    what they write is written parent by parent, group by group, in order, so the graph
-    does not depend on which call returned first. Returns the syntheses written, in
-    that order."""
+async def judged(state: SessionState, families: list[Family]) -> list[Judged]:
+    """The calls of merging, writing nothing: for each parent's finished branches, every
+    pair alike enough to be a candidate is judged; the pairs judged to converge are
+    grouped (connected components), and the merger writes each group's synthesis. All
+    the parents' judge calls are made together, then all their syntheses. They depend
+    on the finished branches alone, so they can be asked while the DAG goes on below
+    them; `apply` writes what they decided."""
     st = state
-    judged = await asyncio.gather(*(_judge_pairs(st, branches, parent) for branches, parent in families))
-    groups = [group for j in judged if j is not None for group in _record(st, j)]
-    replies = await asyncio.gather(*(_ask_synthesis(st, members, parent) for _, members, parent, _ in groups))
+    found = await asyncio.gather(*(_judge_pairs(st, branches, parent) for branches, parent in families))
+    done = [j for j in found if j is not None]
+    for j in done:
+        j.groups = _groups(j)
+    groups = [group for j in done for group in j.groups]
+    asked = [_ask_synthesis(st, members, parent) for _, members, parent, _ in groups]
+    replies = iter(await asyncio.gather(*asked))
+    for j in done:
+        j.replies = [next(replies) for _ in j.groups]
+    return done
+
+
+def apply(state: SessionState, judged: list[Judged]) -> list[SynthesisNode]:
+    """What the merges decided, into the graph: every parent's relations, then its
+    syntheses, parent by parent, group by group, in order, so the graph does not depend
+    on which call returned first. Returns the syntheses written, in that order."""
+    for j in judged:
+        _record(state, j)
     written = []
-    for (node_id, members, _, why), reply in zip(groups, replies, strict=True):
-        if reply is not None:  # None: skipped (the budget, or a failed call), not a lost run
-            written.append(_write_synthesis(st, node_id, members, why, *reply))
+    for j in judged:
+        for (node_id, members, _, why), reply in zip(j.groups, j.replies, strict=True):
+            if reply is not None:  # None: skipped (the budget, or a failed call), not a lost run
+                written.append(_write_synthesis(state, node_id, members, why, *reply))
     return written
 
 
-async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: DebateNode) -> _Judged | None:
+async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: DebateNode) -> Judged | None:
     st, cfg = state, state.config
     branches = [b for b in branches if not b.degenerate]  # a loop converges with nothing
     if len(branches) < 2:
@@ -90,14 +108,27 @@ async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: 
     decisions = await asyncio.gather(
         *(judge.pair(st, branches[i], branches[j], parent, s) for i, j, s in candidates)
     )
-    return _Judged(parent, branches, candidates, list(decisions))
+    return Judged(parent, branches, candidates, list(decisions))
 
 
-def _record(st: SessionState, judged: _Judged) -> list[_Group]:
-    """One parent's verdicts into the graph (relations) and the events; the groups of
-    branches that converge, to be synthesised."""
+def _groups(judged: Judged) -> list[_Group]:
+    """The groups of one parent's branches that converge (connected components of the
+    converge verdicts), each to be synthesised."""
     branches, parent = judged.branches, judged.parent
-    edges, converging = [], {}
+    verdicts = zip(judged.candidates, judged.decisions, strict=True)
+    converging = {(i, j): d for (i, j, _), d in verdicts if d.verdict == "converge"}
+    groups: list[_Group] = []
+    for k, group in enumerate(components(len(branches), list(converging)), start=1):
+        members = [branches[i] for i in group]
+        why = [(branches[i], branches[j], d) for (i, j), d in converging.items() if i in group]
+        groups.append((f"{parent.id}/syn{k}", members, parent, why))
+    return groups
+
+
+def _record(st: SessionState, judged: Judged) -> None:
+    """One parent's verdicts into the graph (relations) and the events."""
+    branches = judged.branches
+    edges = []
     for (i, j, _), decision in zip(judged.candidates, judged.decisions, strict=True):
         earlier, later = branches[i], branches[j]
         st.emit(
@@ -110,19 +141,11 @@ def _record(st: SessionState, judged: _Judged) -> list[_Group]:
                 reason=decision.reason,
             )
         )
-        if decision.verdict == "converge":
-            converging[(i, j)] = decision
-        elif decision.verdict in RELATIONS:
+        if decision.verdict in RELATIONS:
             if decision.verdict == "contradict":
                 st.contradictions.append((later, earlier, decision.reason))
             edges.append(st.edge(later.id, earlier.id, RELATIONS[decision.verdict], **decision.props()))
     st.write([], edges)
-    groups: list[_Group] = []
-    for k, group in enumerate(components(len(branches), list(converging)), start=1):
-        members = [branches[i] for i in group]
-        why = [(branches[i], branches[j], d) for (i, j), d in converging.items() if i in group]
-        groups.append((f"{parent.id}/syn{k}", members, parent, why))
-    return groups
 
 
 def _short(node: DebateNode) -> str:
