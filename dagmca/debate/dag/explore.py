@@ -167,6 +167,9 @@ class Explorer:
             await self._explore([b for b, _ in ran])
         except BaseException:
             merges.cancel()
+            # retrieved, so a merge call that failed the same way (the endpoint went
+            # down) is not reported again when the task is collected
+            await asyncio.gather(merges, return_exceptions=True)
             raise
         syntheses = merging.apply(st, await merges)
         await self._check_stubs([(s, s.resolution) for s in syntheses])
