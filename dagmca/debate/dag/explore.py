@@ -146,9 +146,8 @@ class Explorer:
         checks, in branch order, after; merges asked from the moment the level is done,
         beside the levels below it, and written after them, a parent at a time, then one
         stub check of their syntheses), so the graph does not depend on which branch
-        finished first. The level's duplicates are
-        merged before its stub checks apply and its sub-branches are selected, so no
-        question is checked or selected twice."""
+        finished first. The level's duplicates are merged before its stub checks apply
+        and its sub-branches are selected, so no question is checked or selected twice."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
