@@ -198,3 +198,60 @@ def test_usage_counts_that_are_not_counts_read_as_zero() -> None:
     text, finish, read = read_completion(json.dumps(raw).encode())
     assert (text, finish) == ("x", "")
     assert (read.prompt_tokens, read.completion_tokens, read.cached_tokens) == (0, 0, 0)
+
+
+def _slow_models_server(
+    served: str, probe: tuple[int, dict[str, Any]]
+) -> tuple[ThreadingHTTPServer, dict[str, Any]]:
+    """A server whose model list is answered only once a chat request has come in (or
+    after 3 s): it shows whether the pre-flight's two requests went out together."""
+    state: dict[str, Any] = {"probe": threading.Event(), "overlapped": None}
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def _send(self, status: int, body: dict[str, Any]) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            state["overlapped"] = state["probe"].wait(3.0)
+            listed = [{"id": served, "object": "model", "created": 0, "owned_by": "t"}]
+            self._send(200, {"object": "list", "data": listed})
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            state["probe"].set()
+            self._send(*probe)
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, state
+
+
+def test_the_negotiation_goes_out_beside_the_model_check() -> None:
+    httpd, state = _slow_models_server("m", (200, chat(json.dumps({"answer": "yes", "reason": "It is."}))))
+    try:
+        b = backend(f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+        asyncio.run(b.ping())
+    finally:
+        httpd.shutdown()
+    assert state["overlapped"] is True  # a probe arrived while the model list was pending
+    assert b.negotiated
+
+
+def test_a_model_not_served_is_the_error_reported_whatever_the_probes_met() -> None:
+    # the probes fail (the endpoint does not know the model) while the list is pending:
+    # the user is told about the model, not about JSON modes
+    missing = (404, {"error": {"message": "model 'm' not found"}})
+    httpd, _ = _slow_models_server("other", missing)
+    try:
+        with pytest.raises(EndpointError, match="not served"):
+            asyncio.run(backend(f"http://127.0.0.1:{httpd.server_address[1]}/v1").ping())
+    finally:
+        httpd.shutdown()

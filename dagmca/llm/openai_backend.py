@@ -124,8 +124,22 @@ class OpenAIBackend(LLMClient):
 
     async def ping(self) -> None:
         """The endpoint answers and serves the model (a flaky endpoint gets two more
-        tries, a dead one fails in about a second); then the structured-output mode is
-        negotiated, unless it is fixed."""
+        tries, a dead one fails in about a second), and the structured-output mode is
+        negotiated, unless it is fixed. The two go out together: the negotiation waits
+        one round trip less, and when the endpoint or the model is wrong, that error is
+        the one reported (the negotiation is cancelled)."""
+        negotiation = asyncio.create_task(self._negotiate()) if self.negotiate else None
+        try:
+            await self._check_endpoint()
+        except BaseException:
+            if negotiation is not None:
+                negotiation.cancel()
+                await asyncio.gather(negotiation, return_exceptions=True)
+            raise
+        if negotiation is not None:
+            await negotiation
+
+    async def _check_endpoint(self) -> None:
         for attempt in range(1, 4):
             try:
                 models = await self.client.with_options(timeout=10.0).models.list()
@@ -153,8 +167,6 @@ class OpenAIBackend(LLMClient):
         reported = (served.model_extra or {}).get("max_model_len") if served is not None else None  # vLLM
         if isinstance(reported, int) and reported > 0:
             self.reported_context_window = reported
-        if self.negotiate:
-            await self._negotiate()
 
     async def _negotiate(self) -> None:
         """Try each structured-output mode, best first: the first the endpoint accepts and
