@@ -66,15 +66,23 @@ def apply(
     not checked against a later one: its verdict there is dropped."""
     relevant: list[TensionNode] = []
     taken: set[str] = set()  # made relevant by an earlier node: a revisit branch's now
+    touched: dict[str, TensionNode] = {}
+    edges: list[EdgeRecord] = []
     for node, open_stubs, decisions in checks:
         still = [
             (stub, decision)
             for stub, decision in zip(open_stubs, decisions, strict=True)
             if stub.status is TensionStatus.STUB and stub.id not in taken
         ]
-        made = _apply(state, node, still, can_revisit)
+        made = _apply(state, node, still, can_revisit, edges)
+        touched.update((stub.id, stub) for stub, _ in still)
         relevant += made
         taken.update(t.id for t in made)
+    # one write: a stub carries every check in its `revisit_checks`, so writing it once
+    # per check re-serialized that growing list each time (a level's dozen nodes against
+    # sixty open stubs: 700 writes, on the event loop, between two levels)
+    if touched:
+        state.write(list(touched.values()), edges)
     return relevant
 
 
@@ -98,10 +106,12 @@ def _apply(
     node: GraphNode,
     verdicts: list[tuple[TensionNode, judge.Decision]],
     can_revisit: Callable[[TensionNode], bool],
+    edges: list[EdgeRecord],
 ) -> list[TensionNode]:
+    """Each verdict on the stub, its check's edges added to `edges` (written by the
+    caller, with the stubs)."""
     relevant: list[TensionNode] = []
     for stub, decision in verdicts:
-        edges: list[EdgeRecord] = []
         reason = decision.reason
         if decision.verdict == "answered":
             outcome = "superseded"
@@ -137,7 +147,6 @@ def _apply(
                 reason=reason,
             )
         )
-        st.write([stub], edges)
     return relevant
 
 
