@@ -29,6 +29,7 @@ from dagmca.models import (
     EdgeType,
     GraphNode,
     Role,
+    SynthesisNode,
     TensionNode,
     TensionStatus,
     TurnNode,
@@ -130,29 +131,37 @@ class Explorer:
         """Branch from a finished debate, then from its branches, down to --max-depth,
         with every revisit the stub checks on the way make relevant."""
         await duplicates.merge(self.state, [debate])
-        await self._explore([debate])
+        await self._explore_and_check([debate])
         await self._run_revisits()  # made relevant by the last merges' syntheses
 
     async def _run_revisits(self) -> None:
         while self._revisits:
-            await self._explore([])
+            await self._explore_and_check([])
 
-    async def _explore(self, parents: list[DebateNode]) -> None:
+    async def _explore_and_check(self, parents: list[DebateNode]) -> None:
+        """The DAG below `parents`, then one stub check of every synthesis its merges
+        wrote (deepest level first): one round of judge calls at the end, not one per
+        level."""
+        syntheses = await self._explore(parents)
+        await self._check_stubs([(s, s.resolution) for s in syntheses])
+
+    async def _explore(self, parents: list[DebateNode]) -> list[SynthesisNode]:
         """One level of the DAG below `parents`, then the next. Every branch of the level
         runs at once, whichever parent it branches from (a sub-branch does not wait for
         its parent's siblings' sub-trees), and with it every revisit made relevant since
         the level before. What touches shared state runs in a fixed order around them
         (selection, in the parents' order, before; credit, stub statuses and stub
         checks, in branch order, after; merges asked from the moment the level is done,
-        beside the levels below it, and written after them, a parent at a time, then one
-        stub check of their syntheses), so the graph does not depend on which branch
-        finished first. The level's duplicates are merged before its stub checks apply
-        and its sub-branches are selected, so no question is checked or selected twice."""
+        beside the levels below it, and written after them, a parent at a time), so the
+        graph does not depend on which branch finished first. The level's duplicates
+        are merged before its stub checks apply and its sub-branches are selected, so no
+        question is checked or selected twice. Returns the syntheses written, the
+        deepest level's first, for the caller's stub check."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
         if not plans:
-            return
+            return []
         await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
         ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
         families = [([b for b, _ in pairs if b.status == "done"], board.parent) for board, pairs in plans]
@@ -163,15 +172,14 @@ class Explorer:
             for branch, tension in ran:
                 await self._after_branch(branch, tension)
             await self._after_level([b for b, _ in ran])
-            await self._explore([b for b, _ in ran])
+            below = await self._explore([b for b, _ in ran])
         except BaseException:
             merges.cancel()
             # retrieved, so a merge call that failed the same way (the endpoint went
             # down) is not reported again when the task is collected
             await asyncio.gather(merges, return_exceptions=True)
             raise
-        syntheses = merging.apply(st, await merges)
-        await self._check_stubs([(s, s.resolution) for s in syntheses])
+        return below + merging.apply(st, await merges)
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
         """The branches of `debate`: its stubs selected, each a new debate on a board."""
