@@ -4,6 +4,7 @@ ones explored into the same DAG, and the session integrated again."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, RunSession, lens_by_lens
-from tests.judges import judge_reply
+from tests.judges import judge_reply, stub_parts
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
 from tests.test_pipeline import QUESTIONS
@@ -146,3 +147,47 @@ def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQ
     assert [c.after for c in by_question[wanted].revisit_checks] == [first]
     assert [c.after for c in by_question[other].revisit_checks] == [first, second]
     assert took < 0.35, f"six judge calls of 0.2 s took {took:.2f}s: one branch after the other"
+
+
+def _converging(call: ScriptedCall) -> Any:
+    """Every pair of sibling branches converges (the same resolution); each parent's
+    synthesis names the parent; observers flag a question per debate."""
+    verdict = judge_reply(call)
+    if verdict is not None:
+        return verdict
+    debate = call.meta.debate
+    if call.schema is not None:
+        h = hashlib.sha256(call.prompt.encode()).digest()
+        words = ("buses", "shops", "workers", "tolls", "parks", "schools")
+        asks = ("Who pays for the {}?", "When do the {} change?", "Why would the {} object?")
+        question = asks[debate.count("/") - 1].format(words[h[0] % 6])
+        return {"category": "gap", "urgency": 0.5, "question": question, "excerpt": "e", "rationale": "r"}
+    if call.meta.agent == "merger":
+        return f"The branches of {debate} agree: fares fund buses."
+    return "Fares fund buses."
+
+
+def test_the_syntheses_of_every_level_are_checked_in_one_round(run_fake: RunSession) -> None:
+    # a synthesis at each level (main's branches, and a branch's sub-branches): their
+    # stub checks go out together once the DAG is done, not one level after the other
+    spans: dict[str, list[tuple[float, float]]] = {}
+
+    def timed(call: ScriptedCall) -> float:
+        if "New text: synthesis" in call.prompt:
+            _, text = stub_parts(call.prompt)
+            now = time.monotonic()
+            spans.setdefault(text, []).append((now, now + 0.05))
+            return 0.05
+        return 0.001
+
+    result, state, _ = run_fake(
+        _converging, delay=timed, max_branches=2, max_depth=2, rounds=1, monitor_every="turn",
+        pair_prefilter=0.0, stub_prefilter=0.0, max_revisits=0, concurrency=64,
+    )  # fmt: skip
+    assert result.session.status == "done"
+    parents = sorted({s.id.rsplit("/", 1)[0] for s in state.syntheses.values()}, key=len)
+    assert len(parents) >= 2 and parents[0].endswith("/main")  # a synthesis below main too
+    top = next(t for t in spans if f"branches of {parents[0]} " in t)
+    deeper = next(t for t in spans if f"branches of {parents[-1]} " in t)
+    # the top level's checks began before the deeper level's had all finished
+    assert min(s for s, _ in spans[top]) < max(e for _, e in spans[deeper])
