@@ -35,6 +35,21 @@ def chat(content: str, finish: str = "stop") -> dict[str, Any]:
     }
 
 
+class JSONHandler(BaseHTTPRequestHandler):
+    """Quiet, and answers in JSON."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
 @pytest.fixture
 def server() -> Iterator[Callable[[Script], tuple[str, list[dict[str, Any]]]]]:
     servers: list[ThreadingHTTPServer] = []
@@ -42,18 +57,7 @@ def server() -> Iterator[Callable[[Script], tuple[str, list[dict[str, Any]]]]]:
     def start(script: Script) -> tuple[str, list[dict[str, Any]]]:
         seen: list[dict[str, Any]] = []
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args: Any) -> None:
-                pass
-
-            def _send(self, status: int, body: dict[str, Any]) -> None:
-                data = json.dumps(body).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
+        class Handler(JSONHandler):
             def do_GET(self) -> None:
                 self._send(
                     200,
@@ -207,18 +211,7 @@ def _slow_models_server(
     after 3 s): it shows whether the pre-flight's two requests went out together."""
     state: dict[str, Any] = {"probe": threading.Event(), "overlapped": None}
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def _send(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JSONHandler):
         def do_GET(self) -> None:
             state["overlapped"] = state["probe"].wait(3.0)
             listed = [{"id": served, "object": "model", "created": 0, "owned_by": "t"}]
