@@ -8,7 +8,9 @@ configuration (cpp 3, depth 2, 3 rounds, a strange loop, no branches, no observe
 same requests, bodies unchanged, against a fresh embedded server with nothing else
 running, one at a time. Prints completion tokens per second of wall time for both
 (prompt processing included in both) and the ratio in-session / bare, over
-`--repeats` paired runs (median and each pair).
+`--repeats` paired runs (median and each pair); and, from llama.cpp's own timings of
+the bare replay, how many prompt tokens it processed and generated, and how fast: the
+machine's speed on these prompts, which bounds what any session can do.
 """
 
 from __future__ import annotations
@@ -127,8 +129,10 @@ def in_session(passage: str, folder: Path) -> tuple[list[dict[str, Any]], int, f
     return client.requests, client.completion_tokens, wall
 
 
-def bare(requests: list[dict[str, Any]], parallel: int) -> tuple[int, float]:
-    """The same request bodies against a fresh server, one at a time."""
+def bare(requests: list[dict[str, Any]], parallel: int, speed: dict[str, float]) -> tuple[int, float]:
+    """The same request bodies against a fresh server, one at a time. Adds llama.cpp's
+    own timings of them to `speed`: prompt tokens processed (not served from its cache)
+    and generated, and the milliseconds each took."""
     server = LocalModelServer(parallel=parallel).start()
 
     async def go() -> tuple[int, float]:
@@ -137,6 +141,9 @@ def bare(requests: list[dict[str, Any]], parallel: int) -> tuple[int, float]:
         for body in requests:
             resp = await client.chat.completions.create(**body)
             tokens += resp.usage.completion_tokens if resp.usage else 0
+            timings = (resp.model_extra or {}).get("timings") or {}
+            for key in ("prompt_n", "prompt_ms", "predicted_n", "predicted_ms"):
+                speed[key] = speed.get(key, 0.0) + float(timings.get(key) or 0)
         elapsed = time.perf_counter() - start
         await client.close()
         return tokens, elapsed
@@ -161,8 +168,9 @@ def main() -> int:
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as tmp:
             requests, s_tokens, s_wall = in_session(passage, Path(tmp))
-        b_tokens, b_wall = bare(requests, local_slots(SessionConfig().concurrency))
-        row = {
+        speed: dict[str, float] = {}
+        b_tokens, b_wall = bare(requests, local_slots(SessionConfig().concurrency), speed)
+        row: dict[str, Any] = {
             "calls": len(requests),
             "session_tokens": s_tokens,
             "session_seconds": round(s_wall, 2),
@@ -172,12 +180,24 @@ def main() -> int:
             "bare_tps": round(b_tokens / b_wall, 1),
         }
         row["ratio"] = round(row["session_tps"] / row["bare_tps"], 3)
+        # the machine's own speed on these prompts, as llama.cpp timed the bare replay
+        parts = (("prompt", "prompt_n", "prompt_ms"), ("generation", "predicted_n", "predicted_ms"))
+        for part, n, ms in parts:
+            row[f"bare_{part}_tokens"] = int(speed.get(n, 0))
+            row[f"bare_{part}_seconds"] = round(speed.get(ms, 0) / 1000, 1)
+            row[f"bare_{part}_tps"] = round(speed[n] / speed[ms] * 1000, 1) if speed.get(ms) else None
         rows.append(row)
         if not args.json:
             print(
                 f"calls {row['calls']}: in session {row['session_tokens']} tokens in "
                 f"{row['session_seconds']} s ({row['session_tps']} tokens/s); bare {row['bare_tokens']} "
                 f"in {row['bare_seconds']} s ({row['bare_tps']} tokens/s); ratio {row['ratio']}"
+            )
+            print(
+                f"  bare, as llama.cpp timed it: {row['bare_prompt_tokens']} prompt tokens processed "
+                f"in {row['bare_prompt_seconds']} s ({row['bare_prompt_tps']}/s), "
+                f"{row['bare_generation_tokens']} generated in {row['bare_generation_seconds']} s "
+                f"({row['bare_generation_tps']}/s)"
             )
     median = statistics.median(r["ratio"] for r in rows)
     if args.json:
