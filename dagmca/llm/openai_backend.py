@@ -14,6 +14,7 @@ import openai
 from openai import AsyncOpenAI
 from pydantic import BaseModel, ValidationError
 
+from dagmca import aio
 from dagmca.errors import EndpointError
 from dagmca.llm import retry as r
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall, Text, Usage
@@ -128,16 +129,13 @@ class OpenAIBackend(LLMClient):
         negotiated, unless it is fixed. The two go out together: the negotiation waits
         one round trip less, and when the endpoint or the model is wrong, that error is
         the one reported (the negotiation is cancelled)."""
-        negotiation = asyncio.create_task(self._negotiate()) if self.negotiate else None
-        try:
+        if not self.negotiate:
             await self._check_endpoint()
-        except BaseException:
-            if negotiation is not None:
-                negotiation.cancel()
-                await asyncio.gather(negotiation, return_exceptions=True)
-            raise
-        if negotiation is not None:
-            await negotiation
+            return
+        negotiation = asyncio.create_task(self._negotiate())
+        async with aio.cancelled_on_failure(negotiation):
+            await self._check_endpoint()
+        await negotiation
 
     async def _check_endpoint(self) -> None:
         for attempt in range(1, 4):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from dagmca import aio
 from dagmca.debate.dag import duplicates, merging, sections, stubs
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.dag.monitor import Monitor
@@ -168,17 +169,11 @@ class Explorer:
         # the merges' calls need the finished branches alone: asked while the levels
         # below run, so the end of the DAG does not wait for them level after level
         merges = asyncio.create_task(merging.judged(st, families))
-        try:
+        async with aio.cancelled_on_failure(merges):
             for branch, tension in ran:
                 await self._after_branch(branch, tension)
             await self._after_level([b for b, _ in ran])
             below = await self._explore([b for b, _ in ran])
-        except BaseException:
-            merges.cancel()
-            # retrieved, so a merge call that failed the same way (the endpoint went
-            # down) is not reported again when the task is collected
-            await asyncio.gather(merges, return_exceptions=True)
-            raise
         return below + merging.apply(st, await merges)
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
