@@ -129,13 +129,14 @@ def in_session(passage: str, folder: Path) -> tuple[list[dict[str, Any]], int, f
     return client.requests, client.completion_tokens, wall
 
 
-def bare(requests: list[dict[str, Any]], parallel: int, speed: dict[str, float]) -> tuple[int, float]:
-    """The same request bodies against a fresh server, one at a time. Adds llama.cpp's
-    own timings of them to `speed`: prompt tokens processed (not served from its cache)
-    and generated, and the milliseconds each took."""
+def bare(requests: list[dict[str, Any]], parallel: int) -> tuple[int, float, dict[str, float]]:
+    """The same request bodies against a fresh server, one at a time: completion tokens,
+    seconds, and llama.cpp's own timings of them (prompt tokens processed, not served
+    from its cache, and generated, and the milliseconds each took)."""
     server = LocalModelServer(parallel=parallel).start()
+    speed: dict[str, float] = {}
 
-    async def go() -> tuple[int, float]:
+    async def go() -> tuple[int, float, dict[str, float]]:
         client = AsyncOpenAI(base_url=server.base_url, api_key="local", max_retries=0, timeout=600)
         tokens, start = 0, time.perf_counter()
         for body in requests:
@@ -146,7 +147,7 @@ def bare(requests: list[dict[str, Any]], parallel: int, speed: dict[str, float])
                 speed[key] = speed.get(key, 0.0) + float(timings.get(key) or 0)
         elapsed = time.perf_counter() - start
         await client.close()
-        return tokens, elapsed
+        return tokens, elapsed, speed
 
     try:
         return asyncio.run(go())
@@ -168,8 +169,7 @@ def main() -> int:
     for _ in range(args.repeats):
         with tempfile.TemporaryDirectory() as tmp:
             requests, s_tokens, s_wall = in_session(passage, Path(tmp))
-        speed: dict[str, float] = {}
-        b_tokens, b_wall = bare(requests, local_slots(SessionConfig().concurrency), speed)
+        b_tokens, b_wall, speed = bare(requests, local_slots(SessionConfig().concurrency))
         row: dict[str, Any] = {
             "calls": len(requests),
             "session_tokens": s_tokens,
