@@ -115,9 +115,12 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     main_turns = [n for n in data["nodes"] if n["kind"] == "Turn" and n["debate"] == "tiny/main"]
     assert len(main_turns) == 7
     assert all(n["text"].strip() for n in main_turns)
-    # the real model's observers flagged tensions: some became branches, others stubs
+    # the real model's observers flagged tensions: some became branches, others stubs,
+    # which stay open or which the judge found a branch answered (superseded, and no longer
+    # labelled Stub: one run of this test met that)
     assert any(n["kind"] == "Debate" and n["origin"] == "branch" for n in data["nodes"])
-    assert any("Stub" in n["labels"] for n in data["nodes"])
+    tensions = [n for n in data["nodes"] if n["kind"] == "Tension"]
+    assert any(n["status"] in ("stub", "superseded") for n in tensions), [n["status"] for n in tensions]
     # the real model judged stubs against the branches: every check says who decided
     checks = [
         c
