@@ -93,8 +93,8 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
     calls = []
     for salt in ("fast-first", "slow-first", "shuffled"):
         _, state, fake = run_fake(pure, session=salt, delay=latency(salt), **settings)
-        # a stub is merged as a duplicate when its level ends, before the level's stub
-        # checks apply: their verdicts on it are dropped, so it has none
+        # a stub is merged as a duplicate when its debate is committed, before the stub
+        # checks against its resolution apply: their verdicts on it are dropped
         merged = [t for t in state.tensions.values() if t.status is TensionStatus.DUPLICATE]
         assert merged and not any(t.revisit_checks for t in merged)
         graphs.append(relative(state.store, salt))
@@ -118,3 +118,22 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
     assert any(" DUPLICATES " in e for e in edges), "stubs of different debates judged duplicates"
     assert graphs[0] == graphs[1] == graphs[2]
     assert calls[0] == calls[1] == calls[2]
+
+
+def slow_siblings(call: ScriptedCall) -> float:
+    """The main debate's second and third branches slow, everything else instant."""
+    return 0.03 if re.search(r"/main/b[23]$", call.meta.debate) else 0.0
+
+
+def test_a_sub_branch_does_not_wait_for_its_parents_siblings(run_fake: RunSession) -> None:
+    """The first branch's sub-branches ask while its slow siblings are still debating,
+    and the graph is the one the same session builds with no latency at all."""
+    settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
+    _, slow, fake = run_fake(pure, session="slow", delay=slow_siblings, **settings)
+    # the debates' own calls (a judge's call names the debate it judges for)
+    made = [c.meta.debate.removeprefix("slow") for c in fake.calls if c.meta.phase not in ("judge", "merge")]
+    children = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b1/b\d", d)]
+    sibling = [i for i, d in enumerate(made) if d == "/main/b3"]
+    assert children and sibling and min(children) < max(sibling), "b1's branches ran beside b3"
+    _, instant, _ = run_fake(pure, session="instant", **settings)
+    assert relative(slow.store, "slow") == relative(instant.store, "instant")

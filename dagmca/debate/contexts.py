@@ -40,6 +40,11 @@ class AgentContexts:
     def kept(self, agent: str) -> list[str]:
         return list(self.buffers.get(agent, ()))
 
+    def snapshot(self) -> dict[str, list[str]]:
+        """Every agent's buffer as it is now: what a debate starting now keeps seeing
+        while later credits change the buffers."""
+        return {agent: list(buffer) for agent, buffer in self.buffers.items()}
+
     async def credit(
         self, contributions: dict[str, str], resolution: str, embedder: Embedder, threshold: float
     ) -> dict[str, bool]:

@@ -84,9 +84,12 @@ class SessionState:
     flag_calls: int = 0
     flag_failures: int = 0
     revisits_used: int = 0
-    # debates made and not yet run: a level's branches are all selected (one parent
-    # after another) before any of them runs, and revisits wait for the next level
+    # debates made and not yet run to their end (the budget keeps a round for each)
     waiting: set[str] = field(default_factory=set)
+    # branches made and not yet committed (explore.py): their flags are not open stubs
+    # to anyone else yet, as which of them a running debate has flagged so far depends
+    # on latency
+    uncommitted: set[str] = field(default_factory=set)
     dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
     phase: str = "starting"
     memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
@@ -255,4 +258,6 @@ class SessionState:
         return not self.llm.exhausted(reserve_calls=self.config.per_round_calls() * rounds + 1)
 
     def open_stubs(self) -> list[TensionNode]:
-        return [t for t in self.tensions.values() if t.status is TensionStatus.STUB]
+        """The open stubs of the committed debates."""
+        stubs = (t for t in self.tensions.values() if t.status is TensionStatus.STUB)
+        return [t for t in stubs if t.debate not in self.uncommitted]

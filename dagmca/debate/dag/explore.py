@@ -1,15 +1,15 @@
 """Running debates and branching from them (DESIGN §1.2-1.5, 1.7): each debate is
 monitored as it runs; its tensions are selected into branches that run in parallel
-and know of each other; after each branch its open stubs are checked and the relevant
-ones explored; finished siblings are merged."""
+and know of each other; as each branch is committed the open stubs are checked
+against it and the relevant ones explored; finished siblings are merged."""
 
 from __future__ import annotations
 
 import asyncio
 
-from dagmca import aio
 from dagmca.debate.dag import duplicates, merging, sections, stubs
 from dagmca.debate.dag.board import BranchBoard
+from dagmca.debate.dag.chain import Chain, Plan
 from dagmca.debate.dag.monitor import Monitor
 from dagmca.debate.dag.selector import select
 from dagmca.debate.engines import ENGINES
@@ -36,21 +36,27 @@ from dagmca.models import (
     TurnNode,
 )
 
-# the branches selected from one debate (or one revisit), on the board they share
-Plan = tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]]
-
 
 class Explorer:
     """The DAG of one session below a debate: its debates, branches and revisits."""
 
     def __init__(self, state: SessionState) -> None:
         self.state = state
-        # revisit branches made relevant by a stub check, run with the next level
+        # revisit branches made relevant by a stub check outside a chain (of the final
+        # syntheses, of a revisit's new text), run by the next one
         self._revisits: list[Plan] = []
 
     # -- one debate ----------------------------------------------------------------
-    async def run_debate(self, debate: DebateNode, board: BranchBoard | None = None) -> DebateOutcome:
+    async def run_debate(
+        self,
+        debate: DebateNode,
+        board: BranchBoard | None = None,
+        kept: dict[str, list[str]] | None = None,
+    ) -> DebateOutcome:
+        """Run `debate` to its end; `kept`: the agents' contexts it sees (by default, as
+        they are now)."""
         st = self.state
+        kept = st.contexts.snapshot() if kept is None else kept
         background = (lambda: board.background(debate.id)) if board else None
         await sections.block_for(st, debate)
         frame = st.frame(debate, background)
@@ -84,6 +90,7 @@ class Explorer:
             on_round=on_round,
             before_round=before_round,
             on_phase=monitor.on_phase,
+            kept=kept,
         )
         try:
             outcome: DebateOutcome = await engine.run()
@@ -141,40 +148,41 @@ class Explorer:
 
     async def _explore_and_check(self, parents: list[DebateNode]) -> None:
         """The DAG below `parents`, then one stub check of every synthesis its merges
-        wrote (deepest level first): one round of judge calls at the end, not one per
-        level."""
+        wrote (deepest first): one round of judge calls at the end, not one per family."""
         syntheses = await self._explore(parents)
         await self._check_stubs([(s, s.resolution) for s in syntheses])
 
     async def _explore(self, parents: list[DebateNode]) -> list[SynthesisNode]:
-        """One level of the DAG below `parents`, then the next. Every branch of the level
-        runs at once, whichever parent it branches from (a sub-branch does not wait for
-        its parent's siblings' sub-trees), and with it every revisit made relevant since
-        the level before. What touches shared state runs in a fixed order around them
-        (selection, in the parents' order, before; credit, stub statuses and stub
-        checks, in branch order, after; merges asked from the moment the level is done,
-        beside the levels below it, and written after them, a parent at a time), so the
-        graph does not depend on which branch finished first. The level's duplicates
-        are merged before its stub checks apply and its sub-branches are selected, so no
-        question is checked or selected twice. Returns the syntheses written, the
-        deepest level's first, for the caller's stub check."""
+        """The DAG below `parents`, each branch started as soon as its inputs exist
+        (chain.py): the branches of `parents` and the revisits planned since the last
+        exploration at once, a sub-branch when its parent is committed, a revisit when
+        the check that made it relevant is. Merges are asked as each family is
+        committed, beside the debates still running, and written at the end, deepest
+        first. Returns the syntheses written, in that order, for the caller's stub
+        check."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
-        if not plans:
-            return []
-        await asyncio.gather(*(self.run_debate(b, board) for board, pairs in plans for b, _ in pairs))
-        ran = [(branch, tension) for _, pairs in plans for branch, tension in pairs]
-        families = [([b for b, _ in pairs if b.status == "done"], board.parent) for board, pairs in plans]
-        # the merges' calls need the finished branches alone: asked while the levels
-        # below run, so the end of the DAG does not wait for them level after level
-        merges = asyncio.create_task(merging.judged(st, families))
-        async with aio.cancelled_on_failure(merges):
-            for branch, tension in ran:
-                await self._after_branch(branch, tension)
-            await self._after_level([b for b, _ in ran])
-            below = await self._explore([b for b, _ in ran])
-        return below + merging.apply(st, await merges)
+        chain = Chain(st, self.run_debate, self._commit)
+        for plan in plans:
+            chain.start(plan)
+        return merging.apply(st, await chain.commit_all())
+
+    async def _commit(self, branch: DebateNode, tension: TensionNode) -> list[Plan]:
+        """What a finished branch changes, in the chain's order: its credit; its open
+        stubs judged against the open stubs before them (duplicates) and the open stubs
+        against its resolution (stub checks), in one round trip; then the revisits those
+        checks made relevant and its own branches, returned to be started. Its flags
+        become open stubs to others from here on."""
+        st = self.state
+        st.uncommitted.discard(branch.id)
+        await self.credit(branch, tension.category.value)
+        tension.status = TensionStatus.EXPLORED
+        st.write([tension])
+        plans = self._plan_revisits(await self._after_branch(branch))
+        if (plan := await self._plan(branch)) is not None:
+            plans.append(plan)
+        return plans
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
         """The branches of `debate`: its stubs selected, each a new debate on a board."""
@@ -229,6 +237,7 @@ class Explorer:
                 BranchRouted(debate=branch_id, category=tension.category.value, staff=tuple(branch.staff))
             )
         st.waiting.add(branch.id)
+        st.uncommitted.add(branch.id)
         st.write(
             [tension, branch],
             [
@@ -257,11 +266,6 @@ class Explorer:
         st.emit(Credited(debate=debate.id, survived=tuple(sorted(a for a, ok in survived.items() if ok))))
         return survived
 
-    async def _after_branch(self, branch: DebateNode, tension: TensionNode) -> None:
-        await self.credit(branch, tension.category.value)
-        tension.status = TensionStatus.EXPLORED
-        self.state.write([tension])
-
     # -- stubs ---------------------------------------------------------------------
     async def revisit(self, node: GraphNode, text: str, *, once: bool = False) -> None:
         """After a new node, check every open stub (with `once`, those not checked
@@ -269,28 +273,30 @@ class Explorer:
         await self._check_stubs([(node, text)], once=once)
         await self._run_revisits()
 
-    async def _after_level(self, debates: list[DebateNode]) -> None:
-        """A level's duplicate checks and its stub checks (the open stubs against its
-        resolutions), judged together: one round trip on the way to the next level, not
-        two. The duplicates are applied first, so the verdicts on a stub merged are
-        dropped."""
+    async def _after_branch(self, branch: DebateNode) -> list[TensionNode]:
+        """A committed branch's duplicate checks and its stub checks (the open stubs
+        against its resolution), judged together: one round trip on the way to its
+        sub-branches, not two. The duplicates are applied first, so the verdicts on a
+        stub merged are dropped. Returns the stubs made relevant."""
         st = self.state
-        news: list[tuple[GraphNode, str]] = [(b, b.resolution) for b in debates if b.resolution]
+        news: list[tuple[GraphNode, str]] = [(branch, branch.resolution)] if branch.resolution else []
         async with st.revisit_lock:
-            dups, checks = await asyncio.gather(duplicates.judged(st, debates), stubs.judged(st, news))
+            dups, checks = await asyncio.gather(duplicates.judged(st, [branch]), stubs.judged(st, news))
             duplicates.apply(st, dups)
-            relevant = stubs.apply(st, checks, self._can_revisit)
-        self._plan_revisits(relevant)
+            return stubs.apply(st, checks, self._can_revisit)
 
     async def _check_stubs(self, news: list[tuple[GraphNode, str]], *, once: bool = False) -> None:
-        """Check the open stubs against new nodes (a level's branches: their judge calls
-        together); a stub they made relevant becomes a revisit branch, run with the next
-        level of the DAG (beside its branches, where it does not hold them up)."""
+        """Check the open stubs against new nodes (the syntheses of an exploration, a
+        revisit's new text: their judge calls together); a stub they made relevant
+        becomes a revisit branch, run by the next exploration."""
         if news:
-            self._plan_revisits(await stubs.check(self.state, news, self._can_revisit, once=once))
+            relevant = await stubs.check(self.state, news, self._can_revisit, once=once)
+            self._revisits += self._plan_revisits(relevant)
 
-    def _plan_revisits(self, relevant: list[TensionNode]) -> None:
+    def _plan_revisits(self, relevant: list[TensionNode]) -> list[Plan]:
+        """A revisit branch for each stub made relevant, on a board of its own."""
         st = self.state
+        plans: list[Plan] = []
         for stub in relevant:
             parent = st.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
@@ -298,7 +304,8 @@ class Explorer:
             board.add(branch)
             st.emit(StubRevisited(stub=stub.id))
             st.emit(BranchStarted(debate=branch.id, question=branch.question))
-            self._revisits.append((board, [(branch, stub)]))
+            plans.append((board, [(branch, stub)]))
+        return plans
 
     def _can_revisit(self, stub: TensionNode) -> bool:
         st, cfg = self.state, self.state.config

@@ -4,7 +4,7 @@ concurrent calls handed on in agent order, and the strange loop at the root."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
@@ -47,6 +47,7 @@ class Engine(Generic[Outcome]):
         on_round: RoundHook | None = None,
         before_round: BeforeRoundHook | None = None,
         on_phase: PhaseHook | None = None,
+        kept: Mapping[str, list[str]] | None = None,
     ) -> None:
         cfg = state.config
         self.state = state
@@ -59,9 +60,16 @@ class Engine(Generic[Outcome]):
         self.on_round = on_round
         self.before_round = before_round
         self.on_phase = on_phase
+        # the agents' contexts as they were when the debate started (a debate's prompts
+        # must not change with credits given to others while it runs)
+        self._kept = dict(kept) if kept is not None else state.contexts.snapshot()
         self.latest: dict[str, TurnNode] = {}  # agent -> its latest contribution
         self.outcome: Outcome = self.new_outcome()
         self.setup()
+
+    def kept(self, perspective: str) -> list[str]:
+        """What the agent of `perspective` kept from earlier debates (DESIGN §3)."""
+        return list(self._kept.get(perspective, ()))
 
     def new_outcome(self) -> Outcome:
         raise NotImplementedError

@@ -58,7 +58,7 @@ class MCAEngine(Engine[MCAOutcome]):
                         self.signals.get(leaf.name, ""),
                         single,
                         self.goals.get(leaf.name, ""),
-                        self.state.contexts.kept(leaf.perspective),
+                        self.kept(leaf.perspective),
                     ),
                     revises=self.latest.get(leaf.name),
                 )

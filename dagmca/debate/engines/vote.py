@@ -81,7 +81,7 @@ class PeerEngine(Engine[PeerOutcome]):
         return turn
 
     async def _first_answer(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
-        kept = self.state.contexts.kept(agent.perspective)
+        kept = self.kept(agent.perspective)
         messages = pp.first_answer(agent, self.number[agent.name], self.frame(), kept_parts(kept))
         done = await self._call(agent, Phase.ANSWER, messages)
         if done is None:

@@ -1,0 +1,90 @@
+"""Branches started as soon as their inputs exist, committed in a fixed order
+(DESIGN §1.4-1.6).
+
+Every debate below a finished one runs as a task from the moment it is made; its
+parent's siblings may still be running. What a finished debate changes in the shared
+state (credit, stub statuses, duplicate and stub checks, the selection of its own
+branches) is committed one debate at a time, in the order the debates were made,
+never the order they finished: a debate done early waits for the ones made before it
+to be committed, its sub-branches do not. Made in commit order, from committed state,
+the debates keep the same order, the same ids and the same prompts whatever the
+latencies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass
+from typing import Any
+
+from dagmca.debate.dag import merging
+from dagmca.debate.dag.board import BranchBoard
+from dagmca.debate.outcomes import DebateOutcome
+from dagmca.debate.state import SessionState
+from dagmca.models import DebateNode, TensionNode
+
+# the branches selected from one debate (or one revisit), on the board they share
+Plan = tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]]
+Run = Callable[[DebateNode, BranchBoard, dict[str, list[str]]], Coroutine[Any, Any, DebateOutcome]]
+Commit = Callable[[DebateNode, TensionNode], Awaitable[list[Plan]]]
+
+
+@dataclass
+class _Started:
+    branch: DebateNode
+    tension: TensionNode
+    board: BranchBoard
+    task: asyncio.Task[DebateOutcome]
+
+
+class Chain:
+    """The debates of one exploration, in the order they were made."""
+
+    def __init__(self, state: SessionState, run: Run, commit: Commit) -> None:
+        self.state = state
+        self._run = run
+        self._commit = commit
+        self._started: list[_Started] = []
+        # (depth, judged): a family's merge calls, asked once its last branch is committed
+        self._merges: list[tuple[int, asyncio.Task[list[merging.Judged]]]] = []
+
+    def start(self, plan: Plan) -> None:
+        """Run a plan's branches now, each with the agents' contexts as they are (credits
+        committed later must not reach a debate already running)."""
+        board, pairs = plan
+        kept = self.state.contexts.snapshot()
+        for branch, tension in pairs:
+            task = asyncio.create_task(self._run(branch, board, kept))
+            self._started.append(_Started(branch, tension, board, task))
+
+    async def commit_all(self) -> list[merging.Judged]:
+        """Commit every debate in order (those its commits start too), then wait for the
+        merges. Returns what the merges decided, deepest families first, then in the
+        order they were made: the order `merging.apply` writes them in."""
+        try:
+            i = 0
+            while i < len(self._started):
+                done = self._started[i]
+                i += 1
+                await done.task
+                for plan in await self._commit(done.branch, done.tension):
+                    self.start(plan)
+                family = [s for s in self._started if s.board is done.board]
+                if done is family[-1]:
+                    finished = [s.branch for s in family if s.branch.status == "done"]
+                    merge = merging.judged(self.state, [(finished, done.board.parent)])
+                    self._merges.append((done.branch.depth, asyncio.create_task(merge)))
+            ordered = sorted(self._merges, key=lambda m: -m[0])  # stable: made order kept
+            return [j for _, task in ordered for j in await task]
+        except BaseException:
+            await self._cancel()
+            raise
+
+    async def _cancel(self) -> None:
+        """A failure stops every debate and merge still running before it goes on; their
+        outcomes are retrieved, so a call that failed the same way is not reported twice."""
+        tasks: list[asyncio.Task[Any]] = [s.task for s in self._started] + [t for _, t in self._merges]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
