@@ -1,13 +1,13 @@
 """Duplicate tensions across the session. An observer's flag merges on arrival only
 with a near-restatement in its own debate's line (monitor.py): siblings run at the
-same time, and which flagged first would depend on latency. So when debates are done
-(the main debate; then each level of branches, judged beside its stub checks and
-applied before them), each of their open stubs, in a fixed order, is compared with
-every open stub before it; the most similar past --duplicate-prefilter is a
-candidate, and the judge decides whether the two ask the same (with --judge
-embedding, the cosine alone, from the duplicate threshold). A duplicate leaves the
-open stubs: status `duplicate`, an edge DUPLICATES to its twin with the verdict and
-reason, its flags carried by the twin."""
+same time, and which flagged first would depend on latency. So when a debate is
+committed (the main debate when it ends; a branch in the order the branches were made,
+chain.py), judged beside its stub checks and applied before them, each of its open
+stubs, in a fixed order, is compared with every open stub before it; the most
+similar past --duplicate-prefilter is a candidate, and the judge decides whether the
+two ask the same (with --judge embedding, the cosine alone, from the duplicate
+threshold). A duplicate leaves the open stubs: status `duplicate`, an edge DUPLICATES
+to its twin with the verdict and reason, its flags carried by the twin."""
 
 from __future__ import annotations
 

@@ -24,8 +24,8 @@ async def check(
     *,
     once: bool = False,
 ) -> list[TensionNode]:
-    """Check every open stub against each new node (with its text): one node, or a
-    level's branches, their judge calls made together (`judged`), then applied in
+    """Check every open stub against each new node (with its text): one node, or an
+    exploration's syntheses, their judge calls made together (`judged`), then applied in
     order (`apply`). Returns the stubs made relevant, in order, already counted against
     --max-revisits; `can_revisit` says whether a relevant stub may still be explored
     (revisits, depth and budget left). With `once`, only the stubs not checked against
