@@ -8,10 +8,13 @@ import json
 import re
 from typing import Any
 
+import pytest
+
 from dagmca.llm.fake import ScriptedCall
 from dagmca.models import TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
+from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
 from tests.judges import pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
@@ -137,3 +140,30 @@ def test_a_sub_branch_does_not_wait_for_its_parents_siblings(run_fake: RunSessio
     assert children and sibling and min(children) < max(sibling), "b1's branches ran beside b3"
     _, instant, _ = run_fake(pure, session="instant", **settings)
     assert relative(slow.store, "slow") == relative(instant.store, "instant")
+
+
+def test_a_failing_branch_stops_the_chain_at_once(run_fake: RunSession, store: SQLiteStore) -> None:
+    """An error no call can degrade (here a bug in a responder) in a sub-branch ends the
+    session when it happens, not when that branch's turn to be committed comes: its
+    parent's slow sibling is stopped mid-debate, and what finished is kept."""
+
+    def broken(call: ScriptedCall) -> Any:
+        if call.meta.debate.endswith("/main/b1/b1"):
+            raise RuntimeError("a bug")
+        return pure(call)
+
+    def slow_third(call: ScriptedCall) -> float:
+        return 0.2 if call.meta.debate.endswith("/main/b3") else 0.0
+
+    settings = dict(max_branches=3, max_depth=2, rounds=2, monitor_every="turn")
+    with pytest.raises(RuntimeError, match="a bug"):
+        run_fake(broken, session="broken", delay=slow_third, **settings)
+    status = {
+        n.id.removeprefix("broken"): n.props["status"]
+        for n in store.nodes("broken")
+        if n.kind.value == "Debate"
+    }
+    assert status["/main"] == status["/main/b1"] == "done"
+    assert status["/main/b3"] == "running", "the slow sibling was stopped, not waited for"
+    session = next(n for n in store.nodes("broken") if n.kind.value == "Session")
+    assert session.props["status"] == "failed"

@@ -48,6 +48,22 @@ class Chain:
         self._started: list[_Started] = []
         # (depth, judged): a family's merge calls, asked once its last branch is committed
         self._merges: list[tuple[int, asyncio.Task[list[merging.Judged]]]] = []
+        # the first failure of any debate or merge: the chain stops at once, not when
+        # its turn to be committed comes
+        self._failure: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def _watch(self, task: asyncio.Task[Any]) -> None:
+        if task.cancelled() or self._failure.done():
+            return
+        if (error := task.exception()) is not None:
+            self._failure.set_exception(error)
+
+    async def _finished(self, task: asyncio.Task[Any]) -> Any:
+        """`task`'s result once it is done, or the first failure of another task before."""
+        await asyncio.wait({task, self._failure}, return_when=asyncio.FIRST_COMPLETED)
+        if not task.done():
+            self._failure.result()  # raises it
+        return task.result()
 
     def start(self, plan: Plan) -> None:
         """Run a plan's branches now, each with the agents' contexts as they are (credits
@@ -56,6 +72,7 @@ class Chain:
         kept = self.state.contexts.snapshot()
         for branch, tension in pairs:
             task = asyncio.create_task(self._run(branch, board, kept))
+            task.add_done_callback(self._watch)
             self._started.append(_Started(branch, tension, board, task))
 
     async def commit_all(self) -> list[merging.Judged]:
@@ -67,16 +84,18 @@ class Chain:
             while i < len(self._started):
                 done = self._started[i]
                 i += 1
-                await done.task
+                await self._finished(done.task)
                 for plan in await self._commit(done.branch, done.tension):
                     self.start(plan)
                 family = [s for s in self._started if s.board is done.board]
                 if done is family[-1]:
                     finished = [s.branch for s in family if s.branch.status == "done"]
                     merge = merging.judged(self.state, [(finished, done.board.parent)])
-                    self._merges.append((done.branch.depth, asyncio.create_task(merge)))
+                    task = asyncio.create_task(merge)
+                    task.add_done_callback(self._watch)
+                    self._merges.append((done.branch.depth, task))
             ordered = sorted(self._merges, key=lambda m: -m[0])  # stable: made order kept
-            return [j for _, task in ordered for j in await task]
+            return [j for _, task in ordered for j in await self._finished(task)]
         except BaseException:
             await self._cancel()
             raise
@@ -88,3 +107,5 @@ class Chain:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if self._failure.done():
+            self._failure.exception()  # retrieved: it is the one going on
