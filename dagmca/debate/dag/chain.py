@@ -27,7 +27,8 @@ from dagmca.models import DebateNode, TensionNode
 # the branches selected from one debate (or one revisit), on the board they share
 Plan = tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]]
 Run = Callable[[DebateNode, BranchBoard, dict[str, list[str]]], Coroutine[Any, Any, DebateOutcome]]
-Commit = Callable[[DebateNode, TensionNode], Awaitable[list[Plan]]]
+# commits a batch of finished branches (one, or a run of last-level ones), in order
+Commit = Callable[[list[tuple[DebateNode, TensionNode]]], Awaitable[list[Plan]]]
 
 
 @dataclass
@@ -82,23 +83,41 @@ class Chain:
         try:
             i = 0
             while i < len(self._started):
-                done = self._started[i]
-                i += 1
-                await self._finished(done.task)
-                for plan in await self._commit(done.branch, done.tension):
+                batch = self._batch(i)
+                i += len(batch)
+                for done in batch:
+                    await self._finished(done.task)
+                for plan in await self._commit([(s.branch, s.tension) for s in batch]):
                     self.start(plan)
-                family = [s for s in self._started if s.board is done.board]
-                if done is family[-1]:
-                    finished = [s.branch for s in family if s.branch.status == "done"]
-                    merge = merging.judged(self.state, [(finished, done.board.parent)])
-                    task = asyncio.create_task(merge)
-                    task.add_done_callback(self._watch)
-                    self._merges.append((done.branch.depth, task))
+                for done in batch:
+                    self._merge_if_last(done)
             ordered = sorted(self._merges, key=lambda m: -m[0])  # stable: made order kept
             return [j for _, task in ordered for j in await self._finished(task)]
         except BaseException:
             await self._cancel()
             raise
+
+    def _batch(self, i: int) -> list[_Started]:
+        """The debates committed next: the one at `i`; or, if it is at the last level
+        (it cannot branch), it and every last-level debate made right after it. Those
+        start nothing but revisits, so waiting for them all costs no one, and their
+        checks, judged together, are one round trip instead of one each in turn. Which
+        debates a batch holds depends on the order they were made, not on latency."""
+        last = self.state.config.max_depth
+        j = i + 1
+        if self._started[i].branch.depth >= last:
+            while j < len(self._started) and self._started[j].branch.depth >= last:
+                j += 1
+        return self._started[i:j]
+
+    def _merge_if_last(self, done: _Started) -> None:
+        """Once a family's last branch is committed, its merge is asked."""
+        family = [s for s in self._started if s.board is done.board]
+        if done is family[-1]:
+            finished = [s.branch for s in family if s.branch.status == "done"]
+            task = asyncio.create_task(merging.judged(self.state, [(finished, done.board.parent)]))
+            task.add_done_callback(self._watch)
+            self._merges.append((done.branch.depth, task))
 
     async def _cancel(self) -> None:
         """A failure stops every debate and merge still running before it goes on; their

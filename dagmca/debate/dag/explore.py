@@ -168,20 +168,23 @@ class Explorer:
             chain.start(plan)
         return merging.apply(st, await chain.commit_all())
 
-    async def _commit(self, branch: DebateNode, tension: TensionNode) -> list[Plan]:
-        """What a finished branch changes, in the chain's order: its credit; its open
-        stubs judged against the open stubs before them (duplicates) and the open stubs
-        against its resolution (stub checks), in one round trip; then the revisits those
-        checks made relevant and its own branches, returned to be started. Its flags
-        become open stubs to others from here on."""
+    async def _commit(self, batch: list[tuple[DebateNode, TensionNode]]) -> list[Plan]:
+        """What finished branches change, in the chain's order (one branch, or a batch of
+        last-level ones): their credit; their open stubs judged against the open stubs
+        before them (duplicates) and the open stubs against their resolutions (stub
+        checks), in one round trip; then the revisits those checks made relevant and
+        their own branches, returned to be started. Their flags become open stubs to
+        others from here on."""
         st = self.state
-        st.uncommitted.discard(branch.id)
-        await self.credit(branch, tension.category.value)
-        tension.status = TensionStatus.EXPLORED
-        st.write([tension])
-        plans = self._plan_revisits(await self._after_branch(branch))
-        if (plan := await self._plan(branch)) is not None:
-            plans.append(plan)
+        st.uncommitted.difference_update(branch.id for branch, _ in batch)
+        for branch, tension in batch:
+            await self.credit(branch, tension.category.value)
+            tension.status = TensionStatus.EXPLORED
+            st.write([tension])
+        plans = self._plan_revisits(await self._after_branches([branch for branch, _ in batch]))
+        for branch, _ in batch:
+            if (plan := await self._plan(branch)) is not None:
+                plans.append(plan)
         return plans
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
@@ -273,15 +276,15 @@ class Explorer:
         await self._check_stubs([(node, text)], once=once)
         await self._run_revisits()
 
-    async def _after_branch(self, branch: DebateNode) -> list[TensionNode]:
-        """A committed branch's duplicate checks and its stub checks (the open stubs
-        against its resolution), judged together: one round trip on the way to its
+    async def _after_branches(self, debates: list[DebateNode]) -> list[TensionNode]:
+        """Committed branches' duplicate checks and their stub checks (the open stubs
+        against their resolutions), judged together: one round trip on the way to their
         sub-branches, not two. The duplicates are applied first, so the verdicts on a
         stub merged are dropped. Returns the stubs made relevant."""
         st = self.state
-        news: list[tuple[GraphNode, str]] = [(branch, branch.resolution)] if branch.resolution else []
+        news: list[tuple[GraphNode, str]] = [(b, b.resolution) for b in debates if b.resolution]
         async with st.revisit_lock:
-            dups, checks = await asyncio.gather(duplicates.judged(st, [branch]), stubs.judged(st, news))
+            dups, checks = await asyncio.gather(duplicates.judged(st, debates), stubs.judged(st, news))
             duplicates.apply(st, dups)
             return stubs.apply(st, checks, self._can_revisit)
 
