@@ -1,12 +1,14 @@
 """A large configuration against a local fake endpoint with a fixed latency: what it
 costs and how busy it keeps the endpoint (issue "Scale").
 
-    .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--concurrency 16]
+    .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--spread 0] [--concurrency 16]
         [--passage tests/data/street_trees.txt] [--repeat 1] [--json] [-- more run options]
 
 The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2, on a
 1,300-word passage. The fake (tests/fault_server.py) answers every request after the
-latency, with schema-valid word salad. Printed (medians over the repeats): calls by
+latency, with schema-valid word salad; with --spread S, every call waits up to S more, by
+a hash of its messages (calls of different lengths, as a real model's; siblings then
+finish apart). Printed (medians over the repeats): calls by
 phase and the observers' share, prompt tokens, the projection `dagmca estimate` gave
 before the run, wall time against calls x latency / concurrency (the time 16 busy
 slots would need), and dagmca's own CPU per call: the run's process, all threads (the
@@ -55,7 +57,7 @@ def thread_cpu(pid: int, tid: int | None = None) -> float | None:
 
 
 def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    with FaultServer(latency_s=args.latency) as server:
+    with FaultServer(latency_s=args.latency, latency_spread_s=args.spread) as server:
         options = ["--llm", "openai", "--model", "fault-model", "--base-url", server.base_url]
         options += ["--concurrency", str(args.concurrency), *CONFIG, *args.extra]
         env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
@@ -95,7 +97,8 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         records = [json.loads(r[0]) for r in con.execute("SELECT record FROM llm_calls")]
     phases = Counter(r["phase"] for r in records)
     calls = len(records)
-    ideal = calls * args.latency / args.concurrency
+    mean_wait = server.waited_s / max(1, server.requests)  # the latency a call was given
+    ideal = calls * mean_wait / args.concurrency
     return {
         "calls": calls,
         "observer_share": round(phases["monitor"] / calls, 3),
@@ -119,6 +122,7 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--spread", type=float, default=0.0, help="up to this much more latency per call")
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--passage", default=str(ROOT / "tests" / "data" / "street_trees.txt"))
     ap.add_argument("--repeat", type=int, default=1)
@@ -154,7 +158,8 @@ def main() -> None:
     if args.json:
         print(json.dumps(summary, indent=2))
         return
-    print(f"latency {args.latency}s, concurrency {args.concurrency}, {' '.join(CONFIG + args.extra)}")
+    latency = f"{args.latency}s" + (f" (+0-{args.spread}s)" if args.spread else "")
+    print(f"latency {latency}, concurrency {args.concurrency}, {' '.join(CONFIG + args.extra)}")
     print(
         f"  {summary['calls']:.0f} calls (projected {summary['projected_calls'][0]:,}-"
         f"{summary['projected_calls'][1]:,}), observers {summary['observer_share']:.0%} of them, "

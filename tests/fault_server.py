@@ -137,6 +137,9 @@ class FaultServer:
     retry_after: str = "0.2"
     hang_s: float = 3.0
     latency_s: float = 0.0
+    # each chat request waits up to this much more, by a hash of its messages: calls
+    # that differ in length as a real model's do, the same call the same each time
+    latency_spread_s: float = 0.0
     models: tuple[str, ...] = ("fault-model",)
     # what structured output it supports: response_format types it accepts (others: 400);
     # `strict_keywords`: it rejects a strict schema with keywords strict mode does not take
@@ -152,6 +155,7 @@ class FaultServer:
     rpm_limit: int | None = None
     # counters
     requests: int = 0
+    waited_s: float = 0.0  # the latency given to chat requests, in all
     arrivals: list[float] = field(default_factory=list)  # monotonic time of each chat request
     over_limit: int = 0  # requests refused for the rate limit
     injected: Counter[str] = field(default_factory=Counter)
@@ -221,8 +225,11 @@ class FaultServer:
                     fault = "rate_limit" if limited else fault
                     if fault is not None:
                         server.injected[fault] += 1
-                if server.latency_s:
-                    time.sleep(server.latency_s)
+                wait = server.latency_s + server.spread(body)
+                if wait:
+                    with server._lock:
+                        server.waited_s += wait
+                    time.sleep(wait)
                 refusal = server.refusal(body)
                 if refusal:
                     return self._send(400, json.dumps({"error": {"message": refusal}}).encode())
@@ -297,6 +304,13 @@ class FaultServer:
         self._httpd.daemon_threads = True
         threading.Thread(target=self._httpd.serve_forever, daemon=True).start()
         return self
+
+    def spread(self, body: dict[str, Any]) -> float:
+        """The extra latency of a chat request: 0 to `latency_spread_s`, by its messages."""
+        if not self.latency_spread_s:
+            return 0.0
+        digest = hashlib.sha256(json.dumps(body.get("messages"), sort_keys=True).encode()).digest()
+        return self.latency_spread_s * digest[0] / 255
 
     def refusal(self, body: dict[str, Any]) -> str | None:
         """Why this endpoint refuses the request (a 400), as real ones word it; None: it does not."""
