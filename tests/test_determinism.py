@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import time
 from typing import Any
 
 import pytest
@@ -167,3 +168,27 @@ def test_a_failing_branch_stops_the_chain_at_once(run_fake: RunSession, store: S
     assert status["/main/b3"] == "running", "the slow sibling was stopped, not waited for"
     session = next(n for n in store.nodes("broken") if n.kind.value == "Session")
     assert session.props["status"] == "failed"
+
+
+def test_the_last_levels_checks_are_asked_together(run_fake: RunSession) -> None:
+    """Branches at --max-depth cannot branch: their commits are one batch, so the
+    duplicate checks of all of them are asked at once, not one branch after another."""
+    started: list[tuple[float, ScriptedCall]] = []
+
+    def judges_take_time(call: ScriptedCall) -> float:
+        started.append((time.monotonic(), call))
+        return 0.05 if call.meta.phase == "judge" else 0.0
+
+    # slots for every call at once: a call starts when it is asked, not when one is free
+    settings = dict(max_branches=3, max_depth=2, max_revisits=0, rounds=2, monitor_every="turn")
+    run_fake(pure, session="batch", delay=judges_take_time, concurrency=64, **settings)
+    last = [
+        (at, call.meta.debate)
+        for at, call in started
+        if call.schema is DuplicateVerdict and re.search(r"/main/b\d/b\d$", call.meta.debate)
+    ]
+    assert len({debate for _, debate in last}) >= 3, "several last-level debates had candidates"
+    times = [at for at, _ in last]
+    # one batch: at most a judge's delay or two apart (its stub checks fill the 64 slots
+    # too); one commit after another, the nine last-level branches would take nine
+    assert max(times) - min(times) < 0.2, "asked together, not one branch after another"
