@@ -6,9 +6,10 @@ parent's siblings may still be running. What a finished debate changes in the sh
 state (credit, stub statuses, duplicate and stub checks, the selection of its own
 branches) is committed one debate at a time, in the order the debates were made,
 never the order they finished: a debate done early waits for the ones made before it
-to be committed, its sub-branches do not. Made in commit order, from committed state,
-the debates keep the same order, the same ids and the same prompts whatever the
-latencies.
+to be committed, its sub-branches do not. Branches at --max-depth, which cannot
+branch, are committed in batches (every such branch made in a row), their checks
+judged together. Made in commit order, from committed state, the debates keep the
+same order, the same ids and the same prompts whatever the latencies.
 """
 
 from __future__ import annotations
@@ -100,9 +101,10 @@ class Chain:
     def _batch(self, i: int) -> list[_Started]:
         """The debates committed next: the one at `i`; or, if it is at the last level
         (it cannot branch), it and every last-level debate made right after it. Those
-        start nothing but revisits, so waiting for them all costs no one, and their
-        checks, judged together, are one round trip instead of one each in turn. Which
-        debates a batch holds depends on the order they were made, not on latency."""
+        start nothing but revisits (which then wait for the batch's last debate), and
+        their checks, judged together, are one round trip instead of one each in turn.
+        Which debates a batch holds depends on the order they were made, not on
+        latency."""
         last = self.state.config.max_depth
         j = i + 1
         if self._started[i].branch.depth >= last:
