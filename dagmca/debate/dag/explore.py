@@ -54,9 +54,8 @@ class Explorer:
         kept: dict[str, list[str]] | None = None,
     ) -> DebateOutcome:
         """Run `debate` to its end; `kept`: the agents' contexts it sees (by default, as
-        they are now)."""
+        they are when its engine starts)."""
         st = self.state
-        kept = st.contexts.snapshot() if kept is None else kept
         background = (lambda: board.background(debate.id)) if board else None
         await sections.block_for(st, debate)
         frame = st.frame(debate, background)
