@@ -7,7 +7,6 @@ in a scripted client and a test embedder)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,6 +25,7 @@ from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError, Interrupted, UserError
 from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
+from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget as Spend
 from dagmca.llm.metered import Meter, MeteredLLM, Pool
 from dagmca.llm.prices import resolve_prices
@@ -51,7 +51,7 @@ class Shared:
     spend against the build's budgets (the rate limiter is the backend's)."""
 
     store: BackgroundStore
-    gate: asyncio.Semaphore
+    gate: Gate
     pool: Pool
 
 

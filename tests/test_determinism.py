@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from dagmca.llm.fake import ScriptedCall
+from dagmca.llm.gate import current_rank
 from dagmca.models import TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
@@ -192,3 +193,50 @@ def test_the_last_levels_checks_are_asked_together(run_fake: RunSession) -> None
     # one batch: at most a judge's delay or two apart (its stub checks fill the 64 slots
     # too); one commit after another, the nine last-level branches would take nine
     assert max(times) - min(times) < 0.2, "asked together, not one branch after another"
+
+
+def test_a_familys_merge_is_asked_when_its_branches_are_finished(run_fake: RunSession) -> None:
+    """The merge reads the branches' resolutions and nothing their commits change, so
+    the main debate's pair verdicts are asked before its second branch is committed
+    (whose checks wait for the first branch's), not after the third is."""
+    started: list[tuple[float, ScriptedCall]] = []
+
+    def checks_take_time(call: ScriptedCall) -> float:
+        started.append((time.monotonic(), call))
+        return 0.1 if call.schema in (StubVerdict, DuplicateVerdict) else 0.0
+
+    settings = dict(max_branches=3, max_depth=2, max_revisits=0, rounds=2, monitor_every="turn")
+    run_fake(pure, session="merge", delay=checks_take_time, concurrency=64, **settings)
+    pairs = [at for at, c in started if c.schema is PairVerdict and c.meta.debate == "merge/main"]
+    # the second branch's commit: its stubs' duplicate checks, the stub checks of its
+    # resolution (a sub-branch b2 is made after these)
+    second = [
+        at
+        for at, c in started
+        if (c.schema is DuplicateVerdict and c.meta.debate == "merge/main/b2")
+        or (c.schema is StubVerdict and "New text: debate b2:" in c.prompt)
+    ]
+    assert pairs and second, "the main debate's branches had a pair to judge, the second branch checks"
+    assert min(pairs) < min(second), "merge asked before the second branch was committed"
+
+
+def test_a_debates_calls_wait_with_its_depth(run_fake: RunSession) -> None:
+    """Every call of a debate (its turns, its observers) and of a family's merge waits
+    for a slot with the debate's depth: a shallower debate has more of the DAG waiting
+    for it (llm/gate.py)."""
+    ranks: list[tuple[int, ScriptedCall]] = []
+
+    def note_rank(call: ScriptedCall) -> float:
+        ranks.append((current_rank(), call))
+        return 0.0
+
+    settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
+    _, state, _ = run_fake(pure, session="rank", delay=note_rank, **settings)
+    depth = {d.id: d.depth for d in state.debates.values()}
+    own = [(rank, c) for rank, c in ranks if c.meta.phase not in ("judge", "merge", "final", "map")]
+    assert {depth[c.meta.debate] for _, c in own} == {0, 1, 2}
+    assert all(rank == depth[c.meta.debate] for rank, c in own)
+    merges = [(rank, c) for rank, c in ranks if c.schema is PairVerdict or c.meta.phase == "merge"]
+    assert merges and all(rank == depth[c.meta.debate] + 1 for rank, c in merges)
+    # a branch's commit: its checks rank as its turns did
+    assert {rank for rank, c in ranks if c.schema is DuplicateVerdict} >= {1, 2}

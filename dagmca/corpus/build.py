@@ -40,6 +40,7 @@ from dagmca.corpus.link import (
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
 from dagmca.llm.base import LLMClient
+from dagmca.llm.gate import Gate
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import Budget, MeteredLLM, Pool
 from dagmca.models import SessionNode, node_from_record
@@ -163,7 +164,7 @@ class Build:
         background = BackgroundStore(self.store)
         shared = Shared(
             background,
-            asyncio.Semaphore(self.cfg.concurrency),
+            Gate(self.cfg.concurrency),
             Pool(Budget(self.cfg.max_llm_calls, self.cfg.max_tokens, self.cfg.max_cost_usd)),
         )
         slots = asyncio.Semaphore(self.parallel)

@@ -3,7 +3,6 @@ accounting, budgets, and the judgement that the endpoint is down (DESIGN §4, §
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +13,7 @@ from pydantic import BaseModel
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
 from dagmca.llm.cache import ResponseCache, cache_key, decode, encode
 from dagmca.llm.degenerate import loop_reason
+from dagmca.llm.gate import Gate
 from dagmca.llm.prices import Prices
 from dagmca.models import CallPhase, CallRecord
 
@@ -110,13 +110,13 @@ class MeteredLLM(LLMClient):
         session: str = "",
         down_after: int = 8,
         continue_cut: bool = True,
-        gate: asyncio.Semaphore | None = None,
+        gate: Gate | None = None,
         pool: Pool | None = None,
     ) -> None:
         self.inner = inner
         self.model = inner.model
         # `gate`: a semaphore shared with other sessions (a build's one concurrency limit)
-        self._sem = gate or asyncio.Semaphore(concurrency)
+        self._sem = gate or Gate(concurrency)
         self.pool = pool
         self.budget = budget or Budget()
         self.prices = prices or Prices()

@@ -23,6 +23,7 @@ from dagmca.debate.dag import merging
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import SessionState
+from dagmca.llm.gate import ranked
 from dagmca.models import DebateNode, TensionNode
 
 # the branches selected from one debate (or one revisit), on the board they share
@@ -48,7 +49,7 @@ class Chain:
         self._run = run
         self._commit = commit
         self._started: list[_Started] = []
-        # (depth, judged): a family's merge calls, asked once its last branch is committed
+        # (depth, judged): a family's merge calls, asked once its branches are finished
         self._merges: list[tuple[int, asyncio.Task[list[merging.Judged]]]] = []
         # the first failure of any debate or merge: the chain stops at once, not when
         # its turn to be committed comes
@@ -72,10 +73,27 @@ class Chain:
         committed later must not reach a debate already running)."""
         board, pairs = plan
         kept = self.state.contexts.snapshot()
+        family: list[_Started] = []
         for branch, tension in pairs:
             task = asyncio.create_task(self._run(branch, board, kept))
             task.add_done_callback(self._watch)
-            self._started.append(_Started(branch, tension, board, task))
+            family.append(_Started(branch, tension, board, task))
+        self._started += family
+        if family:
+            depth = family[0].branch.depth
+            with ranked(depth):  # its calls wait as its branches' did
+                merge = asyncio.create_task(self._merge_when_finished(family))
+            merge.add_done_callback(self._watch)
+            self._merges.append((depth, merge))
+
+    async def _merge_when_finished(self, family: list[_Started]) -> list[merging.Judged]:
+        """A family's merge, asked as soon as its branches are finished: it reads their
+        resolutions and nothing a commit changes, so it need not wait for theirs."""
+        await asyncio.wait([s.task for s in family])
+        if any(not s.task.done() or s.task.cancelled() or s.task.exception() for s in family):
+            return []  # the chain stops on that failure
+        finished = [s.branch for s in family if s.branch.status == "done"]
+        return await merging.judged(self.state, [(finished, family[0].board.parent)])
 
     async def commit_all(self) -> list[merging.Judged]:
         """Commit every debate in order (those its commits start too), then wait for the
@@ -90,8 +108,6 @@ class Chain:
                     await self._finished(done.task)
                 for plan in await self._commit([(s.branch, s.tension) for s in batch]):
                     self.start(plan)
-                for done in batch:
-                    self._merge_if_last(done)
             ordered = sorted(self._merges, key=lambda m: -m[0])  # stable: made order kept
             return [j for _, task in ordered for j in await self._finished(task)]
         except BaseException:
@@ -111,15 +127,6 @@ class Chain:
             while j < len(self._started) and self._started[j].branch.depth >= last:
                 j += 1
         return self._started[i:j]
-
-    def _merge_if_last(self, done: _Started) -> None:
-        """Once a family's last branch is committed, its merge is asked."""
-        family = [s for s in self._started if s.board is done.board]
-        if done is family[-1]:
-            finished = [s.branch for s in family if s.branch.status == "done"]
-            task = asyncio.create_task(merging.judged(self.state, [(finished, done.board.parent)]))
-            task.add_done_callback(self._watch)
-            self._merges.append((done.branch.depth, task))
 
     async def _cancel(self) -> None:
         """A failure stops every debate and merge still running before it goes on; their

@@ -23,6 +23,7 @@ from dagmca.debate.events import (
 )
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import SessionState
+from dagmca.llm.gate import ranked
 from dagmca.metrics.session import CONTENT
 from dagmca.models import (
     DebateNode,
@@ -54,7 +55,14 @@ class Explorer:
         kept: dict[str, list[str]] | None = None,
     ) -> DebateOutcome:
         """Run `debate` to its end; `kept`: the agents' contexts it sees (by default, as
-        they are when its engine starts)."""
+        they are when its engine starts). Its calls wait for a slot ranked by its depth
+        (llm/gate.py): a shallower debate has more of the DAG waiting for it."""
+        with ranked(debate.depth):
+            return await self._run_debate(debate, board, kept)
+
+    async def _run_debate(
+        self, debate: DebateNode, board: BranchBoard | None, kept: dict[str, list[str]] | None
+    ) -> DebateOutcome:
         st = self.state
         background = (lambda: board.background(debate.id)) if board else None
         await sections.block_for(st, debate)
@@ -155,9 +163,9 @@ class Explorer:
         """The DAG below `parents`, each branch started as soon as its inputs exist
         (chain.py): the branches of `parents` and the revisits planned since the last
         exploration at once, a sub-branch when its parent is committed, a revisit when
-        the check that made it relevant is. Merges are asked as each family is
-        committed, beside the debates still running, and written at the end, deepest
-        first. Returns the syntheses written, in that order, for the caller's stub
+        the check that made it relevant is. Merges are asked as soon as a family's
+        branches are finished, beside the debates still running, and written at the
+        end, deepest first. Returns the syntheses written, in that order, for the caller's stub
         check."""
         st = self.state
         plans, self._revisits = self._revisits, []
@@ -174,6 +182,10 @@ class Explorer:
         checks), in one round trip; then the revisits those checks made relevant and
         their own branches, returned to be started. Their flags become open stubs to
         others from here on."""
+        with ranked(batch[0][0].depth):  # its checks rank as its turns did
+            return await self._commit_ranked(batch)
+
+    async def _commit_ranked(self, batch: list[tuple[DebateNode, TensionNode]]) -> list[Plan]:
         st = self.state
         st.uncommitted.difference_update(branch.id for branch, _ in batch)
         for branch, tension in batch:
