@@ -44,14 +44,26 @@ def test_a_free_slot_is_taken_at_once_whatever_the_rank() -> None:
     assert asyncio.run(main())
 
 
+async def _two_waiting(
+    first: str, second: str
+) -> tuple[Gate, list[str], asyncio.Task[None], asyncio.Task[None]]:
+    """A gate of one slot, taken, and two callers queued for it (ranks 0 and 1); each
+    lets the next in as soon as it is in. Returns the gate, the names let in so far and
+    the two callers."""
+    gate, admitted, hold = Gate(1), [], asyncio.Event()
+    hold.set()
+    await gate.acquire()
+    tasks = [
+        asyncio.create_task(_wait_in(gate, rank, admitted, name, hold))
+        for rank, name in enumerate((first, second))
+    ]
+    await asyncio.sleep(0)
+    return gate, admitted, tasks[0], tasks[1]
+
+
 def test_a_waiter_cancelled_before_it_is_let_in_takes_no_slot() -> None:
     async def main() -> list[str]:
-        gate, admitted, hold = Gate(1), [], asyncio.Event()
-        hold.set()
-        await gate.acquire()
-        first = asyncio.create_task(_wait_in(gate, 0, admitted, "cancelled", hold))
-        second = asyncio.create_task(_wait_in(gate, 1, admitted, "next", hold))
-        await asyncio.sleep(0)
+        gate, admitted, first, second = await _two_waiting("cancelled", "next")
         first.cancel()
         await asyncio.sleep(0)
         gate.release()
@@ -65,12 +77,7 @@ def test_a_waiter_cancelled_before_it_is_let_in_takes_no_slot() -> None:
 
 def test_a_waiter_cancelled_after_it_was_let_in_passes_its_slot_on() -> None:
     async def main() -> list[str]:
-        gate, admitted, hold = Gate(1), [], asyncio.Event()
-        hold.set()
-        await gate.acquire()
-        first = asyncio.create_task(_wait_in(gate, 0, admitted, "first", hold))
-        second = asyncio.create_task(_wait_in(gate, 1, admitted, "second", hold))
-        await asyncio.sleep(0)
+        gate, admitted, first, second = await _two_waiting("first", "second")
         gate.release()  # the slot goes to `first`, which has not run yet
         first.cancel()
         await asyncio.wait_for(second, timeout=1)

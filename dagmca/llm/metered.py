@@ -115,8 +115,8 @@ class MeteredLLM(LLMClient):
     ) -> None:
         self.inner = inner
         self.model = inner.model
-        # `gate`: a semaphore shared with other sessions (a build's one concurrency limit)
-        self._sem = gate or Gate(concurrency)
+        # `gate`: shared with other sessions (a build's one concurrency limit)
+        self._gate = gate or Gate(concurrency)
         self.pool = pool
         self.budget = budget or Budget()
         self.prices = prices or Prices()
@@ -191,7 +191,7 @@ class MeteredLLM(LLMClient):
                     self.meter.charge_earlier(replay.pop(0))
                 self._record(meta, key, hit)
                 return hit
-        async with self._sem:
+        async with self._gate:
             # Checked inside the semaphore, so calls queued behind it see what the
             # calls before them spent.
             if not self._allowed(meta):

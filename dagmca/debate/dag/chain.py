@@ -90,7 +90,7 @@ class Chain:
         """A family's merge, asked as soon as its branches are finished: it reads their
         resolutions and nothing a commit changes, so it need not wait for theirs."""
         await asyncio.wait([s.task for s in family])
-        if any(not s.task.done() or s.task.cancelled() or s.task.exception() for s in family):
+        if any(s.task.cancelled() or s.task.exception() is not None for s in family):
             return []  # the chain stops on that failure
         finished = [s.branch for s in family if s.branch.status == "done"]
         return await merging.judged(self.state, [(finished, family[0].board.parent)])

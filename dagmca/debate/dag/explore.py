@@ -165,8 +165,8 @@ class Explorer:
         exploration at once, a sub-branch when its parent is committed, a revisit when
         the check that made it relevant is. Merges are asked as soon as a family's
         branches are finished, beside the debates still running, and written at the
-        end, deepest first. Returns the syntheses written, in that order, for the caller's stub
-        check."""
+        end, deepest first. Returns the syntheses written, in that order, for the
+        caller's stub check."""
         st = self.state
         plans, self._revisits = self._revisits, []
         plans += [plan for parent in parents if (plan := await self._plan(parent)) is not None]
