@@ -86,7 +86,8 @@ class Meter:
 
 
 class MeteredLLM(LLMClient):
-    """One semaphore for the whole session: every call, nested ones included, passes it.
+    """One concurrency gate for the whole session (llm/gate.py): every call, nested ones
+    included, passes it.
 
     With a `cache`, a request seen before is answered from it without a call (unless
     `read_cache` is off); every successful reply is written to it either way, so a
@@ -192,7 +193,7 @@ class MeteredLLM(LLMClient):
                 self._record(meta, key, hit)
                 return hit
         async with self._gate:
-            # Checked inside the semaphore, so calls queued behind it see what the
+            # Checked inside the gate, so calls queued behind it see what the
             # calls before them spent.
             if not self._allowed(meta):
                 self.meter.refused += 1
