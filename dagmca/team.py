@@ -1,4 +1,4 @@
-"""The MCA agent tree: `depth` levels, `cpp` children per parent (DESIGN §2).
+"""The MCA agent tree: `depth` levels, `cpp` children per parent.
 
 Level 0 is the root integrator, the last level holds the specialists (leaves),
 levels in between are coordinators. Names are `L{level}N{number}`.

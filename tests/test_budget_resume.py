@@ -1,4 +1,4 @@
-"""Budgets are the session's, not each run's (DESIGN §1, §10): a budgeted run killed and
+"""Budgets are the session's, not each run's: a budgeted run killed and
 resumed — on an endpoint that moved meanwhile — makes the same decisions and the same
 graph as one uninterrupted run; a session that spent its budget stays spent unless the
 resume raises it."""

@@ -1,5 +1,5 @@
 """The seed's success criteria for the DAG, all at once, on the stored graph of one
-session driven by the scripted fake (DESIGN §1, §6)."""
+session driven by the scripted fake."""
 
 from __future__ import annotations
 

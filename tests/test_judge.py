@@ -1,4 +1,4 @@
-"""Judged, not guessed (DESIGN §1.6–1.7): the embedding prefilter only picks candidates,
+"""Judged, not guessed: the embedding prefilter only picks candidates,
 measured on a labelled set with the real embedder; the judge's verdict decides, and
 every decision records its method, similarity, verdict and reason."""
 

@@ -25,10 +25,10 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Tension",
         "Synthesis",
         "Final",
-        # DESIGN §4: a long passage's sections, and the parts of a hierarchical integration
+        # a long passage's sections, and the parts of a hierarchical integration
         "Section",
         "Integration",
-        # DESIGN §3: the agents that persist across sessions
+        # the agents that persist across sessions
         "Persona",
     }
     assert {t.value for t in EdgeType} == {

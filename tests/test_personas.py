@@ -1,4 +1,4 @@
-"""Agents that persist across sessions (DESIGN §3): one Persona per perspective in the
+"""Agents that persist across sessions: one Persona per perspective in the
 store, seeded into each session's router and contexts, updated when a session ends."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Real texts for real models (DESIGN §4), on a scripted strong model and a 1,241-word
+"""Real texts for real models, on a scripted strong model and a 1,241-word
 essay, asserting on the prompts actually sent: the passage whole, every quoted text
 whole, answers stored as written, and where a budget must cut, whole sentences left
 out, oldest first, marked and counted; a passage too long for its share takes the

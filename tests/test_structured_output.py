@@ -1,4 +1,4 @@
-"""Structured output on any endpoint (DESIGN §4), against a real HTTP server that speaks
+"""Structured output on any endpoint, against a real HTTP server that speaks
 the OpenAI API (tests/fault_server.py) and refuses what real endpoints refuse: the
 pre-flight negotiates a mode once, records it, and the session works in it; reasoning
 models get their parameters; a session whose every flag failed says so, with its exit

@@ -1,4 +1,4 @@
-"""`dagmca agents`: the persistent agents of a store (DESIGN §3), what each kept and its
+"""`dagmca agents`: the persistent agents of a store, what each kept and its
 record by tension category."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`dagmca build PATH…`: one session per passage, into one store (DESIGN §11).
+"""`dagmca build PATH…`: one session per passage, into one store.
 
 Every `run` option applies (the signature is run's, with the paths and the build's own
 options in place of the passage, session id and report folder)."""

@@ -128,7 +128,7 @@ def status(
 
 
 def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = False) -> None:
-    """Emergence metrics (DESIGN §5), computed from the stored graph: per debate, lateral
+    """Emergence metrics, computed from the stored graph: per debate, lateral
     revision, sibling similarity (collapse alarm > 0.8), answer length (bloat alarm),
     root novelty; per session, specialization S, context divergence D, functional
     differentiation F (chi-square of agent x tension category, with p), cost per node."""
@@ -147,7 +147,7 @@ def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = Fa
 
 
 def check(session: o.SessionArg, store: o.Store = None) -> None:
-    """Check the invariants of DESIGN §6. Exit 0 when they hold, 1 with the broken ones."""
+    """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones."""
     from dagmca.store.check import check_store
 
     with open_existing(resolve_store(store)) as st:

@@ -114,7 +114,7 @@ class SessionConfig(Strict):
         None, description="A GGUF model file for the local backend (unset: the bundled SmolLM2-135M)"
     )
 
-    # MCA engine (DESIGN §2)
+    # MCA engine
     protocol: Literal["mca", "decompose", "vote", "ensemble"] = Field(
         "mca",
         description="Debate protocol: mca (bottom-up rounds), decompose (the top-down baseline), "
@@ -147,7 +147,7 @@ class SessionConfig(Strict):
         2, ge=0, le=10, description="Re-broadcasts a debate may make when a critical signal comes up"
     )
 
-    # vote and ensemble (DESIGN §2): peers answering the whole question
+    # vote and ensemble: peers answering the whole question
     agents: int | None = Field(
         None, ge=1, le=32, description="vote, ensemble: agents (unset: as many as the tree's leaves)"
     )
@@ -166,7 +166,7 @@ class SessionConfig(Strict):
     )
     ensemble_voters: int | None = Field(None, ge=1)  # ensemble: the first N agents vote; None: all
 
-    # agents as contexts (DESIGN §3)
+    # agents as contexts
     agent_context_size: int = Field(
         2, ge=0, le=20, description="Contributions an agent keeps and sees later; 0: none"
     )
@@ -187,9 +187,9 @@ class SessionConfig(Strict):
         0.5, gt=0.0, le=10.0, description="Softmax temperature of the affinity router"
     )
 
-    # monitoring and selection (DESIGN §1)
+    # monitoring and selection
     observers: tuple[str, ...] = Field(DEFAULT_OBSERVERS, description="Comma-separated observer lenses")
-    # turn: every observer checks every turn (DESIGN). round: one call per observer per
+    # turn: every observer checks every turn. round: one call per observer per
     # round over the round's turns. auto: round for the embedded CPU model (it makes a
     # default session several times cheaper), turn for every other backend. off: no
     # observer calls.
@@ -200,7 +200,7 @@ class SessionConfig(Strict):
     )
     # joint: a third of the observer calls of per-lens at three lenses (the flags a strong
     # model finds are not fewer: tests/test_real_texts.py); siblings: a third again at three
-    # children per parent; per-lens: the DESIGN's one call each
+    # children per parent; per-lens: one call per lens per turn
     observer_calls: Literal["siblings", "joint", "per-lens"] = Field(
         "siblings",
         description="With observers checking each turn: one call for every lens on a phase's "

@@ -1,1 +1,1 @@
-"""Many passages, one graph: `dagmca build` (DESIGN §11)."""
+"""Many passages, one graph: `dagmca build`."""

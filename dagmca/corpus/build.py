@@ -1,4 +1,4 @@
-"""`dagmca build`: one session per passage, into one store (DESIGN §11).
+"""`dagmca build`: one session per passage, into one store.
 
 Sessions run in parallel (`parallel` at a time) on one event loop, sharing the
 backend (and so its rate limiter), the embedder, the store's thread, the concurrency

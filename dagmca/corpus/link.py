@@ -1,4 +1,4 @@
-"""Across passages (DESIGN §11): after a passage's session, the open stubs of the
+"""Across passages: after a passage's session, the open stubs of the
 store's earlier sessions are judged against the passage. An answered stub is
 superseded by the passage's Session node (with the answering sentence); a relevant one
 is explored as a revisit branch in its own session with the new passage as context,

@@ -1,4 +1,4 @@
-"""Agents as contexts (DESIGN §3): each agent of the pool (a perspective) keeps a
+"""Agents as contexts: each agent of the pool (a perspective) keeps a
 bounded buffer of its contributions that survived, and sees them in later prompts.
 
 Survival: after a debate, each specialist's last contribution is compared with the

@@ -1,4 +1,4 @@
-"""Agents as contexts on one shared model (DESIGN §3): which agents staff a branch.
+"""Agents as contexts on one shared model: which agents staff a branch.
 
 The pool is the perspectives (`--perspectives`): each is an agent that carries its
 history from debate to debate. The router picks a branch's specialists by the

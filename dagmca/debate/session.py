@@ -1,4 +1,4 @@
-"""One session, phase by phase (DESIGN §1): the main debate, its branches, the final
+"""One session, phase by phase: the main debate, its branches, the final
 integration, the metrics; and a later revisit of its open stubs."""
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
 
 
 def _fitting(state: SessionState, session: SessionNode) -> None:
-    """How the session fitted the model, on its Session node (DESIGN §4)."""
+    """How the session fitted the model, on its Session node."""
     session.context_window = state.window.tokens
     session.context_window_source = state.window.source
     session.tokenizer = state.budget.counter.describe()
@@ -177,7 +177,7 @@ async def revisit_session(
 ) -> RevisitResult:
     """Later, with new context (a new passage, or the session's own final answer):
     check the session's open stubs against it, explore the relevant ones as revisit
-    branches in the same DAG, and integrate again (DESIGN §1, `dagmca revisit`).
+    branches in the same DAG, and integrate again (`dagmca revisit`).
     `against`: the node the checks name (and that supersedes what it answers) — by
     default the session's final; in a build, another session's node, against which a
     stub is checked once: a rerun after a kill judges only the stubs not yet checked

@@ -1,4 +1,4 @@
-"""Every export format, from a session's node and edge records (DESIGN §8).
+"""Every export format, from a session's node and edge records.
 
 Each writer is a pure function of the records, so the output is deterministic for a
 deterministic session (the snapshot tests rely on it) and needs no store.

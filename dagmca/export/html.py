@@ -1,4 +1,4 @@
-"""The offline HTML viewer: one self-contained file (DESIGN §8).
+"""The offline HTML viewer: one self-contained file.
 
 Cytoscape.js (vendored, MIT, `vendor/`) and the session's data are inlined, so the
 file opens from disk with no network. What the page draws first is chosen here

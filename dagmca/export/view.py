@@ -1,4 +1,4 @@
-"""What the offline viewer shows when it opens (DESIGN §8), whatever the session's size.
+"""What the offline viewer shows when it opens, whatever the session's size.
 
 A strong endpoint's session holds thousands of nodes, most of them open stubs: drawn
 all at once they are a grey line with no readable label. The first view holds about

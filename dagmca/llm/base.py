@@ -1,4 +1,4 @@
-"""One async interface for every LLM backend (DESIGN §4)."""
+"""One async interface for every LLM backend."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ class Usage(Strict):
 
 
 class CallMeta(Strict):
-    """Who makes a call and why: the accounting keys of DESIGN §4."""
+    """Who makes a call and why: the keys every call is accounted by."""
 
     agent: str = ""
     debate: str = ""

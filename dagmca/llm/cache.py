@@ -1,5 +1,5 @@
 """The response cache's side of a call: what a reply is keyed on, and how a reply is
-kept and read back (DESIGN §4: a repeated request is answered without a call)."""
+kept and read back (a repeated request is answered without a call)."""
 
 from __future__ import annotations
 

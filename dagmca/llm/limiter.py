@@ -1,4 +1,4 @@
-"""One rate limit for every request a process sends (DESIGN §11): requests per minute
+"""One rate limit for every request a process sends: requests per minute
 and tokens per minute, shared by every session and call of a run or a build.
 
 Requests are spaced (never a burst at the limit), so no 60-second window holds more

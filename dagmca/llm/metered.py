@@ -1,5 +1,5 @@
 """Around any LLMClient: the session's one concurrency limit, the response cache,
-accounting, budgets, and the judgement that the endpoint is down (DESIGN §4, §10)."""
+accounting, budgets, and the judgement that the endpoint is down."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Which failures are worth another try, and how long to wait before it (DESIGN §4, §10)."""
+"""Which failures are worth another try, and how long to wait before it."""
 
 from __future__ import annotations
 

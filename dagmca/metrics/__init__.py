@@ -1,1 +1,1 @@
-"""Emergence metrics (DESIGN §5): pure measures, and their computation for a stored session."""
+"""Emergence metrics: pure measures, and their computation for a stored session."""

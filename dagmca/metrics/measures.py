@@ -1,5 +1,5 @@
 """The measures themselves, as pure functions of texts, counts and vectors, so each can
-be checked on hand-made inputs with known values (DESIGN §5)."""
+be checked on hand-made inputs with known values."""
 
 from __future__ import annotations
 

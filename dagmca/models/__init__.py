@@ -1,4 +1,4 @@
-"""The graph schema (DESIGN §6), its node models and the call record, in one namespace."""
+"""The graph schema, its node models and the call record, in one namespace."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""An LLM call as the store accounts it (DESIGN §4)."""
+"""An LLM call as the store accounts it."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dagmca.models.schema import Strict, utcnow
 
 
 class CallRecord(Strict):
-    """One LLM call as the store accounts it (DESIGN §4). Not a graph node: kept beside
+    """One LLM call as the store accounts it. Not a graph node: kept beside
     the graph (SQLite table `llm_calls`, Neo4j label `LLMCall` without `Node`)."""
 
     session: str

@@ -1,4 +1,4 @@
-"""The node kinds of DESIGN §6 as strict pydantic models, and their round trip through
+"""The graph schema's node kinds as strict pydantic models, and their round trip through
 the flat records a store keeps."""
 
 from __future__ import annotations
@@ -96,14 +96,14 @@ class SessionNode(GraphNode):
     # questions dropped for looping or restating the instructions
     reasks: int = 0
     dropped_tensions: int = 0
-    # how the session fitted the model (DESIGN §4)
+    # how the session fitted the model
     context_window: int | None = None
     context_window_source: str = ""
     tokenizer: str = ""
     structured_output: str = ""  # the structured-output mode negotiated at the pre-flight
     passage_tokens: int | None = None
     passage_mode: Literal["whole", "sections"] = "whole"
-    # emergence metrics (DESIGN §5), set when the run ends
+    # emergence metrics, set when the run ends
     specialization: float | None = None
     context_divergence: float | None = None
     differentiation_chi2: float | None = None
@@ -125,7 +125,7 @@ class DebateNode(GraphNode):
     converged: bool = False
     status: Literal["running", "done", "failed"] = "running"
     staff: list[str] | None = None  # the routed specialists' perspectives (--router)
-    # emergence metrics (DESIGN §5), set when the run ends
+    # emergence metrics, set when the run ends
     revision_rate: float | None = None
     sibling_similarity: float | None = None  # the last round's
     collapse_alarm: bool | None = None
@@ -178,7 +178,7 @@ PERSONA_SESSION = "_agents"
 
 
 class PersonaNode(GraphNode):
-    """An agent of the pool across sessions (DESIGN §3): one per perspective. What it
+    """An agent of the pool across sessions: one per perspective. What it
     learned carries into the next session on the store: its latest contributions that
     survived (seen in its prompts) and its success record by tension category (read by
     the router). Each session's seats link to it with PLAYS."""

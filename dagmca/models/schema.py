@@ -1,4 +1,4 @@
-"""The graph schema of DESIGN §6: node kinds and edge types as str enums (the edge
+"""The graph schema: node kinds and edge types as str enums (the edge
 enum is the whitelist of relationship types: Cypher cannot take them as parameters),
 and the records every store keeps."""
 
@@ -21,7 +21,7 @@ class NodeKind(StrEnum):
     FINAL = "Final"
     SECTION = "Section"  # a section of a passage too long to go whole into every prompt
     INTEGRATION = "Integration"  # one group's integration, when the graph outgrows one prompt
-    PERSONA = "Persona"  # an agent of the pool across sessions (DESIGN §3), in no session
+    PERSONA = "Persona"  # an agent of the pool across sessions, in no session
 
 
 STUB_LABEL = "Stub"

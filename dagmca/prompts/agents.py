@@ -1,4 +1,4 @@
-"""Prompts of the debating agents (DESIGN §2): one competency prompt per role,
+"""Prompts of the debating agents: one competency prompt per role,
 and one builder per phase of the MCA rounds, its second-seed options and the
 top-down baseline. Each returns a Prompt fitted to the budget; each tells the agent
 what to write and how long, the length following from the call's output cap."""
@@ -87,7 +87,7 @@ def _agent_prompt(agent: Agent, frame: Frame, parts: list[Part], goal: str, sing
 
 
 def kept_parts(kept: Sequence[str]) -> list[Part]:
-    """An agent's context: what it contributed before that the group kept (DESIGN §3)."""
+    """An agent's context: what it contributed before that the group kept."""
     return [quote("An earlier contribution of yours that the group kept", k) for k in kept]
 
 

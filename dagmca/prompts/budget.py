@@ -1,4 +1,4 @@
-"""Prompts fitted to the model's context window, in tokens (DESIGN §4).
+"""Prompts fitted to the model's context window, in tokens.
 
 A prompt is fixed text (the passage block, the question, the instructions) and quoted
 material (turns, resolutions, other branches' outputs). Everything goes in whole when

@@ -1,4 +1,4 @@
-"""The GraphStore interface every backend implements (DESIGN §7)."""
+"""The GraphStore interface every backend implements."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ class GraphStore(ABC):
     def sessions(self) -> list[NodeRecord]:
         """Session nodes, oldest first."""
 
-    # -- beside the graph: LLM call accounting and the response cache (DESIGN §4) --
+    # -- beside the graph: LLM call accounting and the response cache --
     @abstractmethod
     def record_calls(self, calls: Sequence[CallRecord]) -> None:
         """Append call records, in one transaction."""
@@ -77,7 +77,7 @@ class GraphStore(ABC):
         """Remove cached responses stored before `before` (an ISO time; None: all) and,
         with `calls`, call records made before it. Returns (responses, calls) removed."""
 
-    # -- coordination between build workers (DESIGN §11) --
+    # -- coordination between build workers --
     @abstractmethod
     def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
         """Take (or renew) the claim `key` for `worker` for `ttl_s` seconds, in one

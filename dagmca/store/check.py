@@ -1,4 +1,4 @@
-"""The invariants of DESIGN §6, checked on a loaded session graph."""
+"""The graph schema's invariants, checked on a loaded session graph."""
 
 from __future__ import annotations
 

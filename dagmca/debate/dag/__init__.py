@@ -1,3 +1,3 @@
-"""The DAG around the debates (DESIGN §1): observers flag tensions, the selector picks
+"""The DAG around the debates: observers flag tensions, the selector picks
 branches, branches run in parallel and know of each other, finished branches merge,
 open stubs are revisited, and the root integrator reads the whole graph."""

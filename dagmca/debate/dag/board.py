@@ -1,4 +1,4 @@
-"""What parallel branches know of each other (DESIGN §1.5).
+"""What parallel branches know of each other.
 
 Sibling branches run in lockstep by round: a branch starts round r only once every
 sibling has finished round r-1 (or stopped), and it sees their round r-1 output, never

@@ -1,5 +1,5 @@
 """Branches started as soon as their inputs exist, committed in a fixed order
-(DESIGN §1.4-1.6).
+.
 
 Every debate below a finished one runs as a task from the moment it is made; its
 parent's siblings may still be running. What a finished debate changes in the shared

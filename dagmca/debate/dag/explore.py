@@ -1,4 +1,4 @@
-"""Running debates and branching from them (DESIGN §1.2-1.5, 1.7): each debate is
+"""Running debates and branching from them: each debate is
 monitored as it runs; its tensions are selected into branches that run in parallel
 and know of each other; as each branch is committed the open stubs are checked
 against it and the relevant ones explored; finished siblings are merged."""

@@ -1,4 +1,4 @@
-"""Final integration: the root integrator reads the whole graph (DESIGN §1.9), every
+"""Final integration: the root integrator reads the whole graph, every
 resolution, synthesis and open question whole. When they do not fit one prompt it
 integrates hierarchically: groups that fit first, each group's integration a recorded
 `Integration` node, then those (again in groups if they must be)."""

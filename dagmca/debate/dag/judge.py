@@ -1,4 +1,4 @@
-"""The judge of the DAG's decisions (DESIGN §1.6–1.7): an embedding prefilter, tuned for
+"""The judge of the DAG's decisions: an embedding prefilter, tuned for
 recall, picks the candidates; the LLM gives each a structured verdict with a reason.
 With --judge embedding, similarity alone decides, and the decision says so.
 

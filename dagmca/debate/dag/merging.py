@@ -1,5 +1,5 @@
 """Merging finished sibling branches, and the relations of those that do not merge
-(DESIGN §1.6, §1.8): every pair the prefilter passes gets a verdict from the judge;
+: every pair the prefilter passes gets a verdict from the judge;
 only `converge` merges, `contradict` and `elaborate` become relation edges, and no
 relation edge is written without a verdict."""
 

@@ -1,4 +1,4 @@
-"""Observers: they check the debate's turns for tensions (DESIGN §1.2).
+"""Observers: they check the debate's turns for tensions.
 
 Mode `turn`: the observers check every turn with the recent transcript. With
 --observer-calls siblings (the default), after each phase, all lenses check a group of

@@ -1,4 +1,4 @@
-"""Agents that persist across sessions (DESIGN §3): one Persona per perspective in the
+"""Agents that persist across sessions: one Persona per perspective in the
 store, whose kept contributions and record by tension category seed a new session's
 agents and router, and which the session's seats link to (PLAYS).
 

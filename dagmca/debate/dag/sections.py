@@ -1,4 +1,4 @@
-"""The passage in prompts (DESIGN §4). It goes whole into every prompt when it fits its
+"""The passage in prompts. It goes whole into every prompt when it fits its
 share of the budget. When it does not, the session takes the long-passage path and
 says so: the passage is cut into sections on paragraph boundaries; one call per
 section maps its claims, in order; the main debate (and the integrator) read the map

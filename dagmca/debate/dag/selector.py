@@ -1,4 +1,4 @@
-"""Selection: which tensions of a node become branches (DESIGN §1.4). Pure functions."""
+"""Selection: which tensions of a node become branches. Pure functions."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Revisiting open stubs when a new node arrives (DESIGN §1.7): each open stub the
+"""Revisiting open stubs when a new node arrives: each open stub the
 prefilter passes is judged against the new node's text — answered (superseded, with
 the answering sentence), relevant (explored by the caller) or still open — and every
 check is recorded with its method, similarity, verdict and reason."""

@@ -1,4 +1,4 @@
-"""The debate protocols a session can run (`--protocol`, DESIGN §2): `engine.py` holds
+"""The debate protocols a session can run (`--protocol`): `engine.py` holds
 what they share, each other module one protocol; this registry names them."""
 
 from __future__ import annotations

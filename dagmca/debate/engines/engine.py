@@ -68,7 +68,7 @@ class Engine(Generic[Outcome]):
         self.setup()
 
     def kept(self, perspective: str) -> list[str]:
-        """What the agent of `perspective` kept from earlier debates (DESIGN §3)."""
+        """What the agent of `perspective` kept from earlier debates."""
         return list(self._kept.get(perspective, ()))
 
     def new_outcome(self) -> Outcome:

@@ -1,4 +1,4 @@
-"""The MCA engine: one debate in rounds over an agent tree (DESIGN §2).
+"""The MCA engine: one debate in rounds over an agent tree.
 
 A round: leaves respond; leaves lateral; per internal level bottom-up, coordinators
 observe their children then lateral among siblings; root observes; signals down;

@@ -1,4 +1,4 @@
-"""Peer protocols (DESIGN §2): `vote`, MassGen-style coordination, and `ensemble`.
+"""Peer protocols: `vote`, MassGen-style coordination, and `ensemble`.
 
 vote: round 1, every agent answers alone (first-answer protection: nobody sees a
 peer's answer before writing its own). Each later round, every agent that has not
