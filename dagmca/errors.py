@@ -1,10 +1,14 @@
-"""Errors a user can cause. The CLI prints them as one line and exits non-zero."""
+"""The errors dagmca raises for what a user can cause or fix.
+
+They form one hierarchy under `DagmcaError` and carry no exit codes: a library caller
+catches them like any exception, and the CLI (`dagmca.cli.app`) maps each kind to its
+exit code and prints it as one line, never a traceback.
+"""
 
 
-class UserError(Exception):
-    """A problem the user can fix: bad input, bad option, unknown session, ..."""
-
-    exit_code = 2
+class DagmcaError(Exception):
+    """Anything dagmca refuses or cannot do for a reason the user can act on. `problem`
+    says what is wrong; `fix`, when known, what to do about it."""
 
     def __init__(self, problem: str, fix: str = "") -> None:
         super().__init__(problem)
@@ -15,20 +19,29 @@ class UserError(Exception):
         return f"{self.problem} — {self.fix}" if self.fix else self.problem
 
 
-class EndpointError(UserError):
+class UserError(DagmcaError):
+    """Bad input: a missing or unreadable passage, a bad option, an unknown session."""
+
+
+class SettingsError(UserError):
+    """A settings file, profile, environment variable or flag that cannot be used: an
+    unknown key, a value of the wrong type, invalid TOML, an unknown profile."""
+
+
+class SessionNotFound(UserError):
+    """No session of that id in the store."""
+
+
+class EndpointError(DagmcaError):
     """The LLM endpoint or graph database cannot be used (unreachable, bad auth)."""
 
-    exit_code = 3
 
-
-class BuildInterrupted(UserError):
+class BuildInterrupted(DagmcaError):
     """The user stopped a build (Ctrl-C): every finished turn is kept, and the same
     command resumes it."""
 
-    exit_code = 130
 
-
-class Interrupted(Exception):
+class Interrupted(DagmcaError):
     """The user stopped a run (Ctrl-C); every finished turn is in the store."""
 
     def __init__(self, session: str, location: str) -> None:

@@ -12,7 +12,7 @@ from typer.exceptions import TyperException
 
 from dagmca.cli import agents, build, compare, db, estimate, read, run
 from dagmca.cli.console import err, out
-from dagmca.errors import Interrupted, UserError
+from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
 
 app = typer.Typer(
     name="dagmca",
@@ -49,15 +49,27 @@ app.command()(db.push)
 app.command()(read.query)
 
 
+# The exit code of each kind of error (the library's errors carry none): 2 bad input,
+# 3 an endpoint or database that cannot be used, 130 stopped by the user. The first
+# class in this order that an error is an instance of decides.
+EXIT_CODES: tuple[tuple[type[DagmcaError], int], ...] = (
+    (EndpointError, 3),
+    (BuildInterrupted, 130),
+    (Interrupted, 130),
+    (DagmcaError, 2),
+)
+
+
+def exit_code(exc: DagmcaError) -> int:
+    return next(code for kind, code in EXIT_CODES if isinstance(exc, kind))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: user errors are one line and an exit code, never a traceback."""
     command = typer.main.get_command(app)
     try:
         # standalone_mode=False: click returns a raised Exit's code instead of exiting.
         returned = command.main(args=argv, prog_name="dagmca", standalone_mode=False)
-    except UserError as exc:
-        err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
-        return exc.exit_code
     except Interrupted as exc:
         err.print(
             f"dagmca: interrupted; session {exc.session} keeps every finished turn in {exc.location}",
@@ -72,6 +84,9 @@ def main(argv: list[str] | None = None) -> int:
             soft_wrap=True,
         )
         return 130
+    except DagmcaError as exc:
+        err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
+        return exit_code(exc)
     except typer.Exit as exc:
         return int(exc.exit_code)
     except typer.Abort:

@@ -12,8 +12,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from dagmca.config.roles import RoleSettings
 from dagmca.config.sampling import parse_sampling
-from dagmca.models import Strict
+from dagmca.models import ModelRole, Strict
 from dagmca.team import AgentTree, build_tree
 
 DEFAULT_PERSPECTIVES = (
@@ -294,6 +295,9 @@ class SessionConfig(Strict):
     # input
     max_passage_bytes: int = Field(200_000, ge=1, description="Largest passage accepted")
 
+    # roles: what a role sets overrides the settings above for its calls only
+    roles: dict[ModelRole, RoleSettings] = Field(default_factory=dict)
+
     @model_validator(mode="before")
     @classmethod
     def _retired(cls, data: Any) -> Any:
@@ -308,6 +312,21 @@ class SessionConfig(Strict):
         if value is not None:
             parse_sampling(value)
         return value
+
+    def role(self, role: ModelRole) -> SessionConfig:
+        """The settings of `role`'s calls: the session's, with what the role sets on top.
+        A role that names an endpoint and no backend is on an OpenAI-compatible one."""
+        own = self.roles.get(role)
+        if own is None or not own.is_set():
+            return self
+        changes = {k: v for k, v in own.model_dump().items() if v is not None and k != "api_key_env"}
+        if own.base_url is not None and own.llm is None:
+            changes["llm"] = "openai"
+        return self.model_copy(update={**changes, "roles": {}})
+
+    def distinct_roles(self) -> dict[ModelRole, SessionConfig]:
+        """Every role's settings (a role not set has the session's)."""
+        return {role: self.role(role) for role in ModelRole}
 
     def sampling_params(self) -> dict[str, float] | None:
         """The --sampling setting as request parameters; None: the backend's default."""

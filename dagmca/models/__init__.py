@@ -32,6 +32,7 @@ from dagmca.models.schema import (
     EdgeRecord,
     EdgeType,
     JSONScalar,
+    ModelRole,
     NodeKind,
     NodeRecord,
     Phase,
@@ -40,6 +41,7 @@ from dagmca.models.schema import (
     TensionCategory,
     TensionStatus,
     edge,
+    role_of,
     utcnow,
 )
 
@@ -60,6 +62,7 @@ __all__ = [
     "GraphNode",
     "IntegrationNode",
     "JSONScalar",
+    "ModelRole",
     "NodeKind",
     "NodeRecord",
     "PersonaNode",
@@ -76,6 +79,7 @@ __all__ = [
     "TensionStatus",
     "TurnNode",
     "edge",
+    "role_of",
     "node_from_record",
     "utcnow",
 ]

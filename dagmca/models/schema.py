@@ -127,6 +127,33 @@ class CallPhase(StrEnum):
     FINAL = "final"
 
 
+class ModelRole(StrEnum):
+    """Which model plays a call: each role may have its own model and endpoint (a
+    strong judge over cheap debaters). A call's role follows from its phase."""
+
+    DEBATE = "debate"  # specialists, coordinators, the integrator
+    OBSERVER = "observer"
+    JUDGE = "judge"  # merge verdicts and syntheses, stub checks, duplicates, pairs, the ledger
+    FINAL = "final"  # the final integration
+    MAP = "map"  # the sections of a long passage
+
+
+# the calls that are not debate turns, by phase; every other phase is a turn's
+PHASE_ROLES = {
+    CallPhase.MONITOR: ModelRole.OBSERVER,
+    CallPhase.JUDGE: ModelRole.JUDGE,
+    CallPhase.MERGE: ModelRole.JUDGE,
+    CallPhase.MAP: ModelRole.MAP,
+    CallPhase.INTEGRATE: ModelRole.FINAL,
+    CallPhase.FINAL: ModelRole.FINAL,
+}
+
+
+def role_of(phase: str) -> ModelRole:
+    """The role of a call made for `phase` (a CallPhase or a turn's Phase)."""
+    return PHASE_ROLES.get(phase, ModelRole.DEBATE)  # type: ignore[call-overload]
+
+
 class DecisionMethod(StrEnum):
     """Who made a decision of the DAG: the LLM judge, or the similarity rule alone
     (--judge embedding, or a candidate the prefilter did not pass)."""

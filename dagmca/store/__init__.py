@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from dagmca.errors import UserError
+from dagmca.errors import SessionNotFound, UserError
 from dagmca.models import NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.sqlite import SQLiteStore
@@ -77,5 +77,5 @@ def require_session(store: GraphStore, session: str) -> NodeRecord:
     if node is None or node.kind is not NodeKind.SESSION:
         known = [s.id for s in store.sessions()][-3:]
         hint = f"known: {', '.join(known)}" if known else "the store holds no session yet"
-        raise UserError(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
+        raise SessionNotFound(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
     return node
