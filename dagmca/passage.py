@@ -42,3 +42,21 @@ def title_of(text: str, fallback: str) -> str:
     if not first:
         return fallback
     return first if len(first) <= 80 else clip(first, 78)
+
+
+def check_text(text: str, max_bytes: int, what: str = "passage") -> str:
+    """A passage handed in as a string (the Python API): the same checks as a file's."""
+    if not isinstance(text, str):
+        raise UserError(f"the {what} must be a str, not {type(text).__name__}", "pass the text itself")
+    size = len(text.encode("utf-8"))
+    if size > max_bytes:
+        raise UserError(
+            f"the {what} is {size:,} bytes, over the limit of {max_bytes:,}",
+            "shorten it, or raise max_passage_bytes",
+        )
+    if "\x00" in text:
+        raise UserError(f"the {what} contains NUL characters", "pass text, not binary data")
+    text = text.replace("\r\n", "\n").strip()
+    if not text:
+        raise UserError(f"the {what} is empty", "pass some text")
+    return text

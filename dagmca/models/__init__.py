@@ -79,7 +79,7 @@ __all__ = [
     "TensionStatus",
     "TurnNode",
     "edge",
-    "role_of",
     "node_from_record",
+    "role_of",
     "utcnow",
 ]

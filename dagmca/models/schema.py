@@ -151,7 +151,10 @@ PHASE_ROLES = {
 
 def role_of(phase: str) -> ModelRole:
     """The role of a call made for `phase` (a CallPhase or a turn's Phase)."""
-    return PHASE_ROLES.get(phase, ModelRole.DEBATE)  # type: ignore[call-overload]
+    try:
+        return PHASE_ROLES[CallPhase(phase)]
+    except (ValueError, KeyError):  # a turn's phase
+        return ModelRole.DEBATE
 
 
 class DecisionMethod(StrEnum):

@@ -1,0 +1,18 @@
+"""dagmca's Python API: `Workspace` (async, a store opened once for many sessions) and
+`run` (one session, synchronously). The CLI is a client of it."""
+
+from dagmca.api.backends import ClientLike
+from dagmca.api.results import RevisitResult, RunResult, Spend
+from dagmca.api.sync import run
+from dagmca.api.workspace import SettingsLike, Workspace, settings_from
+
+__all__ = [
+    "ClientLike",
+    "RevisitResult",
+    "RunResult",
+    "SettingsLike",
+    "Spend",
+    "Workspace",
+    "run",
+    "settings_from",
+]

@@ -1,0 +1,61 @@
+"""What the Python API hands back: plain, typed results that hold no open resources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from dagmca.models import FinalNode, SessionNode
+
+
+@dataclass(frozen=True)
+class Spend:
+    """What one run of a session spent: requests made (cache hits excluded), tokens and
+    cost, with what was answered from the cache and refused by a budget."""
+
+    calls: int
+    cache_hits: int
+    failures: int
+    refused: int
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+
+    @property
+    def tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """A finished (or ended) session: its Session node, its final answer when one was
+    written, what this run spent, and where its graph and reports are."""
+
+    session: SessionNode
+    final: FinalNode | None
+    spend: Spend
+    store: str
+    reports: Path
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.session.id
+
+    @property
+    def status(self) -> str:
+        return self.session.status
+
+
+@dataclass(frozen=True)
+class RevisitResult:
+    """A revisit: how many open stubs were judged against the new context, which the
+    judge found answered (superseded), which were explored as new branches, and the
+    final answer integrated again (None when nothing changed)."""
+
+    session: str
+    checked: int
+    superseded: list[str]
+    explored: list[str]
+    final: FinalNode | None
+    spend: Spend
