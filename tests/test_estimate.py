@@ -45,3 +45,29 @@ def test_dry_run_spends_nothing_and_needs_no_key(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "all calls" in proc.stdout and "$" in proc.stdout
     assert not (tmp_path / ".dagmca").exists(), "a dry run opens no store"
+
+
+def test_each_role_is_projected_at_its_own_models_prices() -> None:
+    """A judge priced apart from the debaters: its calls cost at its price, the rest at
+    the session's, and the whole is the sum of the roles."""
+    from dagmca.config import SessionConfig
+    from dagmca.config.roles import RoleSettings
+    from dagmca.debate.estimate import project, role_pricing
+    from dagmca.llm.prices import Prices
+    from dagmca.models import ModelRole
+
+    text = PASSAGE.read_text()
+    judge = RoleSettings(model="big", price_per_1k_prompt=10.0, price_per_1k_completion=30.0)
+    cfg = SessionConfig(
+        llm="openai", model="small", base_url="http://127.0.0.1:9", roles={ModelRole.JUDGE: judge}
+    )
+    cheap = Prices(0.001, 0.002, "test")
+    p = project(cfg, text, cheap, "small", role_pricing(cfg))
+    by_role = p.by_role
+    assert by_role[ModelRole.JUDGE].model == "big" and by_role[ModelRole.DEBATE].model == "small"
+    assert sum(r.calls.max for r in by_role.values()) == p.calls.max
+    assert abs(sum(r.cost_usd.max for r in by_role.values()) - p.cost_usd.max) < 1e-3
+    alone = project(cfg.model_copy(update={"roles": {}}), text, cheap, "small")
+    assert alone.by_role[ModelRole.DEBATE].cost_usd == by_role[ModelRole.DEBATE].cost_usd
+    # the judge's calls at 10,000 times the price
+    assert by_role[ModelRole.JUDGE].cost_usd.max > 1000 * alone.by_role[ModelRole.JUDGE].cost_usd.max

@@ -71,6 +71,13 @@ def projection_table(p: Projection, model: str) -> Table:
     table.add_row("prompt tokens", f"{p.prompt_tokens.min:,.0f}", f"{p.prompt_tokens.max:,.0f}")
     table.add_row("completion tokens", f"{p.completion_tokens.min:,.0f}", f"{p.completion_tokens.max:,.0f}")
     table.add_row("cost", f"${p.cost_usd.min:,.4f}", f"${p.cost_usd.max:,.4f}")
+    if len({r.model for r in p.by_role.values()}) > 1:  # roles on different models: each one's share
+        for role, share in p.by_role.items():
+            table.add_row(
+                f"{role.value} ({share.model}): calls, cost",
+                f"{share.calls.min:,.0f}, ${share.cost_usd.min:,.4f}",
+                f"{share.calls.max:,.0f}, ${share.cost_usd.max:,.4f}",
+            )
     for note in p.notes:
         table.caption = (table.caption or "") + note + ". "
     return table

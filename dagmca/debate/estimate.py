@@ -13,6 +13,7 @@ of degenerate replies and retries of failed calls (each is one more call), and
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -20,7 +21,7 @@ from pydantic import BaseModel
 from dagmca.config import SessionConfig
 from dagmca.llm.prices import Prices
 from dagmca.llm.tokens import TokenCounter, known_window
-from dagmca.models import Strict
+from dagmca.models import ModelRole, Strict
 from dagmca.team import SIBLINGS_PER_CHECK
 
 OVERHEAD = 300  # tokens of every prompt beyond its quotes: system text, question, task
@@ -40,18 +41,38 @@ class Projection(Strict):
     cost_usd: Range
     debates: Range
     by_kind: dict[str, Range]  # calls per kind of call
+    by_role: dict[ModelRole, RoleProjection]  # the roles that make calls, each at its model's prices
     window: int
     notes: list[str]
 
 
+class RoleProjection(Strict):
+    """One role's share of a projection: its model, calls and cost."""
+
+    model: str
+    calls: Range
+    cost_usd: Range
+
+
 @dataclass(frozen=True)
 class Kind:
-    """One kind of call: how many (min, max), and per call its prompt and output tokens."""
+    """One kind of call: how many (min, max), and per call its prompt and output tokens.
+    `role`: the model role that makes it, whose prices it is charged at."""
 
     name: str
     count: tuple[int, int]
     prompt: tuple[int, int]
     completion: tuple[int, int]
+    role: ModelRole = ModelRole.DEBATE
+
+    def cost(self, prices: Prices) -> tuple[float, float]:
+        low = self.count[0] * (
+            self.prompt[0] * prices.per_1k_prompt + self.completion[0] * prices.per_1k_completion
+        )
+        high = self.count[1] * (
+            self.prompt[1] * prices.per_1k_prompt + self.completion[1] * prices.per_1k_completion
+        )
+        return low / 1000, high / 1000
 
 
 def debate_turns(cfg: SessionConfig) -> tuple[int, int]:
@@ -100,7 +121,15 @@ def observer_calls(cfg: SessionConfig, turns: int, rounds: int, *, least: bool =
     return rounds * checks + max(0, turns - rounds * per_round)
 
 
-def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -> Projection:
+def project(
+    cfg: SessionConfig,
+    passage: str,
+    prices: Prices,
+    model: str = "",
+    role_models: Mapping[ModelRole, tuple[str, Prices]] | None = None,
+) -> Projection:
+    """`prices` and `model`: the session's; `role_models`: the model and prices of each
+    role that has its own (the rest are charged at the session's)."""
     notes: list[str] = []
     window = cfg.context_window or known_window(model or cfg.model)
     if window is None:
@@ -159,17 +188,46 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
             ),
             prompt(observed * turn),
             (1, flag_out),
+            ModelRole.OBSERVER,
         ),
-        Kind("judge: stub checks", (0, stub_checks), prompt(synth), (1, flag)),
-        Kind("judge: duplicates", (0, duplicate_checks), prompt(0), (1, flag)),
-        Kind("judge: sibling pairs", (0, pairs if cfg.judge == "llm" else 0), prompt(2 * synth), (1, flag)),
-        Kind("merges", (0, merges), prompt(cfg.max_branches * synth), (1, synth)),
-        Kind("final", (1, 1 + d_high), prompt(d_high * synth), (1, final)),
+        Kind("judge: stub checks", (0, stub_checks), prompt(synth), (1, flag), ModelRole.JUDGE),
+        Kind("judge: duplicates", (0, duplicate_checks), prompt(0), (1, flag), ModelRole.JUDGE),
+        Kind(
+            "judge: sibling pairs",
+            (0, pairs if cfg.judge == "llm" else 0),
+            prompt(2 * synth),
+            (1, flag),
+            ModelRole.JUDGE,
+        ),
+        Kind("merges", (0, merges), prompt(cfg.max_branches * synth), (1, synth), ModelRole.JUDGE),
+        Kind("final", (1, 1 + d_high), prompt(d_high * synth), (1, final), ModelRole.FINAL),
     ]
     if sections:
-        kinds.append(Kind("passage map", (sections, 2 * sections), (OVERHEAD, OVERHEAD + share), (1, synth)))
+        kinds.append(
+            Kind(
+                "passage map",
+                (sections, 2 * sections),
+                (OVERHEAD, OVERHEAD + share),
+                (1, synth),
+                ModelRole.MAP,
+            )
+        )
     if cfg.llm != "fake":
         kinds.append(Kind("pre-flight", (0, 2), (50, 200), (1, 50)))
+    own = dict(role_models or {})
+    priced = {role: own.get(role, (model, prices)) for role in ModelRole}
+    costs = [k.cost(priced[k.role][1]) for k in kinds]
+    by_role: dict[ModelRole, RoleProjection] = {}
+    for role in ModelRole:
+        mine = [(k, c) for k, c in zip(kinds, costs, strict=True) if k.role is role and k.count[1] > 0]
+        if mine:
+            by_role[role] = RoleProjection(
+                model=priced[role][0],
+                calls=Range(min=sum(k.count[0] for k, _ in mine), max=sum(k.count[1] for k, _ in mine)),
+                cost_usd=Range(
+                    min=round(sum(c[0] for _, c in mine), 4), max=round(sum(c[1] for _, c in mine), 4)
+                ),
+            )
     low = [k.count[0] for k in kinds]
     high = [k.count[1] for k in kinds]
     p_low = sum(k.count[0] * k.prompt[0] for k in kinds)
@@ -180,15 +238,25 @@ def project(cfg: SessionConfig, passage: str, prices: Prices, model: str = "") -
         calls=Range(min=sum(low), max=sum(high)),
         prompt_tokens=Range(min=p_low, max=p_high),
         completion_tokens=Range(min=c_low, max=c_high),
-        cost_usd=Range(
-            min=round((p_low * prices.per_1k_prompt + c_low * prices.per_1k_completion) / 1000, 4),
-            max=round((p_high * prices.per_1k_prompt + c_high * prices.per_1k_completion) / 1000, 4),
-        ),
+        cost_usd=Range(min=round(sum(c[0] for c in costs), 4), max=round(sum(c[1] for c in costs), 4)),
         debates=Range(min=1, max=d_high),
         by_kind={k.name: Range(min=k.count[0], max=k.count[1]) for k in kinds},
+        by_role=by_role,
         window=window,
         notes=notes,
     )
+
+
+def role_pricing(cfg: SessionConfig) -> dict[ModelRole, tuple[str, Prices]]:
+    """The model and prices of each role that has settings of its own."""
+    from dagmca.llm.factory import model_name
+    from dagmca.llm.prices import resolve_prices
+
+    pricing = {}
+    for role in cfg.roles:
+        own = cfg.role(role)
+        pricing[role] = (model_name(own), resolve_prices(own, model_name(own)))
+    return pricing
 
 
 def as_json(p: BaseModel) -> dict[str, object]:
