@@ -11,7 +11,9 @@ from dagmca.models import FinalNode, SessionNode
 @dataclass(frozen=True)
 class Spend:
     """What one run of a session spent: requests made (cache hits excluded), tokens and
-    cost, with what was answered from the cache and refused by a budget."""
+    cost, with what was answered from the cache, failed, was retried or repaired, and
+    was refused by a budget. `earlier_*`: what earlier runs of the session (a resume's,
+    a revisit's) spent, as far as the budgets counted it."""
 
     calls: int
     cache_hits: int
@@ -20,6 +22,16 @@ class Spend:
     prompt_tokens: int
     completion_tokens: int
     cost_usd: float
+    cached_tokens: int = 0
+    invalid_outputs: int = 0
+    retries: int = 0
+    repairs: int = 0
+    faults: dict[str, int] = field(default_factory=dict)
+    earlier_calls: int = 0
+    earlier_tokens: int = 0
+    earlier_cost_usd: float = 0.0
+    model: str = ""
+    prices: str = ""  # where the prices came from
 
     @property
     def tokens(self) -> int:

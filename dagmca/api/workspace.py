@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from pydantic import ValidationError
 
@@ -30,10 +30,18 @@ from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError, SettingsError, UserError
 from dagmca.llm.base import EndpointDown
 from dagmca.llm.gate import Gate
-from dagmca.llm.metered import Budget, Meter, Pool
+from dagmca.llm.metered import Budget, MeteredLLM, Pool
 from dagmca.models import NodeKind, SessionNode, node_from_record
 from dagmca.passage import check_text, title_of
-from dagmca.runner import Shared, open_state, reports_dir, revisit_and_report, run_and_report, stored_config
+from dagmca.runner import (
+    Display,
+    Shared,
+    open_state,
+    reports_dir,
+    revisit_and_report,
+    run_and_report,
+    stored_config,
+)
 from dagmca.runner import new_session_id as _new_session_id
 from dagmca.similarity import Embedder, MiniLMEmbedder
 from dagmca.store import open_store, require_session, resolve_store
@@ -58,15 +66,26 @@ def settings_from(settings: SettingsLike, overrides: Mapping[str, Any] | None = 
         raise SettingsError(f"setting {key}: {first['msg']}", "see `dagmca config show`") from None
 
 
-def _spend(meter: Meter) -> Spend:
+def spend_of(llm: MeteredLLM) -> Spend:
+    m = llm.meter
     return Spend(
-        calls=meter.calls,
-        cache_hits=meter.cache_hits,
-        failures=meter.failures,
-        refused=meter.refused,
-        prompt_tokens=meter.usage.prompt_tokens,
-        completion_tokens=meter.usage.completion_tokens,
-        cost_usd=meter.cost_usd,
+        calls=m.calls,
+        cache_hits=m.cache_hits,
+        failures=m.failures,
+        refused=m.refused,
+        prompt_tokens=m.usage.prompt_tokens,
+        completion_tokens=m.usage.completion_tokens,
+        cost_usd=m.cost_usd,
+        cached_tokens=m.usage.cached_tokens,
+        invalid_outputs=m.invalid_outputs,
+        retries=m.retries,
+        repairs=m.repairs,
+        faults=dict(sorted(m.faults.items())),
+        earlier_calls=m.earlier_calls,
+        earlier_tokens=m.earlier_tokens,
+        earlier_cost_usd=m.earlier_cost_usd,
+        model=llm.model,
+        prices=llm.prices.source,
     )
 
 
@@ -230,14 +249,14 @@ class Workspace:
 
         async def work(state: SessionState, model: str) -> RevisitResult:
             r = await revisit_and_report(state, context=context, out_dir=out_dir)
-            spend = _spend(state.llm.meter)
+            spend = spend_of(state.llm)
             return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
 
         text = new_text or str(node.props["passage"])
         return await self._session(cfg, session, text, client, events, "charge", work)
 
     def _result(self, result: SessionResult, state: SessionState, out_dir: Path) -> RunResult:
-        spend = _spend(state.llm.meter)
+        spend = spend_of(state.llm)
         problems = list(result.session.problems)
         return RunResult(result.session, result.final, spend, self.location, out_dir, problems)
 
@@ -281,7 +300,16 @@ class Workspace:
                 earlier=earlier,
                 shared=shared,
             ) as state:
-                return await work(state, backend.model)
+                # a live view (the CLI's progress) also reads the meter between events
+                live = callable(getattr(events, "start", None)) and callable(getattr(events, "stop", None))
+                display = cast(Display, events) if live else None
+                if display is not None:
+                    display.start(state.llm.meter)
+                try:
+                    return await work(state, backend.model)
+                finally:
+                    if display is not None:
+                        display.stop()
         except EndpointDown as exc:
             raise EndpointError(
                 str(exc), f"every finished turn is kept; resume session {session_id} to continue it"

@@ -8,6 +8,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from dagmca.config import SessionConfig
 from dagmca.debate.dag import personas, sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
@@ -20,6 +21,7 @@ from dagmca.models import (
     EdgeType,
     FinalNode,
     GraphNode,
+    ModelRole,
     SectionNode,
     SessionNode,
     TensionStatus,
@@ -67,6 +69,13 @@ def _problems(state: SessionState) -> list[str]:
     return []
 
 
+def role_models(cfg: SessionConfig, model: str) -> dict[str, str]:
+    """Which model plays each role: `model` (the session's) unless the role has its own."""
+    from dagmca.llm.factory import model_name
+
+    return {role.value: model_name(cfg.role(role)) if role in cfg.roles else model for role in ModelRole}
+
+
 async def run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
     cfg = state.config
     session = SessionNode(
@@ -77,6 +86,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         title=title,
         config=json.dumps(cfg.model_dump(mode="json"), sort_keys=True),
         model=model,
+        role_models=json.dumps(role_models(cfg, model), sort_keys=True),
         backend=cfg.llm,
         protocol=cfg.protocol,
         cpp=cfg.cpp,

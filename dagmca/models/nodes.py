@@ -68,6 +68,10 @@ class SessionNode(GraphNode):
     title: str
     config: str  # JSON of SessionConfig, secrets excluded
     model: str
+    # JSON {role: model}: which model played each role (a strong judge over cheap debaters)
+    role_models: str | None = None
+    # JSON [{role, model, calls, tokens, cost_usd}]: the session's calls by role and model
+    role_calls: str | None = None
     # the persistent agents' memory as the session started (JSON; --agent-memory store)
     agent_memory: str | None = None
     # the key settings, beside the JSON, so Cypher can filter sessions by them
