@@ -216,6 +216,16 @@ def rows_table(keys: list[str], rows: list[dict[str, Any]], width: int = 120) ->
     return table
 
 
+def role_calls_text(usage: Any) -> str:
+    """`role model: calls, tokens, cost` for each role and model, one per line."""
+    return (
+        "\n".join(
+            f"{u.role} {u.model}: {u.calls:,} calls, {u.tokens:,} tokens, ${u.cost_usd:.4f}" for u in usage
+        )
+        or "none"
+    )
+
+
 def metrics_tables(m: Any) -> list[Table]:
     """`dagmca metrics`: one table for the session, one row per debate."""
     head = Table(title=f"session {m.session}", show_header=False, title_justify="left")
@@ -248,6 +258,7 @@ def metrics_tables(m: Any) -> list[Table]:
         ),
     ):
         head.add_row(label, value)
+    head.add_row("calls by role", role_calls_text(m.by_role))
     per = Table(title="debates", title_justify="left")
     for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
                 "root novelty", "alarms"):  # fmt: skip

@@ -14,7 +14,7 @@ from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
 from dagmca.debate.state import SessionState
-from dagmca.metrics.session import SessionMetrics, session_metrics
+from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
 from dagmca.models import (
     DebateNode,
     DebateOrigin,
@@ -47,6 +47,7 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
     session.omitted_chars = sum(c.omitted_chars for c in records)
     session.reasks = len({c.key for c in records if c.reask})  # once each, however often replayed
+    session.role_calls = json.dumps([u.model_dump() for u in role_usage(records)])
 
 
 def _fitting(state: SessionState, session: SessionNode) -> None:

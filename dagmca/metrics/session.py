@@ -4,11 +4,14 @@ works on any session, also one pushed to Neo4j or run before metrics existed).""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+
+from pydantic import Field
 
 from dagmca.config import SessionConfig
 from dagmca.metrics import measures
 from dagmca.models import (
+    CallRecord,
     DebateNode,
     EdgeType,
     Phase,
@@ -20,6 +23,7 @@ from dagmca.models import (
     TensionNode,
     TurnNode,
     node_from_record,
+    role_of,
 )
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
@@ -47,6 +51,32 @@ class DebateMetrics(Strict):
     root_novelty: float | None
 
 
+class RoleUsage(Strict):
+    """The calls one role made on one model (cache hits excluded), and what they cost."""
+
+    role: str
+    model: str
+    calls: int
+    tokens: int
+    cost_usd: float
+
+
+def role_usage(calls: Iterable[CallRecord]) -> list[RoleUsage]:
+    """Calls, tokens and cost by role and model, over the calls actually made."""
+    totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0.0])
+    for c in calls:
+        if c.cache_hit:
+            continue
+        row = totals[(getattr(c, "role", "") or role_of(c.phase).value, c.model)]
+        row[0] += 1
+        row[1] += c.prompt_tokens + c.completion_tokens
+        row[2] += c.cost_usd
+    return [
+        RoleUsage(role=role, model=model, calls=int(n), tokens=int(t), cost_usd=round(cost, 6))
+        for (role, model), (n, t, cost) in sorted(totals.items())
+    ]
+
+
 class SessionMetrics(Strict):
     session: str
     debates: list[DebateMetrics]
@@ -70,6 +100,8 @@ class SessionMetrics(Strict):
     reasks: int = 0
     degenerate_texts: int = 0
     dropped_tensions: int = 0
+    # the calls by role and model (a judge on another model than the debaters)
+    by_role: list[RoleUsage] = Field(default_factory=list)
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -160,6 +192,7 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
     vectors = {k: embedder.embed(v).mean(axis=0) for k, v in texts.items()} if texts else {}
     laterals = [t for t in turns if t.phase is Phase.LATERAL]
     count = len(nodes)
+    calls = store.calls(session)
     return SessionMetrics(
         session=session,
         debates=per_debate,
@@ -177,7 +210,8 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         cost_per_node=round(head.cost_usd / count, 8) if count else 0.0,
         tokens_per_node=round(head.tokens / count, 2) if count else 0.0,
         calls_per_node=round(head.llm_calls / count, 4) if count else 0.0,
-        omitted_chars=sum(c.omitted_chars for c in store.calls(session)),
+        omitted_chars=sum(c.omitted_chars for c in calls),
+        by_role=role_usage(calls),
         reasks=head.reasks,
         degenerate_texts=sum(bool(getattr(n, "degenerate", False)) for n in nodes),
         dropped_tensions=head.dropped_tensions,
