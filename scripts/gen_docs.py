@@ -885,11 +885,17 @@ def page_exit_codes() -> str:
 
 
 def page_api() -> str:
-    # TODO(lead): the public API (`dagmca.Workspace`, `dagmca.run`) is being added; when it
-    # is exported from `dagmca/__init__.py`, list its directives here, e.g.
-    #     "::: dagmca.Workspace", "::: dagmca.run",
-    # before the errors. Each directive renders the object's docstring and signature.
-    directives = ["::: dagmca.errors"]
+    # each directive renders the object's docstring and signature; the results and the
+    # settings are the API's types, the errors what it raises
+    directives = [
+        "::: dagmca.api.Workspace",
+        "::: dagmca.api.run",
+        "::: dagmca.api.RunResult",
+        "::: dagmca.api.RevisitResult",
+        "::: dagmca.api.Spend",
+        "::: dagmca.config.roles.RoleSettings",
+        "::: dagmca.errors",
+    ]
     return "\n".join(
         [
             HEADER,
