@@ -77,5 +77,7 @@ def require_session(store: GraphStore, session: str) -> NodeRecord:
     if node is None or node.kind is not NodeKind.SESSION:
         known = [s.id for s in store.sessions()][-3:]
         hint = f"known: {', '.join(known)}" if known else "the store holds no session yet"
-        raise SessionNotFound(f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})")
+        raise SessionNotFound(
+            f"no session {session!r} in {store.location}", f"see `dagmca sessions` ({hint})"
+        )
     return node
