@@ -27,8 +27,7 @@ from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget as Spend
-from dagmca.llm.metered import Meter, MeteredLLM, Pool
-from dagmca.llm.prices import resolve_prices
+from dagmca.llm.metered import Meter, MeteredLLM, Pool, role_terms
 from dagmca.llm.tokens import TokenCounter
 from dagmca.models import GraphNode, NodeRecord
 from dagmca.prompts.budget import Budget
@@ -90,7 +89,8 @@ async def open_state(
         client,
         concurrency=cfg.concurrency,
         budget=Spend(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
-        prices=resolve_prices(cfg, client.model),
+        # each role at its own model's prices, its cut replies continued unless it is local
+        terms=role_terms(cfg, client),
         cache=background,
         # A resumed session replays every finished call from the cache, whatever the
         # first run said about reading it.
@@ -98,7 +98,6 @@ async def open_state(
         record=lambda call: background.record_calls([call]),
         session=session_id,
         down_after=cfg.endpoint_down_after,
-        continue_cut=cfg.llm != "local",
         gate=shared.gate if shared is not None else None,
         pool=shared.pool if shared is not None else None,
     )

@@ -15,7 +15,8 @@ class CallRecord(Strict):
     agent: str = ""
     debate: str = ""
     phase: str = ""
-    model: str = ""
+    model: str = ""  # the model that served the call
+    role: str = ""  # the ModelRole the call was made for; "" in records older than roles
     key: str = ""  # the cache key of the request
     prompt_tokens: int = 0
     completion_tokens: int = 0

@@ -1,0 +1,80 @@
+"""What every layer of the stack is: an LLMClient around an inner one, passing on what
+it does not change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel
+
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall
+from dagmca.llm.cache import cache_key
+
+PREFLIGHT = "pre-flight"  # the agent of the calls that negotiate with the endpoint
+
+
+class BudgetExhausted(LLMError):
+    """A call refused because a budget is spent: a skipped turn, not a lost run (and not
+    a sign the endpoint is failing)."""
+
+
+class Wrapper(LLMClient):
+    """A layer: `complete` is the layer's own; the rest is the inner client's. The model
+    and the sampling are the inner client's too, so a key made at any layer is the one
+    the backend's request deserves."""
+
+    def __init__(self, inner: LLMClient) -> None:
+        self.inner = inner
+        self.model = inner.model
+        self.sampling = inner.sampling
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        return await self.inner.complete(
+            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
+        )
+
+    def key(
+        self,
+        messages: list[Message],
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> str:
+        """The response cache's key of a request: a pure function of it, so each layer
+        that needs it (the cache, the records, the replays) derives the same one."""
+        wire_messages, wire_schema = self.inner.wire(messages, schema)
+        return cache_key(self.model, wire_messages, wire_schema, max_tokens, temperature, seed, self.sampling)
+
+    def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
+        return self.inner.wire(messages, schema)
+
+    async def count_tokens(self, text: str) -> int | None:
+        return await self.inner.count_tokens(text)
+
+    def preflight_calls(self) -> list[PreflightCall]:
+        return self.inner.preflight_calls()
+
+    def negotiation_result(self) -> str | None:
+        return self.inner.negotiation_result()
+
+    def negotiated_key(self) -> str | None:
+        return self.inner.negotiated_key()
+
+    def use_structured_mode(self, mode: str) -> None:
+        self.inner.use_structured_mode(mode)
+
+    async def ping(self) -> None:
+        await self.inner.ping()
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
