@@ -10,7 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.errors import DagmcaError, UserError
+from dagmca.llm.base import LLMClient
+from dagmca.models import ModelRole
 
 
 @dataclass
@@ -49,35 +51,55 @@ def _store(location: str) -> str:
         return f"{st.location}, {state}, {len(st.sessions())} session(s)"
 
 
-def _llm(cfg: SessionConfig) -> str:
+def _llm(cfg: SessionConfig) -> list[Check]:
+    """Every endpoint the session would use, pinged once each: the session's own, and
+    each role's that has one of its own (a judge on another server, say)."""
     from dagmca.llm.factory import check_backend, context_window, open_backend
+    from dagmca.llm.routing import distinct, routes_of
 
     check_backend(cfg)
     backend = open_backend(cfg)
+    checks: list[Check] = []
     try:
-
-        async def ping() -> None:
+        routes = routes_of(backend.client)
+        for client in distinct([route.client for route in routes.values()]):
+            roles = ", ".join(role.value for role, route in routes.items() if route.client is client)
+            name = "llm" if client is routes[ModelRole.DEBATE].client else f"llm ({roles})"
             try:
-                await backend.client.ping()
-            finally:
-                await backend.client.aclose()
-
-        asyncio.run(ping())
+                asyncio.run(_ping(client))
+            except DagmcaError as exc:
+                checks.append(Check(name, False, exc.line()))
+                continue
+            own = cfg.role(next(r for r, route in routes.items() if route.client is client))
+            where = {"local": "embedded llama.cpp server", "fake": "scripted, offline"}.get(
+                own.llm, own.base_url or "the OpenAI API"
+            )
+            window = context_window(own, client)
+            served = (
+                f"; file {backend.gguf.describe()}" if backend.gguf is not None and own.llm == "local" else ""
+            )
+            checks.append(
+                Check(
+                    name,
+                    True,
+                    f"{own.llm}: model {client.model!r} answers ({where}) for {roles}{served}; structured "
+                    f"output: {client.structured_mode}; context window {window.describe()}",
+                )
+            )
     finally:
-        backend.stop()
-    where = {"local": "embedded llama.cpp server", "fake": "scripted, offline"}.get(
-        cfg.llm, cfg.base_url or "the OpenAI API"
-    )
-    window = context_window(cfg, backend.client)
-    served = f"; file {backend.gguf.describe()}" if backend.gguf is not None else ""
-    return (
-        f"{cfg.llm}: model {backend.model!r} answers ({where}){served}; structured output: "
-        f"{backend.client.structured_mode}; context window {window.describe()}"
-    )
+        try:
+            asyncio.run(backend.client.aclose())
+        finally:
+            backend.stop()
+    return checks
+
+
+async def _ping(client: LLMClient) -> None:
+    await client.ping()
 
 
 def run_checks(cfg: SessionConfig, store_location: str) -> list[Check]:
-    checks: list[tuple[str, Callable[[], str]]] = [
+    checks: list[tuple[str, Callable[[], str | list[Check]]]] = [
         ("python", _python),
         ("embeddings", _embedder),
         ("store", lambda: _store(store_location)),
@@ -86,9 +108,11 @@ def run_checks(cfg: SessionConfig, store_location: str) -> list[Check]:
     results = []
     for name, fn in checks:
         try:
-            results.append(Check(name, True, fn()))
-        except UserError as exc:
+            found = fn()
+        except DagmcaError as exc:
             results.append(Check(name, False, exc.line()))
         except Exception as exc:  # a check must report, never crash the doctor
             results.append(Check(name, False, f"{type(exc).__name__}: {exc}"[:300]))
+        else:
+            results += found if isinstance(found, list) else [Check(name, True, found)]
     return results

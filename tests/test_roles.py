@@ -13,7 +13,7 @@ from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
-from dagmca.errors import UserError
+from dagmca.errors import SettingsError, UserError
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
 from dagmca.llm.factory import check_backend, open_backend
 from dagmca.llm.fake import ScriptedLLM
@@ -307,3 +307,60 @@ def test_call_records_written_before_roles_still_load(store: SQLiteStore) -> Non
         cur.execute("INSERT INTO llm_calls(session, record) VALUES (?, ?)", ("s", old))
     store.record_calls([CallRecord(session="s", model="J", role="judge")])
     assert [(c.model, c.role) for c in store.calls("s")] == [("m", ""), ("J", "judge")]
+
+
+def test_a_role_endpoint_that_does_not_answer_is_named_before_any_call(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    """The session's endpoint answers; the judge's does not: the pre-flight names the
+    judge's setting (a SettingsError, exit 2 on the CLI), and no turn was asked."""
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    asked: list[dict[str, Any]] = []
+    with FaultServer(on_request=asked.append) as first:
+        cfg = SessionConfig(
+            llm="openai",
+            model="fault-model",
+            base_url=first.base_url,
+            max_retries=0,
+            roles={ModelRole.JUDGE: RoleSettings(model="J", base_url=dead)},
+            **SMALL,
+        )
+        backend = open_backend(cfg)
+        try:
+            with pytest.raises(SettingsError, match=r"roles\.judge: its endpoint does not answer"):
+                run(cfg, backend.client, store, tmp_path, "dead-judge")
+        finally:
+            asyncio.run(backend.client.aclose())
+    records = store.calls("dead-judge")
+    assert not [c for c in records if c.agent != "pre-flight"]
+    # the session's server saw its own pre-flight and nothing else
+    assert len(asked) == len([c for c in records if c.agent == "pre-flight" and c.role == "debate"])
+
+
+def test_doctor_checks_every_endpoint_in_use(tmp_path: Path) -> None:
+    """One check per distinct endpoint: the session's answers, the judge's does not."""
+    import socket
+
+    from dagmca.doctor import run_checks
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    with FaultServer() as first:
+        cfg = SessionConfig(
+            llm="openai",
+            model="fault-model",
+            base_url=first.base_url,
+            max_retries=0,
+            roles={
+                ModelRole.JUDGE: RoleSettings(model="J", base_url=dead),
+                ModelRole.OBSERVER: RoleSettings(model="fault-model"),  # the session's own again
+            },
+        )
+        checks = {c.name: c for c in run_checks(cfg, str(tmp_path / "d.db"))}
+    assert checks["llm"].ok and "observer" in checks["llm"].detail
+    assert not checks["llm (judge)"].ok

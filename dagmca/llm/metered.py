@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
+from dagmca.errors import EndpointError, SettingsError
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
 from dagmca.llm.cache import ResponseCache
 from dagmca.llm.gate import Gate
@@ -170,10 +171,20 @@ class MeteredLLM(LLMClient):
         of the first role it plays: each negotiates its own structured-output mode, and
         what negotiating cost is accounted."""
         first = {id(route.client): role for role, route in reversed(self.routes.items())}
-        for backend in distinct([route.client for route in self.routes.values()]):
-            await self.stacks[first[id(backend)]].ping()
-        # what the pre-flight found out about the session's own (debate) endpoint
         debate = self.routes[ModelRole.DEBATE].client
+        for backend in distinct([route.client for route in self.routes.values()]):
+            try:
+                await self.stacks[first[id(backend)]].ping()
+            except EndpointError as exc:
+                if backend is debate:  # the session's own endpoint: as without roles
+                    raise
+                # a role's own endpoint is a setting of that role: named, before any call
+                role = first[id(backend)].value
+                raise SettingsError(
+                    f"roles.{role}: its endpoint does not answer ({exc.problem})",
+                    f"check [roles.{role}] base_url and api_key_env (`dagmca doctor` checks every endpoint)",
+                ) from None
+        # what the pre-flight found out about the session's own (debate) endpoint
         self.structured_mode = debate.structured_mode
         self.reported_context_window = debate.reported_context_window
 

@@ -67,7 +67,7 @@ def role_usage(calls: Iterable[CallRecord]) -> list[RoleUsage]:
     for c in calls:
         if c.cache_hit:
             continue
-        row = totals[(getattr(c, "role", "") or role_of(c.phase).value, c.model)]
+        row = totals[(c.role or role_of(c.phase).value, c.model)]  # older records: by phase
         row[0] += 1
         row[1] += c.prompt_tokens + c.completion_tokens
         row[2] += c.cost_usd
