@@ -5,6 +5,7 @@ budget, cache, meter and breaker; calls are accounted per role and model."""
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from dagmca.llm.metered import Budget, MeteredLLM, RoleTerms
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.prices import Prices
 from dagmca.llm.routing import Route, RoutingClient
+from dagmca.metrics.session import session_metrics
 from dagmca.models import CallPhase, CallRecord, ModelRole, role_of
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
@@ -192,6 +194,18 @@ def test_a_role_on_its_own_fake_model(store: SQLiteStore, tmp_path: Path) -> Non
     assert sum(s.calls for s in llm.by_role()) == llm.meter.calls
     assert llm.meter.cost_usd > 0
     assert sum(s.cost_usd for s in llm.by_role()) == pytest.approx(llm.meter.cost_usd)
+    # the Session node, status.json and the metrics say which model played which role
+    head = store.get_node("fake-roles")
+    assert head is not None
+    assert json.loads(str(head.props["role_models"])) == {
+        "debate": "scripted", "observer": "O", "judge": "J", "final": "scripted", "map": "scripted",
+    }  # fmt: skip
+    stored = {(u["role"], u["model"]): u["calls"] for u in json.loads(str(head.props["role_calls"]))}
+    status = json.loads((tmp_path / "fake-roles" / "status.json").read_text())
+    live = {(r["role"], r["model"]): r["calls"] for r in status["roles"]}
+    assert stored[("judge", "J")] == live[("judge", "J")] > 0 and stored[("observer", "O")] > 0
+    metrics = session_metrics(store, "fake-roles", HashingEmbedder())
+    assert {(u.role, u.model): u.calls for u in metrics.by_role} == stored
 
 
 def fakes_of(fakes: dict[ModelRole, LLMClient], fake: LLMClient) -> set[ModelRole]:

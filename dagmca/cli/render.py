@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from types import SimpleNamespace
 from typing import Any
 
 from rich.markup import escape
@@ -291,6 +292,9 @@ def status_table(data: dict[str, Any]) -> Table:
         f"{data.get('llm_failures', 0):,} failed",
     )
     table.add_row("tokens, cost", f"{data.get('tokens', 0):,}, ${data.get('cost_usd', 0):.4f}")
+    roles = data.get("roles", [])
+    if len({r.get("model") for r in roles}) > 1:  # roles on different models: each one's share
+        table.add_row("calls by role", escape(role_calls_text([SimpleNamespace(**r) for r in roles])))
     active = data.get("active_debates", {})
     table.add_row(
         "active debates",

@@ -100,6 +100,19 @@ class LiveStatus:
             "llm_failures": m.failures,
             "tokens": m.usage.total,
             "cost_usd": round(m.cost_usd, 6),
+            # which model plays each role, and what each role's calls made and cost so far
+            "roles": [
+                {
+                    "role": r.role,
+                    "model": r.model,
+                    "calls": r.calls,
+                    "cache_hits": r.cache_hits,
+                    "failures": r.failures,
+                    "tokens": r.usage.total,
+                    "cost_usd": round(r.cost_usd, 6),
+                }
+                for r in m.roles()
+            ],
             "events": self.events,
             "last_event": self.last_event,
         }
