@@ -16,6 +16,12 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
       || echo "note: could not install ${pkg%%:*}"
   done
 fi
+# The documentation: the reference pages generated from the code are up to date, and
+# the site builds with no broken link or anchor (strict) into a folder thrown away after.
+.venv/bin/python scripts/gen_docs.py --check
+site_dir="$(mktemp -d)"
+trap 'rm -rf "$site_dir"' EXIT
+NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_dir"
 .venv/bin/ruff check dagmca tests scripts
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layer rules in pyproject.toml

@@ -10,7 +10,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from dagmca.cli import agents, build, compare, db, estimate, read, run
+from dagmca.cli import agents, build, compare, config, db, estimate, read, run
 from dagmca.cli.console import err, out
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
 
@@ -25,6 +25,7 @@ db_app = typer.Typer(help="Store administration.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 cache_app = typer.Typer(help="The response cache and the call log.", no_args_is_help=True)
 app.add_typer(cache_app, name="cache")
+app.add_typer(config.app, name="config")
 
 # spending LLM calls
 app.command()(run.run)

@@ -1,15 +1,13 @@
 """`dagmca build PATH…`: one session per passage, into one store.
 
-Every `run` option applies (the signature is run's, with the paths and the build's own
-options in place of the passage, session id and report folder)."""
+Every setting's option applies, as to `run`, with the paths and the build's own options
+in place of the passage, session id and report folder."""
 
 from __future__ import annotations
 
-import inspect
 import json
-import typing
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -28,7 +26,6 @@ if TYPE_CHECKING:
     from dagmca.corpus.sources import Passage
 
 DEGRADED_EXIT = run_command.DEGRADED_EXIT
-OWN = ("paths", "parallel_sessions", "cross_revisits", "as_json")
 
 Paths = Annotated[
     list[Path],
@@ -62,15 +59,20 @@ def parallel_default(cfg: SessionConfig) -> int:
     return 1 if cfg.llm == "local" else max(2, cfg.concurrency // 2)
 
 
-def build(**values: Any) -> None:
+@o.with_settings()
+def build(
+    cfg: SessionConfig,
+    paths: Paths,
+    store: o.Store = None,
+    quiet: o.Quiet = False,
+    parallel_sessions: ParallelSessions = None,
+    cross_revisits: CrossRevisits = 3,
+    as_json: o.AsJSON = False,
+) -> None:
     """Debate many passages into one graph: a session per passage, in parallel under one
     rate limit; each new passage is checked against the earlier sessions' open stubs.
     Run it again to resume: finished passages are skipped, unfinished ones resumed."""
-    paths: list[Path] = values["paths"]
-    as_json: bool = values["as_json"]
-    quiet: bool = values["quiet"] or as_json
-    settings = {k: v for k, v in values.items() if k not in (*OWN, *run_command.NOT_SETTINGS)}
-    cfg = o.build_config(settings)
+    quiet = quiet or as_json
     from dagmca import runner
     from dagmca.corpus.build import Build
     from dagmca.corpus.sources import collect
@@ -81,17 +83,17 @@ def build(**values: Any) -> None:
     if not passages:
         raise UserError("no passage to build", "give text files, folders of them, or a JSONL file")
     check_backend(cfg)
-    location = resolve_store(values["store"])
-    parallel = values["parallel_sessions"] or parallel_default(cfg)
-    with open_store(location, create=True) as store:
-        store.init_schema()
+    location = resolve_store(store)
+    parallel = parallel_sessions or parallel_default(cfg)
+    with open_store(location, create=True) as graph_store:
+        graph_store.init_schema()
         job = Build(
             cfg,
-            store,
+            graph_store,
             passages,
             reports=lambda session: runner.reports_dir(location, session, None),
             parallel=parallel,
-            cross_revisits=values["cross_revisits"],
+            cross_revisits=cross_revisits,
         )
         todo = job.plan()
         if todo:
@@ -175,26 +177,3 @@ def _summary(job: Build, skipped: int, as_json: bool) -> None:
             out.print(f"  {k.passage} {k.kind} {k.node} (session {k.session})", markup=False, highlight=False)
     else:
         out.print("cross-passage links: none made")
-
-
-def _signature() -> None:
-    """build's options: run's settings and store, the paths and the build's own."""
-    hints = typing.get_type_hints(run_command.run, include_extras=True)
-    params = [
-        p.replace(annotation=hints[name])
-        for name, p in inspect.signature(run_command.run).parameters.items()
-        if name not in ("passage", "session", "out_dir")
-    ]
-    kw = inspect.Parameter.KEYWORD_ONLY
-    own = [
-        inspect.Parameter("paths", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Paths),
-        inspect.Parameter("parallel_sessions", kw, default=None, annotation=ParallelSessions),
-        inspect.Parameter("cross_revisits", kw, default=3, annotation=CrossRevisits),
-        inspect.Parameter("as_json", kw, default=False, annotation=o.AsJSON),
-    ]
-    ordered = [own[0], *(p.replace(kind=kw) for p in params), *own[1:]]
-    build.__signature__ = inspect.Signature(ordered)  # type: ignore[attr-defined]
-    build.__annotations__ = {p.name: p.annotation for p in ordered}
-
-
-_signature()

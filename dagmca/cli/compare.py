@@ -169,12 +169,12 @@ Protocols = Annotated[
 ]
 
 
+# a comparison sets these itself (ARM_SETTINGS, each arm's protocol): no option for them
+@o.with_settings(exclude=("protocol", *ARM_SETTINGS))
 def compare(
+    cfg: SessionConfig,
     passage: o.PassageArg,
     protocols: Protocols = "mca,decompose,vote",
-    llm: o.LLM = None,
-    model: o.Model = None,
-    base_url: o.BaseURL = None,
     store: o.Store = None,
     session: Annotated[
         str | None,
@@ -185,25 +185,6 @@ def compare(
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Folder for the arms' reports (one subfolder each)")
     ] = None,
-    cpp: o.Cpp = None,
-    depth: o.Depth = None,
-    rounds: o.Rounds = None,
-    signals: o.Signals = None,
-    strange_loops: o.StrangeLoops = None,
-    convergence: o.Convergence = None,
-    convergence_threshold: o.ConvergenceThreshold = None,
-    perspectives: o.Perspectives = None,
-    max_turn_tokens: o.MaxTurnTokens = None,
-    context_window: o.ContextWindow = None,
-    reasoning_effort: o.ReasoningEffort = None,
-    sampling: o.Sampling = None,
-    local_model: o.LocalModel = None,
-    concurrency: o.Concurrency = None,
-    temperature: o.Temperature = None,
-    seed: o.Seed = None,
-    request_timeout_s: o.RequestTimeout = None,
-    max_retries: o.MaxRetries = None,
-    max_passage_bytes: o.MaxPassageBytes = None,
     as_json: o.AsJSON = False,
     quiet: o.Quiet = False,
 ) -> None:
@@ -211,11 +192,7 @@ def compare(
 
     Each arm is a stored session with the main debate only (no observers, no branches,
     no cache reads), so the numbers are the protocol's own."""
-    values = {
-        k: v
-        for k, v in locals().items()
-        if k not in ("passage", "protocols", "store", "session", "out_dir", "as_json", "quiet")
-    }
+    values = cfg.model_dump()
     from dagmca import runner
     from dagmca.similarity import MiniLMEmbedder
 

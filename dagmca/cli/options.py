@@ -1,70 +1,202 @@
 """Every command-line option, declared once.
 
-A setting's option is built from its `SessionConfig` field: `--name`, the environment
-variable `DAGMCA_NAME`, the field's description as help, its default shown. Settings
-are resolved once, here: flag > DAGMCA_* environment > default.
+The settings' options are not written by hand: `with_settings` builds them from the
+settings' fields (`dagmca.config.params`), each with its flag, its `DAGMCA_*`
+environment variable, its description as help and its group's help panel, and hands
+the command the settings resolved from every source (flag > environment > --profile >
+settings file > default). A new setting is a field, and every command that spends
+calls has its option.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import os
 import re
+import types
+import typing
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from pydantic import ValidationError
 
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.config.groups import GROUPS
+from dagmca.config.params import PARAMS, Param
+from dagmca.config.params import flag as flag
+from dagmca.config.sources import resolve
+from dagmca.errors import SettingsError, UserError
 
-FIELDS = SessionConfig.model_fields
-# settings whose flag is not the field's name
-FLAGS = {"request_timeout_s": "--request-timeout", "agent_timeout_s": "--agent-timeout"}
+CONTEXT = "ctx"
+FILES_PANEL = "Settings files"
 
 
-def flag(name: str) -> str:
-    return FLAGS.get(name, "--" + name.replace("_", "-"))
-
-
-def _shown_default(name: str) -> str:
-    value = FIELDS[name].default
+def _shown_default(p: Param) -> str:
+    if p.role is not None:
+        return "the session's"
+    value = p.info.default
     if isinstance(value, bool):
         return "on" if value else "off"
     if isinstance(value, tuple):
         return ",".join(value)
-    return "unset" if value is None else str(value)
+    return "unset" if value is None or value == "" else str(value)
+
+
+def _value_type(p: Param) -> type:
+    """What the option parses: the field's type without None; text for a choice (the
+    settings' own check names the choices) and for a comma-separated list."""
+    kind = p.info.annotation
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        kind = next(a for a in typing.get_args(kind) if a is not type(None))
+    if p.is_list or typing.get_origin(kind) is Literal:
+        return str
+    if kind in (bool, int, float, str):
+        return typing.cast(type, kind)
+    raise TypeError(f"setting {p.name!r} has a type no option parses: {p.info.annotation}")
 
 
 def setting(name: str) -> Any:
-    """The option of the setting `name`: unset unless given, so the default stays
-    SessionConfig's."""
-    description = FIELDS[name].description
-    if description is None:
+    """The option of the setting `name`: unset unless given, so that the lower sources
+    and the default apply."""
+    p = PARAMS[name]
+    if not p.is_option:
         raise ValueError(f"setting {name!r} has no description, so it is not an option")
-    decl = flag(name)
-    if FIELDS[name].annotation is bool:
+    decl = p.flag
+    if _value_type(p) is bool:
         decl = f"{decl}/--no-{decl[2:]}"
+    described = p.info.description if p.role is None else f"{p.role.value}: {p.info.description}"
     return typer.Option(
         decl,
-        envvar=f"DAGMCA_{name.upper()}",
-        help=f"{description} (default: {_shown_default(name)})",
+        envvar=p.env,
+        help=f"{described} (default: {_shown_default(p)})",
         show_default=False,
+        rich_help_panel=GROUPS[p.group][1],
     )
 
 
+def _parameter(name: str) -> inspect.Parameter:
+    kind = _value_type(PARAMS[name])
+    return inspect.Parameter(
+        name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[kind | None, setting(name)]
+    )
+
+
+Profile = Annotated[
+    str | None,
+    typer.Option(
+        "--profile",
+        envvar="DAGMCA_PROFILE",
+        help="A profile of the settings file (its profiles.NAME tables), over the file's own settings",
+        rich_help_panel=FILES_PANEL,
+    ),
+]
+ConfigFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        envvar="DAGMCA_CONFIG",
+        help="Settings file to read (default: ./dagmca.toml, else tool.dagmca in ./pyproject.toml)",
+        rich_help_panel=FILES_PANEL,
+    ),
+]
+OPTIONS = tuple(name for name, p in PARAMS.items() if p.is_option)
+
+
+def _command(
+    func: Callable[..., None],
+    names: Collection[str],
+    extra: list[inspect.Parameter],
+    call: Callable[..., None],
+) -> Callable[..., None]:
+    """`call` as a command that takes `func`'s own parameters (after its first) and the
+    options of the settings `names`: typer reads the signature built here."""
+    hints = typing.get_type_hints(func, include_extras=True)
+    own = [
+        p.replace(annotation=hints[p.name], kind=inspect.Parameter.KEYWORD_ONLY)
+        for p in list(inspect.signature(func).parameters.values())[1:]
+    ]
+    taken = {p.name for p in own} & {*names, CONTEXT, *(p.name for p in extra)}
+    if taken:
+        raise RuntimeError(f"{func.__name__}: parameters named like settings: {sorted(taken)}")
+    ordered = [*own, *extra, *(_parameter(n) for n in OPTIONS if n in names)]
+    command = functools.wraps(func)(call)
+    command.__signature__ = inspect.Signature(ordered)  # type: ignore[attr-defined]
+    command.__annotations__ = {p.name: p.annotation for p in ordered}
+    return command
+
+
+def with_settings(
+    *, exclude: Collection[str] = (), sources: bool = False
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A command that takes every setting's option (but `exclude`'s), --profile and
+    --config, and whose first parameter receives the settings resolved from every
+    source: the `SessionConfig`, or with `sources` the `Resolved` (values and sources).
+    Every bad setting fails here, before the command spends anything."""
+    names = [n for n in OPTIONS if n not in exclude]
+
+    def wrap(func: Callable[..., None]) -> Callable[..., None]:
+        def call(**values: Any) -> None:
+            ctx: typer.Context = values.pop(CONTEXT)
+            profile, config_file = values.pop("profile"), values.pop("config_file")
+            given = {n: values.pop(n) for n in names}
+            # the environment is read with the files, so that `config show` (no option
+            # given) and a command see it alike; here only what was typed counts
+            flags = {n: v for n, v in given.items() if _typed(ctx, n)}
+            resolved = resolve(
+                flags, environ=os.environ, cwd=Path.cwd(), profile=profile, config_file=config_file
+            )
+            func(resolved if sources else resolved.config, **values)
+
+        extra = [
+            inspect.Parameter(CONTEXT, inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context),
+            inspect.Parameter("profile", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Profile),
+            inspect.Parameter(
+                "config_file", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ConfigFile
+            ),
+        ]
+        return _command(func, names, extra, call)
+
+    return wrap
+
+
+def with_overrides(names: Collection[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """A command that takes the options of the settings `names` and whose first
+    parameter receives those given (by flag or environment) as a dict: changes to a
+    stored session's own settings, which no settings file may make unasked."""
+
+    def wrap(func: Callable[..., None]) -> Callable[..., None]:
+        def call(**values: Any) -> None:
+            overrides = {n: v for n in names if (v := values.pop(n)) is not None}
+            func(overrides, **values)
+
+        return _command(func, names, [], call)
+
+    return wrap
+
+
+def _typed(ctx: typer.Context, name: str) -> bool:
+    """Whether the option was given on the command line (not read from the environment
+    by click, nor left unset)."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
+
+
 def build_config(values: dict[str, Any]) -> SessionConfig:
-    """The settings from the options given (None: not given); a bad value is one line
-    that names the flag as typed."""
+    """Settings from values by field (None: not given), as a stored session's settings
+    with changes; a bad value is one line that names its flag."""
     given = {k: v for k, v in values.items() if v is not None}
-    for key in ("perspectives", "observers"):
-        if isinstance(given.get(key), str):
-            given[key] = tuple(given[key].split(","))
+    for key, value in given.items():
+        if key in PARAMS and PARAMS[key].is_list and isinstance(value, str):
+            given[key] = tuple(value.split(","))
     try:
         return SessionConfig(**given)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "option"
-        raise UserError(f"{flag(field)}: {first['msg']}", "see `dagmca run --help`") from exc
+        raise SettingsError(f"{flag(field)}: {first['msg']}", "see the command's --help") from exc
 
 
 SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -75,72 +207,11 @@ def check_session_id(value: str | None) -> None:
         raise UserError(f"session id {value!r} is not valid", "use letters, digits, '.', '_' or '-' (max 64)")
 
 
-# -- settings (SessionConfig) -----------------------------------------------------------
+# -- the options of `doctor`, whose signature is written out (dagmca/cli/db.py) ------------
 LLM = Annotated[str | None, setting("llm")]
 Model = Annotated[str | None, setting("model")]
 BaseURL = Annotated[str | None, setting("base_url")]
-Temperature = Annotated[float | None, setting("temperature")]
-Seed = Annotated[int | None, setting("seed")]
-Concurrency = Annotated[int | None, setting("concurrency")]
-Rpm = Annotated[float | None, setting("rpm")]
-Tpm = Annotated[float | None, setting("tpm")]
-RequestTimeout = Annotated[float | None, setting("request_timeout_s")]
-MaxRetries = Annotated[int | None, setting("max_retries")]
-Cache = Annotated[bool | None, setting("cache")]
-MaxTurnTokens = Annotated[int | None, setting("max_turn_tokens")]
-MaxFlagTokens = Annotated[int | None, setting("max_flag_tokens")]
-MaxSynthesisTokens = Annotated[int | None, setting("max_synthesis_tokens")]
-ContextWindow = Annotated[int | None, setting("context_window")]
-ReasoningEffort = Annotated[str | None, setting("reasoning_effort")]
-Sampling = Annotated[str | None, setting("sampling")]
 LocalModel = Annotated[str | None, setting("local_model")]
-DebateProtocol = Annotated[str | None, setting("protocol")]
-Cpp = Annotated[int | None, setting("cpp")]
-Depth = Annotated[int | None, setting("depth")]
-Rounds = Annotated[int | None, setting("rounds")]
-Signals = Annotated[bool | None, setting("signals")]
-Convergence = Annotated[str | None, setting("convergence")]
-ConvergenceThreshold = Annotated[float | None, setting("convergence_threshold")]
-StrangeLoops = Annotated[int | None, setting("strange_loops")]
-Perspectives = Annotated[str | None, setting("perspectives")]
-Broadcast = Annotated[bool | None, setting("broadcast")]
-SelfReflect = Annotated[bool | None, setting("self_reflect")]
-MaxIterations = Annotated[int | None, setting("max_iterations")]
-Agents = Annotated[int | None, setting("agents")]
-MaxNewAnswersPerAgent = Annotated[int | None, setting("max_new_answers_per_agent")]
-MaxNewAnswersTotal = Annotated[int | None, setting("max_new_answers_total")]
-FairnessLead = Annotated[int | None, setting("fairness_lead")]
-AgentTimeout = Annotated[float | None, setting("agent_timeout_s")]
-MaxVoteRounds = Annotated[int | None, setting("max_vote_rounds")]
-DecisionRetries = Annotated[int | None, setting("decision_retries")]
-AgentContextSize = Annotated[int | None, setting("agent_context_size")]
-AgentMemory = Annotated[str | None, setting("agent_memory")]
-SuccessThreshold = Annotated[float | None, setting("success_threshold")]
-Router = Annotated[str | None, setting("router")]
-RouterTemperature = Annotated[float | None, setting("router_temperature")]
-Observers = Annotated[str | None, setting("observers")]
-MonitorEvery = Annotated[str | None, setting("monitor_every")]
-ObserverCalls = Annotated[str | None, setting("observer_calls")]
-UrgencyThreshold = Annotated[float | None, setting("urgency_threshold")]
-Strategy = Annotated[str | None, setting("strategy")]
-MaxBranches = Annotated[int | None, setting("max_branches")]
-MaxDepth = Annotated[int | None, setting("max_depth")]
-Judge = Annotated[str | None, setting("judge")]
-PairPrefilter = Annotated[float | None, setting("pair_prefilter")]
-StubPrefilter = Annotated[float | None, setting("stub_prefilter")]
-DuplicatePrefilter = Annotated[float | None, setting("duplicate_prefilter")]
-MergeThreshold = Annotated[float | None, setting("merge_threshold")]
-RevisitThreshold = Annotated[float | None, setting("revisit_threshold")]
-MaxRevisits = Annotated[int | None, setting("max_revisits")]
-MaxOpenStubs = Annotated[int | None, setting("max_open_stubs")]
-MaxStubChecks = Annotated[int | None, setting("max_stub_checks")]
-MaxNodes = Annotated[int | None, setting("max_nodes")]
-MaxLLMCalls = Annotated[int | None, setting("max_llm_calls")]
-MaxTokens = Annotated[int | None, setting("max_tokens")]
-MaxCostUSD = Annotated[float | None, setting("max_cost_usd")]
-PricePer1kPrompt = Annotated[float | None, setting("price_per_1k_prompt")]
-PricePer1kCompletion = Annotated[float | None, setting("price_per_1k_completion")]
-MaxPassageBytes = Annotated[int | None, setting("max_passage_bytes")]
 
 # -- the rest ---------------------------------------------------------------------------
 PassageArg = Annotated[Path, typer.Argument(help="UTF-8 text file with the passage to debate.")]

@@ -40,8 +40,6 @@ if TYPE_CHECKING:
 
 DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
-# run's parameters that are not settings
-NOT_SETTINGS = ("passage", "store", "session", "out_dir", "quiet", "dry_run")
 DryRun = Annotated[
     bool,
     typer.Option(
@@ -63,81 +61,17 @@ def show_projection(cfg: SessionConfig, text: str, json_out: bool) -> None:
         out.print(projection_table(p, model_name(cfg)))
 
 
+@o.with_settings()
 def run(
+    cfg: SessionConfig,
     passage: o.PassageArg,
-    llm: o.LLM = None,
-    model: o.Model = None,
-    base_url: o.BaseURL = None,
     store: o.Store = None,
     session: o.SessionId = None,
     out_dir: o.OutDir = None,
-    protocol: o.DebateProtocol = None,
-    agents: o.Agents = None,
-    max_new_answers_per_agent: o.MaxNewAnswersPerAgent = None,
-    max_new_answers_total: o.MaxNewAnswersTotal = None,
-    fairness_lead: o.FairnessLead = None,
-    agent_timeout_s: o.AgentTimeout = None,
-    max_vote_rounds: o.MaxVoteRounds = None,
-    decision_retries: o.DecisionRetries = None,
-    cpp: o.Cpp = None,
-    depth: o.Depth = None,
-    rounds: o.Rounds = None,
-    signals: o.Signals = None,
-    strange_loops: o.StrangeLoops = None,
-    convergence: o.Convergence = None,
-    convergence_threshold: o.ConvergenceThreshold = None,
-    perspectives: o.Perspectives = None,
-    broadcast: o.Broadcast = None,
-    self_reflect: o.SelfReflect = None,
-    max_iterations: o.MaxIterations = None,
-    router: o.Router = None,
-    router_temperature: o.RouterTemperature = None,
-    agent_context_size: o.AgentContextSize = None,
-    agent_memory: o.AgentMemory = None,
-    success_threshold: o.SuccessThreshold = None,
-    observers: o.Observers = None,
-    monitor_every: o.MonitorEvery = None,
-    observer_calls: o.ObserverCalls = None,
-    urgency_threshold: o.UrgencyThreshold = None,
-    strategy: o.Strategy = None,
-    max_branches: o.MaxBranches = None,
-    max_depth: o.MaxDepth = None,
-    judge: o.Judge = None,
-    pair_prefilter: o.PairPrefilter = None,
-    stub_prefilter: o.StubPrefilter = None,
-    duplicate_prefilter: o.DuplicatePrefilter = None,
-    merge_threshold: o.MergeThreshold = None,
-    revisit_threshold: o.RevisitThreshold = None,
-    max_revisits: o.MaxRevisits = None,
-    max_open_stubs: o.MaxOpenStubs = None,
-    max_stub_checks: o.MaxStubChecks = None,
-    max_nodes: o.MaxNodes = None,
-    max_llm_calls: o.MaxLLMCalls = None,
-    max_tokens: o.MaxTokens = None,
-    max_cost_usd: o.MaxCostUSD = None,
-    price_per_1k_prompt: o.PricePer1kPrompt = None,
-    price_per_1k_completion: o.PricePer1kCompletion = None,
-    cache: o.Cache = None,
-    max_retries: o.MaxRetries = None,
-    request_timeout_s: o.RequestTimeout = None,
-    max_turn_tokens: o.MaxTurnTokens = None,
-    max_flag_tokens: o.MaxFlagTokens = None,
-    max_synthesis_tokens: o.MaxSynthesisTokens = None,
-    context_window: o.ContextWindow = None,
-    reasoning_effort: o.ReasoningEffort = None,
-    sampling: o.Sampling = None,
-    local_model: o.LocalModel = None,
-    concurrency: o.Concurrency = None,
-    rpm: o.Rpm = None,
-    tpm: o.Tpm = None,
-    temperature: o.Temperature = None,
-    seed: o.Seed = None,
-    max_passage_bytes: o.MaxPassageBytes = None,
     quiet: o.Quiet = False,
     dry_run: DryRun = False,
 ) -> None:
     """Debate a passage: main debate, tensions, branches, merges, stubs, final integration."""
-    cfg = o.build_config({k: v for k, v in locals().items() if k not in NOT_SETTINGS})
     text = read_passage(passage, cfg.max_passage_bytes)
     if dry_run:  # nothing is spent: no key or endpoint needed
         show_projection(cfg, text, json_out=False)
@@ -261,28 +195,31 @@ def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig
 
 
 BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
+# what `resume` and `revisit` may change of a stored session's settings: a moved
+# endpoint, a raised budget and its prices
+OVERRIDES = (
+    "llm",
+    "model",
+    "base_url",
+    "local_model",
+    *BUDGETS,
+    "price_per_1k_prompt",
+    "price_per_1k_completion",
+)
 
 
+@o.with_overrides(OVERRIDES)
 def resume(
+    overrides: dict[str, Any],
     session: o.SessionArg,
     store: o.Store = None,
     out_dir: o.OutDir = None,
-    llm: o.LLM = None,
-    model: o.Model = None,
-    base_url: o.BaseURL = None,
-    local_model: o.LocalModel = None,
-    max_llm_calls: o.MaxLLMCalls = None,
-    max_tokens: o.MaxTokens = None,
-    max_cost_usd: o.MaxCostUSD = None,
-    price_per_1k_prompt: o.PricePer1kPrompt = None,
-    price_per_1k_completion: o.PricePer1kCompletion = None,
     quiet: o.Quiet = False,
 ) -> None:
     """Finish a session that was killed, interrupted or stopped: every finished call is
     replayed from the cache, the rest is asked, with the session's own settings (an
     endpoint that moved and a raised budget can be given). Budgets count what earlier
     runs spent."""
-    overrides = {k: v for k, v in locals().items() if k not in ("session", "store", "out_dir", "quiet")}
     from dagmca import runner
 
     location = resolve_store(store)
@@ -297,28 +234,18 @@ def resume(
         _run(cfg, st, text, title, session, target, quiet, resume=True)
 
 
+@o.with_overrides(OVERRIDES)
 def revisit(
+    overrides: dict[str, Any],
     session: o.SessionArg,
     passage: o.NewPassage = None,
     store: o.Store = None,
     out_dir: o.OutDir = None,
-    llm: o.LLM = None,
-    model: o.Model = None,
-    base_url: o.BaseURL = None,
-    local_model: o.LocalModel = None,
-    max_llm_calls: o.MaxLLMCalls = None,
-    max_tokens: o.MaxTokens = None,
-    max_cost_usd: o.MaxCostUSD = None,
-    price_per_1k_prompt: o.PricePer1kPrompt = None,
-    price_per_1k_completion: o.PricePer1kCompletion = None,
     quiet: o.Quiet = False,
 ) -> None:
     """Later, with new context: re-check a finished session's open stubs, explore the
     relevant ones into the same DAG, and integrate again. Budgets count what earlier
     runs spent."""
-    overrides = {
-        k: v for k, v in locals().items() if k not in ("session", "passage", "store", "out_dir", "quiet")
-    }
     from dagmca import runner
 
     location = resolve_store(store)
