@@ -1,0 +1,119 @@
+"""The embedding index of the corpus, kept in the store and brought up to date on each
+ask: only nodes it does not hold, or whose text changed since (their hash differs), are
+embedded; rows of nodes gone from the graph are dropped. The vectors are read back for
+the nearest-neighbour ranking."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dagmca.ask.corpus import Corpus, Entry
+from dagmca.ask.models import IndexStats
+from dagmca.ask.onstore import OnStore
+from dagmca.similarity import Embedder, pieces
+from dagmca.store.base import GraphStore
+from dagmca.store.search import IndexRow
+
+# texts embedded and written at a time: a first index of a large store is kept as it
+# goes, so an interrupted one resumes where it stopped
+BATCH = 256
+
+
+@dataclass(frozen=True)
+class Vectors:
+    """The scope's indexed vectors: row i is node `ids[i]`'s unit vector."""
+
+    ids: list[str]
+    matrix: np.ndarray
+
+    def nearest(self, query: np.ndarray, limit: int, floor: float) -> list[tuple[str, float]]:
+        """The `limit` nodes most like `query` by cosine, at least `floor`, best first
+        (ties by id: `ids` come sorted)."""
+        if not self.ids or not np.any(query):
+            return []
+        sims = self.matrix @ query.astype(np.float32)
+        keep = np.flatnonzero(sims >= floor)
+        # a stable sort over rows read in id order: equal cosines stay in id order
+        order = keep[np.argsort(-sims[keep], kind="stable")][:limit]
+        return [(self.ids[i], float(sims[i])) for i in order.tolist()]
+
+
+async def embed_whole(embedder: Embedder, texts: Sequence[str]) -> np.ndarray:
+    """One unit vector per text: the mean of its pieces' vectors, so a text longer than
+    the model reads is represented by all of it, not its first piece."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    split = [pieces(t) for t in texts]
+    flat = [p for ps in split for p in ps]
+    vecs = await embedder.aembed(flat)
+    out, start = [], 0
+    for ps in split:
+        mean = vecs[start : start + len(ps)].mean(axis=0)
+        start += len(ps)
+        norm = float(np.linalg.norm(mean))
+        out.append(mean / norm if norm else mean)
+    return np.stack(out).astype(np.float32)
+
+
+class EmbeddingIndex:
+    """The index of one embedder over a scope, in the store's `text_index`. `on_store`
+    runs a function of the store off the event loop (on its thread, when it has one)."""
+
+    def __init__(self, embedder: Embedder, on_store: OnStore) -> None:
+        self.embedder = embedder
+        self._on_store = on_store
+
+    async def update(self, corpus: Corpus, dims: int) -> tuple[IndexStats, Vectors]:
+        """Bring the index of `corpus` up to date, and return its vectors of `dims`
+        dimensions (the embedder's): what it holds is read once, both to tell what to
+        embed and to rank by. Nodes it lacks, or whose text changed, are embedded; rows
+        of nodes no longer there (and, when the scope is the whole store, of sessions no
+        longer there) are dropped."""
+        name, scope = self.embedder.name, corpus.scope
+
+        def read(store: GraphStore) -> tuple[list[tuple[str, str, bytes]], set[str]]:
+            index = store.text_index()
+            return index.vectors(name, scope.filter), index.sessions() if scope.every else set()
+
+        held, sessions = await self._on_store(read)
+        stale = [node for node, _, _ in held if node not in corpus.entries]
+        gone = sorted(sessions - set(scope.sessions))
+        if stale or gone:
+
+            def drop(store: GraphStore) -> None:
+                index = store.text_index()
+                index.drop(stale)
+                index.drop_sessions(gone)
+
+            await self._on_store(drop)
+        entries = corpus.entries
+        vectors = {node: blob for node, sha, blob in held if node in entries and entries[node].sha == sha}
+        new: list[Entry] = [e for e in entries.values() if e.id not in vectors]
+        for start in range(0, len(new), BATCH):
+            batch = new[start : start + BATCH]
+            embedded = await embed_whole(self.embedder, [e.text for e in batch])
+            rows = [
+                IndexRow(e.id, e.session, e.sha, e.text, v.tobytes())
+                for e, v in zip(batch, embedded, strict=True)
+            ]
+            await self._on_store(_put(name, rows))
+            vectors.update((r.node, r.vector) for r in rows)
+        stats = IndexStats(embedder=name, indexed=len(corpus.entries), embedded=len(new), removed=len(stale))
+        return stats, _matrix(vectors, dims)
+
+
+def _put(embedder: str, rows: list[IndexRow]) -> Callable[[GraphStore], None]:
+    return lambda store: store.text_index().put(embedder, rows)
+
+
+def _matrix(vectors: dict[str, bytes], dims: int) -> Vectors:
+    """The vectors of `dims` dimensions as one matrix, rows in id order (a vector is
+    only comparable with its own embedder's)."""
+    ids = sorted(node for node, blob in vectors.items() if len(blob) == dims * 4)
+    if not ids:
+        return Vectors([], np.zeros((0, dims), dtype=np.float32))
+    matrix = np.frombuffer(b"".join(vectors[node] for node in ids), dtype=np.float32).reshape(len(ids), dims)
+    return Vectors(ids, matrix)
