@@ -143,3 +143,21 @@ def test_the_public_names_are_exported() -> None:
     with pytest.raises(AttributeError):
         _ = dagmca.nothing_here  # type: ignore[attr-defined]
     assert (ROOT / "dagmca" / "py.typed").exists()
+
+
+def test_the_workspace_asks_its_graph(tmp_path: Path) -> None:
+    """Retrieval over the sessions the workspace ran, and an answer whose citations are
+    all nodes of the context (the scripted model cites what it is offered)."""
+
+    async def main() -> None:
+        async with Workspace(tmp_path / "a.db", embedder=HashingEmbedder()) as ws:
+            await ws.run(PASSAGE, settings=SMALL, session="asked")
+            found = await ws.ask("Is road pricing unfair to low-wage workers?", retrieve_only=True)
+            assert found.retrieved and all(h.session == "asked" for h in found.retrieved)
+            assert found.model == ""  # no model was asked
+            answered = await ws.ask("Is road pricing unfair to low-wage workers?", llm="fake")
+            assert answered.model and answered.sessions == ["asked"]
+            offered = {h.id for h in answered.retrieved}
+            assert {c.id for c in answered.citations} <= offered
+
+    asyncio.run(main())

@@ -9,6 +9,17 @@ from dagmca.models import FinalNode, SessionNode
 
 
 @dataclass(frozen=True)
+class RoleShare:
+    """What one role's calls on one model made and cost in a run."""
+
+    role: str
+    model: str
+    calls: int
+    tokens: int
+    cost_usd: float
+
+
+@dataclass(frozen=True)
 class Spend:
     """What one run of a session spent: requests made (cache hits excluded), tokens and
     cost, with what was answered from the cache, failed, was retried or repaired, and
@@ -32,6 +43,7 @@ class Spend:
     earlier_cost_usd: float = 0.0
     model: str = ""
     prices: str = ""  # where the prices came from
+    by_role: list[RoleShare] = field(default_factory=list)
 
     @property
     def tokens(self) -> int:

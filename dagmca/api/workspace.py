@@ -22,7 +22,8 @@ from typing import Any, TypeVar, cast
 from pydantic import ValidationError
 
 from dagmca.api.backends import Backends, ClientLike
-from dagmca.api.results import RevisitResult, RunResult, Spend
+from dagmca.api.results import RevisitResult, RoleShare, RunResult, Spend
+from dagmca.ask.models import Answer
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult
@@ -52,6 +53,7 @@ from dagmca.store.graph import load_graph
 T = TypeVar("T")
 SettingsLike = SessionConfig | Mapping[str, Any] | None
 BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
+MAX_QUESTION_BYTES = 20_000  # a question, not a passage: longer text belongs in the passage
 
 
 def settings_from(settings: SettingsLike, overrides: Mapping[str, Any] | None = None) -> SessionConfig:
@@ -86,6 +88,7 @@ def spend_of(llm: MeteredLLM) -> Spend:
         earlier_cost_usd=m.earlier_cost_usd,
         model=llm.model,
         prices=llm.prices.source,
+        by_role=[RoleShare(r.role, r.model, r.calls, r.usage.total, r.cost_usd) for r in llm.by_role()],
     )
 
 
@@ -176,97 +179,116 @@ class Workspace:
     # -- running -----------------------------------------------------------------------
     async def run(
         self,
-        passage: str,
+        passage: str | None = None,
         *,
+        question: str | None = None,
         settings: SettingsLike = None,
         client: ClientLike | None = None,
         session: str | None = None,
         title: str | None = None,
         events: EventSink | None = None,
+        out_dir: str | Path | None = None,
         **overrides: Any,
     ) -> RunResult:
-        """Debate `passage` as a new session and return when it ends. `settings` and
-        keyword `overrides` are SessionConfig's settings (`llm="openai", model=...`);
-        `client`: an `openai.AsyncOpenAI` client or any `dagmca.llm.LLMClient` to use
-        instead of the one the settings would build."""
+        """Debate `passage` as a new session and return when it ends. With a `question`
+        the debates address it and the final answer carries a short `answer`; the
+        passage is then optional. `settings` and keyword `overrides` are SessionConfig's
+        settings (`llm="openai", model=...`); `client`: an `openai.AsyncOpenAI` client or
+        any `dagmca.llm.LLMClient` to use instead of the one the settings would build;
+        `out_dir`: the session's report folder (default: one under `reports`)."""
         cfg = settings_from(settings, overrides)
-        text = check_text(passage, cfg.max_passage_bytes)
+        if passage is None and question is None:
+            raise UserError("nothing to debate", "give a passage, a question, or both")
+        text = check_text(passage, cfg.max_passage_bytes) if passage is not None else ""
+        asked = check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
         background, _ = self._opened()
-        session_id = session or _new_session_id(text)
+        session_id = session or _new_session_id(text or asked or "")
         if await background.aread(lambda s: s.has_session(session_id)):
             raise UserError(f"session {session_id!r} already exists in {self.location}", "choose another id")
-        out_dir = self.reports_dir(session_id)
-        name = title or title_of(text, session_id)
+        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
+        name = title or title_of(asked or text, session_id)
 
         async def work(state: SessionState, model: str) -> RunResult:
-            result = await run_and_report(state, title=name, model=model, out_dir=out_dir)
-            return self._result(result, state, out_dir)
+            result = await run_and_report(state, title=name, model=model, out_dir=folder)
+            return self._result(result, state, folder)
 
-        return await self._session(cfg, session_id, text, client, events, None, work)
+        return await self._session(cfg, session_id, text, client, events, None, work, asked)
 
     async def resume(
         self,
         session: str,
         *,
+        settings: SessionConfig | None = None,
         client: ClientLike | None = None,
         events: EventSink | None = None,
+        out_dir: str | Path | None = None,
         **overrides: Any,
     ) -> RunResult:
         """Finish a session that was killed, interrupted or stopped: finished calls are
         replayed from the cache, the rest asked. `overrides` may move the endpoint or
-        raise a budget; a session that spent its budget needs a raised one."""
-        node, cfg = await self._stored(session, overrides)
+        raise a budget; a session that spent its budget needs a raised one. `settings`:
+        the whole settings to resume with instead of the stored ones (the CLI resolves
+        them itself)."""
+        node, cfg = await self._stored(session, overrides, settings)
         if str(node.props.get("status", "")) == "done":
             raise UserError(f"session {session} is already done; nothing to resume")
         text, title = str(node.props["passage"]), str(node.props.get("title", session))
-        out_dir = self.reports_dir(session)
+        asked = str(node.props["question"]) if node.props.get("question") else None
+        out_dir = Path(out_dir) if out_dir is not None else self.reports_dir(session)
 
         async def work(state: SessionState, model: str) -> RunResult:
             result = await run_and_report(state, title=title, model=model, out_dir=out_dir)
             return self._result(result, state, out_dir)
 
-        return await self._session(cfg, session, text, client, events, "replay", work)
+        return await self._session(cfg, session, text, client, events, "replay", work, asked)
 
     async def revisit(
         self,
         session: str,
         *,
         passage: str | None = None,
+        settings: SessionConfig | None = None,
         client: ClientLike | None = None,
         events: EventSink | None = None,
+        out_dir: str | Path | None = None,
         **overrides: Any,
     ) -> RevisitResult:
         """Judge a finished session's open stubs against new context (`passage`, else
         its own final answer), explore the relevant ones and integrate again."""
-        node, cfg = await self._stored(session, overrides)
+        node, cfg = await self._stored(session, overrides, settings)
         background, _ = self._opened()
         new_text = check_text(passage, cfg.max_passage_bytes) if passage is not None else None
         final = await background.aread(lambda s: s.get_node(f"{session}/final"))
         context = new_text or (str(final.props.get("text", "")) if final else "")
         if not context:
             raise UserError(f"session {session} has no final answer to revisit against", "pass a passage")
-        out_dir = self.reports_dir(session)
+        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
+        asked = str(node.props["question"]) if node.props.get("question") else None
 
         async def work(state: SessionState, model: str) -> RevisitResult:
-            r = await revisit_and_report(state, context=context, out_dir=out_dir)
+            r = await revisit_and_report(state, context=context, out_dir=folder)
             spend = spend_of(state.llm)
             return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
 
         text = new_text or str(node.props["passage"])
-        return await self._session(cfg, session, text, client, events, "charge", work)
+        return await self._session(cfg, session, text, client, events, "charge", work, asked)
 
     def _result(self, result: SessionResult, state: SessionState, out_dir: Path) -> RunResult:
         spend = spend_of(state.llm)
         problems = list(result.session.problems)
         return RunResult(result.session, result.final, spend, self.location, out_dir, problems)
 
-    async def _stored(self, session: str, overrides: Mapping[str, Any]) -> tuple[Any, SessionConfig]:
+    async def _stored(
+        self, session: str, overrides: Mapping[str, Any], settings: SessionConfig | None = None
+    ) -> tuple[Any, SessionConfig]:
         background, _ = self._opened()
         node = await background.aread(lambda s: require_session(s, session))
         stored = stored_config(node)
         given = {k: v for k, v in overrides.items() if v is not None}
-        cfg = settings_from(stored, given)
-        raised = any(k in given for k in BUDGETS)
+        cfg = settings if settings is not None else settings_from(stored, given)
+        raised = any(k in given for k in BUDGETS) or any(
+            getattr(cfg, k) != getattr(stored, k) for k in BUDGETS
+        )
         if str(node.props.get("status", "")) == "budget_exhausted" and not raised:
             raise UserError(
                 f"session {node.id} ended with its budget spent; nothing more can be asked within it",
@@ -283,6 +305,7 @@ class Workspace:
         events: EventSink | None,
         earlier: Any,
         work: Callable[[SessionState, str], Awaitable[T]],
+        question: str | None = None,
     ) -> T:
         background, embedder = self._opened()
         backend = await self._backends.get(cfg, client)
@@ -299,6 +322,7 @@ class Workspace:
                 events=events,
                 earlier=earlier,
                 shared=shared,
+                question=question,
             ) as state:
                 # a live view (the CLI's progress) also reads the meter between events
                 live = callable(getattr(events, "start", None)) and callable(getattr(events, "stop", None))
@@ -314,6 +338,30 @@ class Workspace:
             raise EndpointError(
                 str(exc), f"every finished turn is kept; resume session {session_id} to continue it"
             ) from None
+
+    # -- asking ------------------------------------------------------------------------
+    async def ask(
+        self,
+        question: str,
+        *,
+        sessions: list[str] | None = None,
+        settings: SettingsLike = None,
+        retrieve_only: bool = False,
+        **overrides: Any,
+    ) -> Answer:
+        """Ask the stored graph (`sessions`, else every session): an answer citing the
+        nodes it rests on, every citation checked, with the dissent beside it. The
+        answer is the `final` role's model's; `retrieve_only` asks no model."""
+        from dagmca.ask import retrieve
+        from dagmca.ask.client import answer_with_settings
+
+        cfg = settings_from(settings, overrides)
+        asked = check_text(question, MAX_QUESTION_BYTES, "question")
+        background, embedder = self._opened()
+        found = await retrieve(background, asked, embedder=embedder, sessions=sessions)
+        if retrieve_only or not found.hits:
+            return found.as_answer()
+        return await answer_with_settings(cfg, background, found)
 
     # -- reading -----------------------------------------------------------------------
     async def sessions(self) -> list[SessionNode]:

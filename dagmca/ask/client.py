@@ -53,7 +53,7 @@ async def ask_with_settings(
         found = await retrieve(background, question, embedder=embedder, sessions=sessions, settings=settings)
         if retrieve_only or not found.hits:
             return found.as_answer()
-        return await _answer(cfg, background, found)
+        return await answer_with_settings(cfg, background, found)
     finally:
         try:
             await background.flush()
@@ -61,7 +61,8 @@ async def ask_with_settings(
             background.close()
 
 
-async def _answer(cfg: SessionConfig, background: BackgroundStore, found: Retrieval) -> Answer:
+async def answer_with_settings(cfg: SessionConfig, background: BackgroundStore, found: Retrieval) -> Answer:
+    """The answer to what `found` retrieved, by the `final` role's model of `cfg`."""
     # starting a local model server waits for it to load: off the loop
     backend = await asyncio.to_thread(open_backend, cfg)
     try:

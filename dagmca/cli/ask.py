@@ -11,6 +11,7 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
+from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.store import open_existing, resolve_store
 from dagmca.text import one_line
@@ -28,17 +29,15 @@ RetrieveOnly = Annotated[
 ]
 
 
+@o.with_settings()
 def ask(
+    cfg: SessionConfig,
     question: Question,
     session: Session = None,
     all_: AllSessions = False,
     as_json: o.AsJSON = False,
     retrieve_only: RetrieveOnly = False,
     store: o.Store = None,
-    llm: o.LLM = None,
-    model: o.Model = None,
-    base_url: o.BaseURL = None,
-    local_model: o.LocalModel = None,
 ) -> None:
     """Ask the stored graph a question: the answer cites the nodes it rests on (every
     citation checked), and the dissent lists the contradictions no synthesis reconciled
@@ -53,7 +52,6 @@ def ask(
         raise UserError("give --session or --all, not both")
     if not question.strip():
         raise UserError("the question is empty", 'ask something: dagmca ask "What did the debates conclude?"')
-    cfg = o.build_config({"llm": llm, "model": model, "base_url": base_url, "local_model": local_model})
     embedder = MiniLMEmbedder()
     embedder.warm_up()  # loads while the store is read
     try:

@@ -215,6 +215,23 @@ LocalModel = Annotated[str | None, setting("local_model")]
 
 # -- the rest ---------------------------------------------------------------------------
 PassageArg = Annotated[Path, typer.Argument(help="UTF-8 text file with the passage to debate.")]
+OptionalPassageArg = Annotated[
+    Path | None,
+    typer.Argument(
+        help="UTF-8 text file with the passage to debate (optional with --question).", show_default=False
+    ),
+]
+Question = Annotated[
+    str | None,
+    typer.Option(
+        "--question",
+        help="A question to debate about the passage (or alone); the final answer leads with its answer.",
+    ),
+]
+QuestionFile = Annotated[
+    Path | None,
+    typer.Option("--question-file", help="A UTF-8 text file holding the question (instead of --question)."),
+]
 SessionArg = Annotated[str, typer.Argument(help="Session id.")]
 Store = Annotated[
     str | None,
