@@ -1,0 +1,115 @@
+"""Tracing as a layer: one span per call accounted below it, when the run is traced."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from pydantic import BaseModel
+
+from dagmca import tracing
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.prices import Prices
+from dagmca.llm.stack.base import PREFLIGHT, BudgetExhausted, Wrapper
+
+
+class Traced(Wrapper):
+    """Just outside accounting, so its spans are the calls the records are: a reply
+    from the cache (a hit, no tokens), a reply, a failure; not a refusal for a budget
+    (no call was made). The span covers the wait for a slot too, which is where a
+    slow session's time often goes; `dagmca.latency_s` is the request's own. Untraced,
+    a call costs one context-variable read more."""
+
+    def __init__(self, inner: LLMClient, *, prices: Prices | None = None, role: str = "") -> None:
+        super().__init__(inner)
+        self.prices = prices or Prices()
+        self.role = role
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        if not tracing.active():
+            return await self.inner.complete(
+                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
+            )
+        meta = meta or CallMeta()
+        start = time.time_ns()
+        asked = tracing.Call(
+            model=self.model,
+            role=self.role,
+            agent=meta.agent,
+            debate=meta.debate,
+            phase=meta.phase,
+            start_ns=start,
+            end_ns=start,
+            messages=messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            structured=schema is not None,
+            reask=meta.reask,
+        )
+        try:
+            done = await self.inner.complete(
+                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
+            )
+        except BudgetExhausted:
+            raise
+        except LLMError as exc:
+            failed = replace(
+                asked, end_ns=time.time_ns(), error=type(exc).__name__, retries=exc.retries, faults=exc.faults
+            )
+            tracing.call(failed)
+            raise
+        u = done.usage
+        tracing.call(
+            replace(
+                asked,
+                end_ns=time.time_ns(),
+                reply=done.text,
+                input_tokens=u.prompt_tokens,
+                output_tokens=u.completion_tokens,
+                finish_reason=done.finish_reason,
+                cache_hit=done.cache_hit,
+                retries=done.retries,
+                cost_usd=0.0 if done.cache_hit else round(self.prices.cost(u), 8),
+                latency_s=done.latency_s,
+                repaired=done.repaired,
+                faults=done.faults,
+            )
+        )
+        return done
+
+    async def ping(self) -> None:
+        """The pre-flight below; each request it made is a call span over its time (the
+        requests are not timed one by one), so a trace's tokens are the run's."""
+        start = time.time_ns()
+        await self.inner.ping()
+        if not tracing.active():
+            return
+        end = time.time_ns()
+        for req in self.inner.preflight_calls():
+            usage: Usage = req.usage
+            tracing.call(
+                tracing.Call(
+                    model=self.model,
+                    role=self.role,
+                    agent=PREFLIGHT,
+                    debate="",
+                    phase="negotiate",
+                    start_ns=start,
+                    end_ns=end,
+                    input_tokens=usage.prompt_tokens,
+                    output_tokens=usage.completion_tokens,
+                    retries=req.retries,
+                    faults=tuple(req.faults),
+                    cost_usd=round(self.prices.cost(usage), 8),
+                    error="PreflightError" if req.error else "",
+                )
+            )

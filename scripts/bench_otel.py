@@ -1,0 +1,90 @@
+"""What tracing costs: scripts/bench_scale.py untraced (A) and with --otel (B), in
+alternating pairs, so a slow stretch of a shared machine lands on both sides.
+
+    .venv/bin/python scripts/bench_otel.py [--pairs 3] [bench_scale options] [-- run options]
+
+An OTLP/HTTP receiver on 127.0.0.1:4318 (where --otel sends by default: bench_scale
+passes its run no OTEL_* variable) takes the spans and counts their bytes without
+decoding them, as a collector on another machine would cost the run nothing. Printed:
+each pair's wall and CPU time (the run's process, all threads, exporter included) and
+the median of the ratios B/A over the pairs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+received = {"requests": 0, "bytes": 0}
+
+
+class Receiver(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def do_POST(self) -> None:
+        size = int(self.headers["Content-Length"])
+        self.rfile.read(size)
+        received["requests"] += 1
+        received["bytes"] += size
+        self.send_response(200)
+        self.send_header("Content-Type", "application/x-protobuf")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def once(bench: list[str], run: list[str], traced: bool) -> dict[str, Any]:
+    command = [sys.executable, str(ROOT / "scripts" / "bench_scale.py"), "--json", *bench, "--", *run]
+    if traced:
+        command.append("--otel")
+    before = received["bytes"]
+    done = subprocess.run(command, capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    result["cpu_s"] = result["cpu_ms_per_call"] * result["calls"] / 1000
+    result["exported_bytes"] = received["bytes"] - before
+    if (result["exported_bytes"] > 0) != traced:
+        raise SystemExit("spans missing from the traced run" if traced else "spans sent by the untraced run")
+    return result
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pairs", type=int, default=3)
+    args, rest = ap.parse_known_args()
+    cut = rest.index("--") if "--" in rest else len(rest)
+    bench, run = rest[:cut], rest[cut + 1 :]
+    server = ThreadingHTTPServer(("127.0.0.1", 4318), Receiver)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    walls, cpus = [], []
+    try:
+        for i in range(args.pairs):
+            off, on = once(bench, run, False), once(bench, run, True)
+            walls.append(on["wall_s"] / off["wall_s"])
+            cpus.append(on["cpu_s"] / off["cpu_s"])
+            print(
+                f"pair {i + 1}: off {off['wall_s']:.1f} s wall, {off['cpu_s']:.2f} s CPU | "
+                f"on {on['wall_s']:.1f} s, {on['cpu_s']:.2f} s ({on['exported_bytes']:,} bytes of spans) | "
+                f"{off['calls']:.0f} calls | "
+                f"on/off wall {walls[-1]:.3f}, CPU {cpus[-1]:.3f}",
+                flush=True,
+            )
+    finally:
+        server.shutdown()
+    print(
+        f"median on/off over {args.pairs} pairs: wall {statistics.median(walls):.3f} "
+        f"({min(walls):.3f}-{max(walls):.3f}), "
+        f"CPU {statistics.median(cpus):.3f} ({min(cpus):.3f}-{max(cpus):.3f})"
+    )
+
+
+if __name__ == "__main__":
+    main()
