@@ -1,0 +1,201 @@
+"""`dagmca eval TASKS`: arms over tasks, scored or judged in pairs, with intervals,
+paired tests and cost, into the terminal (or `--json`) and the graph.
+
+Every input problem (a task line, an unknown arm or setting) is found before the
+first call; a rerun with the same `--eval-id` repeats nothing finished."""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.config import SessionConfig
+from dagmca.errors import UserError
+from dagmca.evaluation.arms import KINDS
+from dagmca.evaluation.estimate import EvalProjection, project_eval
+from dagmca.evaluation.files import write_report
+from dagmca.evaluation.report import EvalReport, RunRecord
+from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
+
+TasksArg = Annotated[
+    Path,
+    typer.Argument(
+        help="JSONL of {id, question, passage?, answer?, choices?, scoring?}, or a folder of .txt"
+    ),
+]
+Arms = Annotated[
+    str,
+    typer.Option(
+        "--arms",
+        help="Comma-separated arms, each optionally with settings (mca:rounds=1,signals=false): "
+        + "; ".join(f"{k.name} ({k.about})" for k in KINDS.values()),
+    ),
+]
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def arms_table(report: EvalReport) -> Table:
+    table = Table(title=f"dagmca eval {report.eval_id}", title_justify="left")
+    for name in (
+        "arm",
+        "protocol",
+        "sessions",
+        "accuracy (95% CI)",
+        "parse fail",
+        "calls",
+        "tokens",
+        "cost $",
+    ):
+        table.add_column(name, overflow="fold")
+    for a in report.arms:
+        acc = a.accuracy
+        cell = f"{_pct(acc.value)} [{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
+        table.add_row(
+            a.arm, a.protocol, str(a.sessions), cell, str(acc.parse_failures) if acc else "-",
+            f"{a.calls:,}", f"{a.tokens:,}", f"{a.cost_usd:.4f}",
+        )  # fmt: skip
+    return table
+
+
+def comparisons_table(report: EvalReport) -> Table:
+    table = Table(
+        title="paired comparisons (win rate: wins + ties/2; Holm-corrected p)", title_justify="left"
+    )
+    for name in ("arm", "baseline", "on", "W/L/T", "win rate (95% CI)", "p", "p Holm"):
+        table.add_column(name, overflow="fold")
+    for c in report.comparisons:
+        table.add_row(
+            c.arm, c.baseline, c.kind, f"{c.wins}/{c.losses}/{c.ties}",
+            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
+        )  # fmt: skip
+    return table
+
+
+def show_projection(p: EvalProjection, as_json: bool) -> None:
+    if as_json:
+        print(p.model_dump_json(indent=2))
+        return
+    table = Table(title="dagmca eval --dry-run: projected", title_justify="left")
+    for name in ("arm", "sessions", "calls", "cost $"):
+        table.add_column(name)
+    for a in p.arms:
+        cost = f"{a.cost_usd_min:.4f}-{a.cost_usd_max:.4f}"
+        table.add_row(a.arm, str(a.sessions), f"{a.calls_min:,}-{a.calls_max:,}", cost)
+    table.add_row("judge", "", f"{p.judge_calls:,}", "-")
+    cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
+    table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
+    out.print(table)
+
+
+def default_eval_id(tasks: Path, arms: str, repeats: int) -> str:
+    """Same tasks file, arms and repeats: same id, so a plain rerun resumes."""
+    digest = hashlib.sha256(f"{tasks.resolve()}|{arms}|{repeats}".encode()).hexdigest()[:10]
+    return f"eval-{digest}"
+
+
+# every arm sets these itself (its protocol, its size): no option for them
+@o.with_settings(exclude=("protocol",))
+def eval_(
+    cfg: SessionConfig,
+    tasks: TasksArg,
+    arms: Arms = "mca,vote,single",
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Seeds per arm and task")] = 1,
+    eval_id: Annotated[
+        str | None,
+        typer.Option("--eval-id", help="The eval's id; a rerun with it resumes (default: from inputs)"),
+    ] = None,
+    tolerance: Annotated[
+        float, typer.Option("--tolerance", min=0.0, help="numeric tasks: relative tolerance")
+    ] = DEFAULT_TOLERANCE,
+    judge_all: Annotated[
+        bool, typer.Option("--judge-all", help="Judge reference tasks in pairs too")
+    ] = False,
+    judge_trials: Annotated[
+        int, typer.Option("--judge-trials", min=1, help="Judge calls per pair and order")
+    ] = 1,
+    noise: Annotated[
+        bool, typer.Option("--noise-floor", help="The first arm against its own repeat (needs --repeats 2+)")
+    ] = False,
+    parallel: Annotated[int, typer.Option("--parallel-sessions", min=1, help="Sessions run at once")] = 1,
+    store: o.Store = None,
+    out_dir: Annotated[
+        Path | None, typer.Option("--out", help="Folder for eval.json, eval.md and quality-cost.svg")
+    ] = None,
+    as_json: o.AsJSON = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Project the eval's calls and cost; spend nothing")
+    ] = False,
+) -> None:
+    """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
+    from dagmca.api import in_workspace
+    from dagmca.evaluation import load_tasks, parse_arms
+    from dagmca.evaluation.running import EvalPlan, run_eval
+    from dagmca.llm.factory import check_backend
+    from dagmca.store import resolve_store
+
+    values = cfg.model_dump()
+    found = load_tasks(tasks)
+    chosen = parse_arms(arms, values)
+    if noise and repeats < 2:
+        raise UserError("--noise-floor needs --repeats 2 or more", "add --repeats 2")
+    o.check_session_id(eval_id)
+    if dry_run:
+        show_projection(project_eval(found, chosen, cfg, repeats=repeats, judge_trials=judge_trials,
+                                     judge_all=judge_all), as_json)  # fmt: skip
+        return
+    check_backend(cfg)
+    plan = EvalPlan(
+        eval_id=eval_id or default_eval_id(tasks, arms, repeats), tasks=found, arms=chosen,
+        repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
+        noise_floor=noise, parallel=parallel,
+    )  # fmt: skip
+    if not as_json:
+        err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
+    total = len(found) * len(chosen) * repeats
+    seen: list[RunRecord] = []
+    started = time.monotonic()
+
+    def progress(record: RunRecord) -> None:
+        seen.append(record)
+        if as_json:
+            return
+        calls, cost = sum(r.calls for r in seen), sum(r.cost_usd for r in seen)
+        # sessions found finished take no time: the rate (and so the ETA) is rough at first
+        left = (time.monotonic() - started) / len(seen) * (total - len(seen))
+        err.print(
+            f"[{len(seen)}/{total}] {record.arm} {record.task} r{record.repeat}: {record.status}, "
+            f"answer {record.answer!r} ({calls:,} calls, ${cost:.4f} so far; ETA {left:.0f}s)",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+
+    report = in_workspace(resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress))
+    if out_dir is not None:
+        for path in write_report(report, out_dir):
+            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    if report.skipped:
+        err.print(
+            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; "
+            "rerun with a raised budget to finish them",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+    if as_json:
+        print(report.model_dump_json(indent=2, exclude={"results"}))
+        return
+    out.print(arms_table(report))
+    if report.comparisons:
+        out.print(comparisons_table(report))
+    if report.noise_floor is not None:
+        n = report.noise_floor
+        out.print(
+            f"noise floor ({n.arm} against its repeat): win rate {n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}]"
+        )

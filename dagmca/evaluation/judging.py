@@ -1,0 +1,165 @@
+"""Judged pairs: two arms' answers to one open task, compared by a judge model.
+
+The judge is blind (neutral labels, no arm names), reads both orders, and reasons
+before it decides: the schema puts `reasoning` before `verdict`, so a model that
+writes fields in order has argued before it commits. A judge that prefers whatever
+comes first (a known position bias) then contradicts itself across the two orders,
+and a split is a tie, so position bias cannot manufacture a win."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from dagmca.llm.base import CallMeta, Completion, LLMError, Message
+from dagmca.models.schema import CallPhase, Strict
+
+PROMPT_VERSION = "pair-1"  # recorded with every eval: verdicts of another prompt do not compare
+CRITERION = "overall"
+ORDERS = ("xy", "yx")  # the arm's answer shown first, then the baseline's
+
+
+CRITERIA = ("comprehensiveness", "insight", "faithfulness", "clarity")
+Label = Literal["A", "B", "tie"]
+
+
+class CriterionJudgement(Strict):
+    """The judge on one criterion: its reasoning first, then the verdict."""
+
+    criterion: Literal["comprehensiveness", "insight", "faithfulness", "clarity"]
+    reasoning: str = Field(max_length=1000)
+    verdict: Label
+
+
+class PairJudgement(Strict):
+    """The judge on two answers, A and B: per criterion (optional: a small model that
+    skips them still gives the overall verdict), then overall, each with its reasoning
+    before its verdict. The overall verdict is the one that counts."""
+
+    criteria: list[CriterionJudgement] = Field(default_factory=list, max_length=len(CRITERIA))
+    reasoning: str = Field(max_length=2000)
+    verdict: Label
+
+
+class Completer(Protocol):
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: type[BaseModel] | None = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion: ...
+
+
+@dataclass(frozen=True)
+class OrderVerdict:
+    """One order's verdict, from the arm's side: win, loss or tie (none: the judge gave
+    no usable reply, which counts as a tie)."""
+
+    order: str
+    verdict: Literal["win", "loss", "tie", "none"]
+    reason: str
+    criterion: str = CRITERION
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """A pair judged in both orders: a win or loss only when both orders agree."""
+
+    verdict: Literal["win", "loss", "tie"]
+    orders: tuple[OrderVerdict, ...]  # overall first, then each criterion the judge gave
+    criterion: str = CRITERION
+    criteria: dict[str, Literal["win", "loss", "tie"]] = field(default_factory=dict)
+
+
+SYSTEM = (
+    "You are an impartial judge of two answers to the same question. The answers are "
+    "labelled A and B; their order and length are not merits. Judge the answers on how "
+    "comprehensive, insightful, faithful to the passage (when there is one) and clear "
+    "they are: for each of those criteria, then overall. Each time, first write your "
+    "reasoning, then the verdict: A, B, or tie when neither is better."
+)
+
+
+def pair_messages(question: str, passage: str | None, first: str, second: str) -> list[Message]:
+    parts = [f"Question: {question}"]
+    if passage:
+        parts.append(f"Passage:\n{passage}")
+    parts += [f"Answer A:\n{first}", f"Answer B:\n{second}"]
+    parts.append(
+        'Reply as JSON: {"criteria": [{"criterion": "comprehensiveness" | "insight" | "faithfulness" | '
+        '"clarity", "reasoning": "...", "verdict": "A" | "B" | "tie"}, ...], "reasoning": "...", '
+        '"verdict": "A" | "B" | "tie"}.'
+    )
+    return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def combine(first: str, second: str) -> Literal["win", "loss", "tie"]:
+    """Both orders' verdicts (from the arm's side) as one: agreement or a tie."""
+    if first == second and first in ("win", "loss"):
+        return first  # type: ignore[return-value]
+    return "tie"
+
+
+async def judge_pair(
+    llm: Completer,
+    *,
+    question: str,
+    passage: str | None,
+    answer: str,
+    baseline: str,
+    max_tokens: int,
+    seed: int,
+    trial: int = 0,
+) -> PairResult:
+    """`answer` (the arm's) against `baseline`, in both orders."""
+    verdicts: list[OrderVerdict] = []
+    for order in ORDERS:
+        first, second = (answer, baseline) if order == "xy" else (baseline, answer)
+        meta = CallMeta(agent=f"judge-{order}-{trial}", phase=CallPhase.PAIR.value)
+        try:
+            done = await llm.complete(
+                pair_messages(question, passage, first, second),
+                schema=PairJudgement,
+                max_tokens=max_tokens,
+                seed=seed + trial,
+                meta=meta,
+            )
+        except LLMError as exc:
+            verdicts.append(OrderVerdict(order, "none", f"no verdict: {exc}"))
+            continue
+        parsed: Any = done.parsed
+        if not isinstance(parsed, PairJudgement):
+            verdicts.append(OrderVerdict(order, "none", "no verdict: the reply did not parse"))
+            continue
+        verdicts.append(OrderVerdict(order, _from_arm(parsed.verdict, order), parsed.reasoning))
+        seen = set()
+        for c in parsed.criteria:  # one each: a repeated criterion keeps its first verdict
+            if c.criterion not in seen:
+                seen.add(c.criterion)
+                verdicts.append(OrderVerdict(order, _from_arm(c.verdict, order), c.reasoning, c.criterion))
+    return _result(verdicts)
+
+
+def _result(verdicts: list[OrderVerdict]) -> PairResult:
+    """Each criterion's verdicts over the two orders as one; a criterion the judge gave
+    in one order only is recorded but not combined."""
+    by: dict[str, dict[str, str]] = {}
+    for v in verdicts:
+        by.setdefault(v.criterion, {})[v.order] = v.verdict
+    combined = {c: combine(o["xy"], o["yx"]) for c, o in by.items() if len(o) == len(ORDERS)}
+    overall = combined.pop(CRITERION, "tie")
+    ordered = sorted(verdicts, key=lambda v: v.criterion != CRITERION)
+    return PairResult(overall, tuple(ordered), criteria=combined)
+
+
+def _from_arm(label: str, order: str) -> Literal["win", "loss", "tie"]:
+    if label == "tie":
+        return "tie"
+    arm_label = "A" if order == "xy" else "B"
+    return "win" if label == arm_label else "loss"

@@ -1,0 +1,333 @@
+"""Running an evaluation in a Workspace: every (arm, task, repeat) as a question
+session, the matched vote arms sized from their target's calls on the same task, the
+judged pairs, and the Evaluation in the graph.
+
+Resumable by construction: a session's id follows from (eval, arm, task, repeat), so a
+rerun finds a finished session and reads it instead of running it, resumes one that
+was cut short, and the judge's calls go through the store's response cache, so a
+finished eval run again makes no call. Costs are read from the call log, not from what
+this run spent, so a rerun reports what the arms cost when they ran."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any, Literal, TypeVar
+
+from dagmca import tracing
+from dagmca.api import ClientLike, Workspace, settings_from
+from dagmca.config import SessionConfig
+from dagmca.evaluation.arms import Arm, session_id, vote_for
+from dagmca.evaluation.graph import evaluation_record, final_id, judged_edges, ran_edge
+from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer, PairResult, judge_pair
+from dagmca.evaluation.report import (
+    EvalReport,
+    JudgeInfo,
+    RunRecord,
+    Verdict,
+    arm_row,
+    comparisons,
+    noise_floor,
+    result_rows,
+)
+from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
+from dagmca.evaluation.tasks import Task
+from dagmca.llm.metered import MeteredLLM, role_terms
+from dagmca.models import EdgeRecord, FinalNode, ModelRole, NodeKind, node_from_record
+from dagmca.store.background import BackgroundStore
+from dagmca.store.base import GraphStore
+
+T = TypeVar("T")
+# a session in one of these states has its answer (or has none for good): it is read,
+# not resumed; a running, interrupted or failed one is finished first
+ENDED = ("done", "degraded", "budget_exhausted")
+
+
+@dataclass(frozen=True)
+class EvalPlan:
+    """What to run: `judge_all` judges reference tasks in pairs too; `noise_floor`
+    judges (or scores) the first arm's second repeat against its first."""
+
+    eval_id: str
+    tasks: list[Task]
+    arms: list[Arm]
+    repeats: int = 1
+    tolerance: float = DEFAULT_TOLERANCE
+    judge_all: bool = False
+    judge_trials: int = 1
+    noise_floor: bool = False
+    parallel: int = 1
+
+
+@dataclass(frozen=True)
+class _Done:
+    record: RunRecord
+    final_text: str | None
+
+
+def _store(ws: Workspace) -> BackgroundStore:
+    # the workspace's store, behind its writer thread: the eval's node, edges and the
+    # judge's cache live where its sessions do
+    return ws._opened()[0]
+
+
+def _read_run(
+    store: GraphStore, arm: Arm, protocol: str, task: Task, repeat: int, sid: str, tol: float
+) -> _Done:
+    node = store.get_node(sid)
+    status = str(node.props.get("status", "")) if node is not None else "missing"
+    final_record = store.get_node(final_id(sid))
+    final = node_from_record(final_record) if final_record is not None else None
+    answer = final.answer if isinstance(final, FinalNode) else None
+    text = final.text if isinstance(final, FinalNode) else None
+    # the requests made: a resumed session's replies replayed from the cache cost nothing
+    # and were counted when they were first asked
+    calls = [c for c in store.calls(sid) if not c.cache_hit]
+    record = RunRecord(
+        arm=arm.name, protocol=protocol, task=task.id, repeat=repeat, session=sid, status=status,
+        answer=answer, score=score(task, answer, tol), calls=len(calls),
+        tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
+        cost_usd=sum(c.cost_usd for c in calls),
+    )  # fmt: skip
+    return _Done(record, text)
+
+
+class _Eval:
+    def __init__(
+        self,
+        ws: Workspace,
+        plan: EvalPlan,
+        base: SessionConfig,
+        client: ClientLike | None,
+        on_done: Callable[[RunRecord], None] | None,
+    ) -> None:
+        self.ws, self.plan, self.base, self.client, self.on_done = ws, plan, base, client, on_done
+        self.store = _store(ws)
+        self.values = base.model_dump()
+        self.limit = asyncio.Semaphore(max(1, plan.parallel))
+        self.done: dict[tuple[str, str, int], _Done] = {}
+        self.skipped = 0
+
+    def budget_left(self) -> dict[str, Any] | None:
+        """The eval's budgets (the settings' max_llm_calls, max_tokens, max_cost_usd)
+        less what its sessions have spent, as a new session's budgets; None when one is
+        spent. Sessions run at once may together pass it by what they spend at once."""
+        runs = [d.record for d in self.done.values()]
+        spent = {
+            "max_llm_calls": sum(r.calls for r in runs),
+            "max_tokens": sum(r.tokens for r in runs),
+            "max_cost_usd": sum(r.cost_usd for r in runs),
+        }
+        left: dict[str, Any] = {}
+        for key, used in spent.items():
+            cap = getattr(self.base, key)
+            if cap is not None:
+                if used >= cap:
+                    return None
+                left[key] = cap - used
+        return left
+
+    async def one(self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any]) -> _Done | None:
+        sid = session_id(self.plan.eval_id, arm, task.id, repeat)
+        cfg = settings_from({**arm.settings(self.values, self.base.seed + repeat), **extra})
+        async with self.limit:
+            node = await self.store.aread(lambda s: s.get_node(sid))
+            if node is None:
+                left = self.budget_left()
+                if left is None:  # not run: a rerun with a raised budget runs it
+                    self.skipped += 1
+                    return None
+                cfg = settings_from(cfg, left)
+                await self.ws.run(
+                    task.passage, question=task.question, settings=cfg, client=self.client, session=sid
+                )
+            elif node.kind is NodeKind.SESSION and node.props.get("status") not in ENDED:
+                await self.ws.resume(sid, client=self.client)
+        self.store.write(edges=[ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat)])
+        tol = self.plan.tolerance
+        done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
+        self.done[(arm.name, task.id, repeat)] = done
+        if self.on_done is not None:
+            self.on_done(done.record)
+        return done
+
+    async def matched(self, arm: Arm, task: Task, repeat: int) -> _Done | None:
+        target = self.done.get((str(arm.kind.matched_to), task.id, repeat))
+        if target is None:  # its target was not run: nothing to match
+            self.skipped += 1
+            return None
+        return await self.one(arm, task, repeat, vote_for(target.record.calls))
+
+    async def sessions(self) -> None:
+        plain = [a for a in self.plan.arms if a.kind.matched_to is None]
+        matched = [a for a in self.plan.arms if a.kind.matched_to is not None]
+        units = [(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)]
+        await _all([self.one(a, t, r, {}) for t, r in units for a in plain])
+        await _all([self.matched(a, t, r) for t, r in units for a in matched])
+
+
+async def _all(work: list[Coroutine[Any, Any, T]]) -> list[T]:
+    """Every coroutine at once; when one fails (the endpoint is down), the others are
+    cancelled before the failure is raised, so none goes on writing to a workspace that
+    is closing. What they finished is kept, and a rerun resumes the rest."""
+    tasks = [asyncio.ensure_future(w) for w in work]
+    try:
+        return await asyncio.gather(*tasks)
+    except BaseException:
+        for t in tasks:
+            t.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        raise
+
+
+@dataclass(frozen=True)
+class _Pair:
+    """One judge job: `arm`'s answer in `repeat` against `baseline`'s in
+    `baseline_repeat`, reported under the labels (`mca#1` against `mca#0` for the noise
+    floor)."""
+
+    label: str
+    baseline_label: str
+    arm: str
+    baseline: str
+    task: Task
+    repeat: int
+    baseline_repeat: int
+    trial: int
+
+
+def _pairs(plan: EvalPlan, trials: int) -> list[_Pair]:
+    names = [a.name for a in plan.arms]
+    jobs: list[_Pair] = []
+    for t in (t for t in plan.tasks if t.judged or plan.judge_all):
+        for r in range(plan.repeats):
+            for a, b in combinations(names, 2):
+                jobs += [_Pair(a, b, a, b, t, r, r, k) for k in range(trials)]
+        if plan.noise_floor and plan.repeats >= 2 and names:
+            first = names[0]
+            jobs += [_Pair(f"{first}#1", f"{first}#0", first, first, t, 1, 0, k) for k in range(trials)]
+    return jobs
+
+
+async def _judge(e: _Eval, llm: Completer, trials: int) -> tuple[list[Verdict], list[EdgeRecord]]:
+    max_tokens = e.base.role(ModelRole.JUDGE).final_tokens()
+
+    async def one(job: _Pair) -> tuple[Verdict, list[EdgeRecord]]:
+        task = job.task
+        mine = e.done[(job.arm, task.id, job.repeat)]
+        theirs = e.done[(job.baseline, task.id, job.baseline_repeat)]
+        if not mine.final_text or not theirs.final_text:  # no answer loses to an answer
+            verdict: Literal["win", "loss", "tie"] = (
+                "tie" if mine.final_text == theirs.final_text else ("win" if mine.final_text else "loss")
+            )
+            return Verdict(job.label, job.baseline_label, task.id, job.repeat, verdict), []
+        result: PairResult = await judge_pair(
+            llm, question=task.question, passage=task.passage, answer=mine.final_text,
+            baseline=theirs.final_text, max_tokens=max_tokens, seed=e.base.seed, trial=job.trial,
+        )  # fmt: skip
+        mine_final, their_final = final_id(mine.record.session), final_id(theirs.record.session)
+        edges = judged_edges(e.plan.eval_id, mine_final, their_final, result, job.trial)
+        return Verdict(job.label, job.baseline_label, task.id, job.repeat, result.verdict), edges
+
+    # a pair one of whose sessions was not run (the eval's budget was spent) is not judged
+    ran = [j for j in _pairs(e.plan, trials) if (j.arm, j.task.id, j.repeat) in e.done]
+    jobs = [j for j in ran if (j.baseline, j.task.id, j.baseline_repeat) in e.done]
+    found = await _all([one(j) for j in jobs])
+    return [v for v, _ in found], [x for _, es in found for x in es]
+
+
+async def run_eval(
+    ws: Workspace,
+    plan: EvalPlan,
+    base: SessionConfig,
+    *,
+    client: ClientLike | None = None,
+    judge: Completer | None = None,
+    on_done: Callable[[RunRecord], None] | None = None,
+) -> EvalReport:
+    """Run (or finish) `plan` in `ws` with `base` settings under every arm's own.
+    `client`: the debaters' client instead of the settings' backend; `judge`: the
+    judge's (default: a metered client of the settings' judge role, on the store's
+    cache, its calls logged under the eval id); `on_done`: told of each session as it
+    ends (or is found finished), for progress."""
+    e = _Eval(ws, plan, base, client, on_done)
+    eval_id = plan.eval_id
+    old = await e.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
+    header: dict[str, Any] = {
+        "task_ids": [t.id for t in plan.tasks], "arms": [a.name for a in plan.arms], "repeats": plan.repeats,
+        "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan),
+        "created_at": old.created_at if old is not None else None,
+    }  # fmt: skip
+    e.store.write(nodes=[evaluation_record(eval_id, judge_model="", **header)])
+    # traced (--otel): one trace, the eval's span the parent of every session's
+    traced = {"dagmca.eval": eval_id}
+    with tracing.group("eval", otel=base.otel, content=base.otel_content, attributes=traced):
+        await e.sessions()
+    needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
+        len(plan.arms) > 1 or plan.noise_floor
+    )
+    verdicts: list[Verdict] = []
+    judge_model = ""
+    if needs_judge:
+        llm, judge_model = (
+            (judge, _model_of(judge)) if judge is not None else await _judge_llm(ws, base, client, eval_id)
+        )
+        verdicts, edges = await _judge(e, llm, plan.judge_trials)
+        e.store.write(edges=edges)
+    runs = [d.record for d in e.done.values()]
+    names = [a.name for a in plan.arms]
+    report = EvalReport(
+        eval_id=eval_id,
+        tasks=len(plan.tasks),
+        repeats=plan.repeats,
+        arms=[arm_row(n, [r for r in runs if r.arm == n]) for n in names],
+        comparisons=comparisons(names, runs, verdicts, seed=base.seed),
+        judge=JudgeInfo(
+            model=judge_model, orders=len(ORDERS), trials=plan.judge_trials, prompt_version=PROMPT_VERSION
+        )
+        if needs_judge
+        else None,
+        noise_floor=noise_floor(names[0], runs, verdicts, seed=base.seed)
+        if plan.noise_floor and plan.repeats >= 2
+        else None,
+        skipped=e.skipped,
+        results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
+    )
+    summary = report.model_dump(mode="json", exclude={"results"})
+    e.store.write(nodes=[evaluation_record(eval_id, judge_model=judge_model, summary=summary, **header)])
+    await e.store.flush()
+    return report
+
+
+def _model_of(judge: Completer) -> str:
+    return str(getattr(judge, "model", ""))
+
+
+def _settings(base: SessionConfig, plan: EvalPlan) -> dict[str, Any]:
+    return {
+        "model": base.model, "llm": base.llm, "seed": base.seed, "tolerance": plan.tolerance,
+        "judge_all": plan.judge_all, "judge_trials": plan.judge_trials, "noise_floor": plan.noise_floor,
+        "arm_settings": {a.name: a.overrides for a in plan.arms},
+    }  # fmt: skip
+
+
+async def _judge_llm(
+    ws: Workspace, base: SessionConfig, client: ClientLike | None, eval_id: str
+) -> tuple[Completer, str]:
+    store = _store(ws)
+    backend = await ws._backends.get(base, client)
+    llm = MeteredLLM(
+        backend.client,
+        concurrency=base.concurrency,
+        terms=role_terms(base, backend.client),
+        cache=store,
+        read_cache=base.cache,
+        record=lambda call: store.record_calls([call]),
+        session=eval_id,
+        down_after=base.endpoint_down_after,
+    )
+    # not closed here: its backend is the workspace's, which closes it
+    model = base.role(ModelRole.JUDGE).model or backend.model
+    return llm, model
