@@ -1,0 +1,237 @@
+"""Running a parsed query clause by clause over rows of bound variables: MATCH and
+OPTIONAL MATCH, UNWIND, WITH and RETURN (grouping, aggregates, DISTINCT, ORDER BY,
+SKIP, LIMIT), UNION, and the few procedures a store without a server can answer."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from dagmca.errors import UserError
+from dagmca.store import cypher
+from dagmca.store.embedded import syntax as s
+from dagmca.store.embedded.expr import Aggregate, Compiler, Fn, Row, truth
+from dagmca.store.embedded.match import Matcher
+from dagmca.store.embedded.parser import parse
+from dagmca.store.embedded.syntax import Unsupported
+from dagmca.store.embedded.values import Graph, SortKey, compare, hashable, output
+
+Result = tuple[list[str], list[dict[str, Any]]]
+
+
+def run(graph: Graph, text: str, params: dict[str, Any]) -> Result:
+    """The query's column names and its rows, as JSON-ready values."""
+    query = parse(text)
+    results = [Engine(graph, params).run_part(part) for part in query.parts]
+    keys, rows = results[0]
+    for other_keys, other_rows in results[1:]:
+        if other_keys != keys:
+            raise UserError("the parts of a UNION must return the same columns")
+        rows += other_rows
+    if len(results) > 1 and not query.union_all:
+        seen: set[Any] = set()
+        unique = []
+        for r in rows:
+            key = hashable([r[k] for k in keys])
+            if key not in seen:
+                seen.add(key)
+                unique.append(r)
+        rows = unique
+    return keys, [{k: output(r[k]) for k in keys} for r in rows]
+
+
+class Engine:
+    def __init__(self, graph: Graph, params: dict[str, Any]) -> None:
+        self.graph = graph
+        self.compiler = Compiler(params, self._exists)
+        self.matcher = Matcher(graph, self.compiler)
+
+    def _exists(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> bool:
+        return self.matcher.exists(patterns, where, row)
+
+    def run_part(self, clauses: list[s.Clause]) -> tuple[list[str], list[Row]]:
+        rows: list[Row] = [{}]
+        keys: list[str] = []
+        for clause in clauses:
+            if isinstance(clause, s.Match):
+                rows = list(self._match(clause, rows))
+            elif isinstance(clause, s.Unwind):
+                rows = list(self._unwind(clause, rows))
+            elif isinstance(clause, s.ProcedureCall):
+                keys, rows = self._call(clause, rows)
+            else:
+                keys, rows = self._project(clause, rows)
+        return keys, rows
+
+    def _match(self, m: s.Match, rows: list[Row]) -> Iterator[Row]:
+        fresh = self.matcher.new_variables(m.patterns)
+        for row in rows:
+            found = False
+            for extended in self.matcher.rows(m.patterns, m.where, row):
+                found = True
+                yield extended
+            if m.optional and not found:
+                yield {**row, **{v: None for v in fresh if v not in row}}
+
+    def _unwind(self, u: s.Unwind, rows: list[Row]) -> Iterator[Row]:
+        source = self.compiler.compile(u.expr)
+        for row in rows:
+            values = source(row)
+            if values is None:
+                continue
+            for v in values if isinstance(values, list) else [values]:
+                yield {**row, u.alias: v}
+
+    # -- WITH and RETURN -------------------------------------------------------------
+    def _project(self, p: s.Projection, rows: list[Row]) -> tuple[list[str], list[Row]]:
+        items = list(p.items)
+        if p.star:
+            names = sorted(k for k in (rows[0] if rows else {}) if not k.startswith("\x00"))
+            items = [s.Item(s.Var(n), n) for n in names] + items
+        aggregates: list[Aggregate] = []
+        self.compiler.aggregates = aggregates
+        try:
+            compiled = []
+            for item in items:
+                before = len(aggregates)
+                compiled.append((item.alias, self.compiler.compile(item.expr), len(aggregates) > before))
+            order = [(self.compiler.compile(e), desc) for e, desc in p.order]
+        finally:
+            self.compiler.aggregates = None
+        pairs = self._grouped(compiled, aggregates, rows) if aggregates else [
+            (out, {**row, **out}) for row in rows for out in [{a: f(row) for a, f, _ in compiled}]
+        ]  # fmt: skip
+        if p.distinct:
+            seen: set[Any] = set()
+            unique = []
+            for out, env in pairs:
+                key = hashable(list(out.values()))
+                if key not in seen:
+                    seen.add(key)
+                    unique.append((out, env))
+            pairs = unique
+        for fn, desc in reversed(order):
+            pairs.sort(key=lambda pair, f=fn: SortKey(f(pair[1])), reverse=desc)  # type: ignore[misc]
+        start = self._count(p.skip, "SKIP") if p.skip is not None else 0
+        stop = start + self._count(p.limit, "LIMIT") if p.limit is not None else None
+        projected = [out for out, _ in pairs[start:stop]]
+        if p.where is not None:
+            test = self.compiler.compile(p.where)
+            projected = [r for r in projected if truth(test(r)) is True]
+        return [a for a, _, _ in compiled], projected
+
+    def _grouped(
+        self, compiled: list[tuple[str, Fn, bool]], aggregates: list[Aggregate], rows: list[Row]
+    ) -> list[tuple[Row, Row]]:
+        keys = [(a, f) for a, f, has_aggregate in compiled if not has_aggregate]
+        groups: dict[Any, list[Row]] = {}
+        for row in rows:
+            groups.setdefault(hashable([f(row) for _, f in keys]), []).append(row)
+        if not groups and not keys:
+            groups[()] = []  # an aggregate over nothing is still one row (count 0)
+        pairs = []
+        for members in groups.values():
+            env = dict(members[0]) if members else {}
+            for agg in aggregates:
+                env[agg.slot] = _aggregate(agg, members)
+            out = {a: f(env) for a, f, _ in compiled}
+            pairs.append((out, {**env, **out}))
+        return pairs
+
+    def _count(self, e: s.Expr, clause: str) -> int:
+        value = self.compiler.compile(e)({})
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise UserError(f"{clause} takes a whole number of rows, not {value!r}")
+        return value
+
+    # -- procedures ----------------------------------------------------------------------
+    def _call(self, c: s.ProcedureCall, rows: list[Row]) -> tuple[list[str], list[Row]]:
+        args = [self.compiler.compile(a)({}) for a in c.args]
+        records = self._procedure(c.name.lower(), args)
+        fields = list(records[0]) if records else _PROCEDURE_FIELDS.get(c.name.lower(), [])
+        yields = c.yields or [(f, f) for f in fields]
+        test = self.compiler.compile(c.where) if c.where is not None else None
+        out = []
+        for row in rows:
+            for record in records:
+                extended = {**row, **{alias: record.get(f) for f, alias in yields}}
+                if test is None or truth(test(extended)) is True:
+                    out.append(extended)
+        return [alias for _, alias in yields], out
+
+    def _procedure(self, name: str, args: list[Any]) -> list[dict[str, Any]]:
+        g = self.graph
+        if name == "db.labels":
+            return [{"label": x} for x in sorted(g.by_label)]
+        if name == "db.relationshiptypes":
+            return [{"relationshipType": x} for x in sorted({r.type for r in g.rels})]
+        if name == "db.propertykeys":
+            keys = {k for n in g.nodes for k in n.props} | {k for r in g.rels for k in r.props}
+            return [{"propertyKey": x} for x in sorted(keys)]
+        if name == "db.index.fulltext.querynodes":
+            return self._fulltext(*args)
+        raise Unsupported(f"the procedure {name} is not supported on the embedded store")
+
+    def _fulltext(self, index: Any, words: Any, *_: Any) -> list[dict[str, Any]]:
+        """The texts' full-text index, approximated: a node scores by how often the
+        query's words occur in its questions, texts and resolutions (not Lucene's
+        scoring or syntax: phrases, wildcards and boolean operators are read as words)."""
+        if index != cypher.FULLTEXT_INDEX:
+            raise UserError(
+                f"no full-text index {index!r} on the embedded store (it has {cypher.FULLTEXT_INDEX!r})"
+            )
+        terms = {w for w in _words(str(words or "")) if w not in ("and", "or", "not")}
+        found: list[tuple[float, Any]] = []
+        for kind in cypher._FULLTEXT_KINDS:
+            for node in self.graph.by_label.get(kind.value, []):
+                text = " ".join(str(node.props[p]) for p in cypher._FULLTEXT_PROPS if node.props.get(p))
+                tokens = _words(text)
+                hits = sum(1 for t in tokens if t in terms)
+                if hits:
+                    found.append((hits / math.sqrt(len(tokens)), node))
+        found.sort(key=lambda pair: -pair[0])
+        return [{"node": node, "score": score} for score, node in found]
+
+
+_PROCEDURE_FIELDS = {"db.index.fulltext.querynodes": ["node", "score"]}
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"\w+", text.lower())
+
+
+def _aggregate(agg: Aggregate, rows: list[Row]) -> Any:
+    if agg.arg is None:  # count(*)
+        return len(rows)
+    values = [v for v in (agg.arg(r) for r in rows) if v is not None]
+    if agg.distinct:
+        seen: set[Any] = set()
+        values = [v for v in values if not ((k := hashable(v)) in seen or seen.add(k))]  # type: ignore[func-returns-value]
+    name = agg.name
+    if name == "count":
+        return len(values)
+    if name == "collect":
+        return values
+    if name in ("min", "max"):
+        best = None
+        for v in values:
+            c = compare(v, best) if best is not None else None
+            if best is None or (c is not None and (c < 0 if name == "min" else c > 0)):
+                best = v
+        return best
+    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+    if len(numbers) != len(values):
+        raise UserError(f"{name}() needs numbers")
+    if name == "sum":
+        return sum(numbers) if numbers else 0
+    if not numbers:
+        return None
+    mean = sum(numbers) / len(numbers)
+    if name == "avg":
+        return mean
+    spread = sum((x - mean) ** 2 for x in numbers)
+    if name == "stdevp":
+        return math.sqrt(spread / len(numbers))
+    return math.sqrt(spread / (len(numbers) - 1)) if len(numbers) > 1 else 0.0

@@ -1,0 +1,247 @@
+"""Cypher's expressions, by precedence: OR, XOR, AND, NOT, comparisons, + -, * / %, ^,
+unary minus, then property access, indexes and slices on an atom."""
+
+from __future__ import annotations
+
+from dagmca.store.embedded import syntax as s
+from dagmca.store.embedded.reader import Reader
+from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
+
+_COMPARE = ("=", "<>", "<", ">", "<=", ">=", "=~")
+
+
+class ExprParser(Reader):
+    # -- expressions ----------------------------------------------------------------
+    def expr(self) -> s.Expr:
+        start = self.tok.start
+        e = self.or_()
+        e.text = self.text[start : self.tokens[self.pos - 1].end]
+        return e
+
+    def _chain(self, word: str, lower: str) -> s.Expr:
+        sub = getattr(self, lower)
+        left: s.Expr = sub()
+        while self.is_word(word):
+            self.next()
+            left = s.Binary(word.lower(), left, sub())
+        return left
+
+    def or_(self) -> s.Expr:
+        return self._chain("OR", "xor")
+
+    def xor(self) -> s.Expr:
+        return self._chain("XOR", "and_")
+
+    def and_(self) -> s.Expr:
+        return self._chain("AND", "not_")
+
+    def not_(self) -> s.Expr:
+        if self.is_word("NOT"):
+            self.next()
+            return s.Unary("not", self.not_())
+        return self.comparison()
+
+    def comparison(self) -> s.Expr:
+        left = self.additive()
+        while True:
+            if self.is_op(*_COMPARE):
+                op = self.next().text
+                left = s.Binary(op, left, self.additive())
+            elif self.is_word("IN"):
+                self.next()
+                left = s.Binary("in", left, self.additive())
+            elif self.is_word("CONTAINS"):
+                self.next()
+                left = s.Binary("contains", left, self.additive())
+            elif self.is_word("STARTS", "ENDS") and self.is_word("WITH", tok=self.peek()):
+                op = self.next().text.lower()
+                self.next()
+                left = s.Binary(f"{op} with", left, self.additive())
+            elif self.is_word("IS"):
+                self.next()
+                negated = self.is_word("NOT")
+                if negated:
+                    self.next()
+                self.expect_word("NULL")
+                left = s.Unary("is not null" if negated else "is null", left)
+            else:
+                return left
+
+    def additive(self) -> s.Expr:
+        left = self.multiplicative()
+        while self.is_op("+", "-"):
+            op = self.next().text
+            left = s.Binary(op, left, self.multiplicative())
+        return left
+
+    def multiplicative(self) -> s.Expr:
+        left = self.power()
+        while self.is_op("*", "/", "%"):
+            op = self.next().text
+            left = s.Binary(op, left, self.power())
+        return left
+
+    def power(self) -> s.Expr:
+        left = self.unary()
+        while self.is_op("^"):
+            self.next()
+            left = s.Binary("^", left, self.unary())
+        return left
+
+    def unary(self) -> s.Expr:
+        if self.is_op("-", "+"):
+            op = self.next().text
+            return s.Unary(op, self.unary())
+        return self.postfix(self.atom())
+
+    def postfix(self, e: s.Expr) -> s.Expr:
+        while True:
+            if self.is_op("."):
+                self.next()
+                e = s.Prop(e, self.name())
+            elif self.is_op("["):
+                self.next()
+                start = None if self.is_op("..") else self.expr()
+                if self.is_op(".."):
+                    self.next()
+                    stop = None if self.is_op("]") else self.expr()
+                    e = s.Slice(e, start, stop)
+                else:
+                    assert start is not None
+                    e = s.Index(e, start)
+                self.expect_op("]")
+            else:
+                return e
+
+    def atom(self) -> s.Expr:
+        t = self.tok
+        if t.kind in ("number", "string"):
+            self.next()
+            return s.Literal(t.value)
+        if t.kind == "param":
+            self.next()
+            return s.Param(str(t.value))
+        if self.is_op("["):
+            return self.list_or_comprehension()
+        if self.is_op("{"):
+            return s.MapExpr(self.map_items())
+        if self.is_op("("):
+            return self.parenthesised()
+        if t.kind != "name":
+            self.fail("expected an expression")
+        word = t.text.upper()
+        if word in ("TRUE", "FALSE", "NULL"):
+            self.next()
+            return s.Literal({"TRUE": True, "FALSE": False, "NULL": None}[word])
+        if word == "CASE":
+            return self.case()
+        if word == "EXISTS" and self.is_op("{", tok=self.peek()):
+            return self.exists()
+        if word in ("COUNT", "COLLECT") and self.is_op("{", tok=self.peek()):
+            raise Unsupported(f"{word} {{ … }} subqueries are not supported on the embedded store")
+        self.next()
+        if self.is_op("(") or (self.is_op(".") and self._dotted_call()):
+            return self.function(str(t.value))
+        return s.Var(str(t.value))
+
+    def _dotted_call(self) -> bool:
+        """Whether `name.name…(` follows: a namespaced function, not a property."""
+        i = self.pos
+        while self.is_op(".", tok=self.tokens[i]) and self.tokens[i + 1].kind == "name":
+            i += 2
+        return self.is_op("(", tok=self.tokens[i])
+
+    def function(self, first: str) -> s.Expr:
+        parts = [first]
+        while self.is_op("."):
+            self.next()
+            parts.append(self.name())
+        self.expect_op("(")
+        call = s.Call(".".join(parts).lower(), [])
+        if self.is_op("*"):
+            self.next()
+            call.star = True
+            self.expect_op(")")
+            return call
+        if self.is_word("DISTINCT"):
+            self.next()
+            call.distinct = True
+        if call.name in ("all", "any", "none", "single") and self.is_word("IN", tok=self.peek()):
+            var = self.name()
+            self.next()
+            source = self.expr()
+            call.args = [s.Comprehension(var, source, self.where(), None)]
+            self.expect_op(")")
+            return call
+        call.args = self.args()
+        return call
+
+    def list_or_comprehension(self) -> s.Expr:
+        self.expect_op("[")
+        if self.tok.kind == "name" and self.is_word("IN", tok=self.peek()):
+            var = self.name()
+            self.next()
+            source = self.expr()
+            where = self.where()
+            project = None
+            if self.is_op("|"):
+                self.next()
+                project = self.expr()
+            self.expect_op("]")
+            return s.Comprehension(var, source, where, project)
+        if self.is_op("("):
+            raise Unsupported("pattern comprehensions are not supported on the embedded store")
+        items = []
+        while not self.is_op("]"):
+            items.append(self.expr())
+            if not self.is_op(","):
+                break
+            self.next()
+        self.expect_op("]")
+        return s.ListExpr(items)
+
+    def parenthesised(self) -> s.Expr:
+        """`( expression )`, or a pattern used as a predicate: `(a)-[:R]->(b)`."""
+        saved = self.pos
+        try:
+            path = self.path()
+        except (CypherSyntaxError, Unsupported):
+            path = None
+        if path is not None and path.rels:
+            return s.Exists([path], None)
+        self.pos = saved
+        self.expect_op("(")
+        e = self.expr()
+        self.expect_op(")")
+        return e
+
+    def case(self) -> s.Expr:
+        self.expect_word("CASE")
+        subject = None if self.is_word("WHEN") else self.expr()
+        whens = []
+        while self.is_word("WHEN"):
+            self.next()
+            cond = self.expr()
+            self.expect_word("THEN")
+            whens.append((cond, self.expr()))
+        default = None
+        if self.is_word("ELSE"):
+            self.next()
+            default = self.expr()
+        self.expect_word("END")
+        return s.Case(subject, whens, default)
+
+    def exists(self) -> s.Expr:
+        self.expect_word("EXISTS")
+        self.expect_op("{")
+        if self.is_word("MATCH"):
+            self.next()
+        patterns = [self.path()]
+        while self.is_op(","):
+            self.next()
+            patterns.append(self.path())
+        where = self.where()
+        if self.is_word("RETURN", "WITH", "OPTIONAL", "MATCH", "UNWIND"):
+            raise Unsupported("EXISTS subqueries with more than MATCH … WHERE are not supported")
+        self.expect_op("}")
+        return s.Exists(patterns, where)

@@ -1,0 +1,154 @@
+"""Reading tokens and patterns: what the clause parser and the expression parser share."""
+
+from __future__ import annotations
+
+from dagmca.store.embedded import syntax as s
+from dagmca.store.embedded.syntax import CypherSyntaxError, Token, Unsupported
+
+
+class Reader:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = s.tokenize(text)
+        self.pos = 0
+
+    # -- tokens -------------------------------------------------------------------
+    @property
+    def tok(self) -> Token:
+        return self.tokens[self.pos]
+
+    def peek(self, ahead: int = 1) -> Token:
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def is_word(self, *words: str, tok: Token | None = None) -> bool:
+        t = tok or self.tok
+        return t.kind == "name" and t.text.upper() in words
+
+    def is_op(self, *ops: str, tok: Token | None = None) -> bool:
+        t = tok or self.tok
+        return t.kind == "op" and t.text in ops
+
+    def next(self) -> Token:
+        t = self.tok
+        self.pos += 1
+        return t
+
+    def expect_op(self, op: str) -> Token:
+        if not self.is_op(op):
+            self.fail(f"expected {op!r}")
+        return self.next()
+
+    def expect_word(self, word: str) -> Token:
+        if not self.is_word(word):
+            self.fail(f"expected {word}")
+        return self.next()
+
+    def name(self) -> str:
+        if self.tok.kind != "name":
+            self.fail("expected a name")
+        return str(self.next().value)
+
+    def fail(self, what: str) -> None:
+        shown = self.tok.text or "the end of the query"
+        raise CypherSyntaxError(f"cannot read the query: {what} at {shown!r} (offset {self.tok.start})")
+
+    def expr(self) -> s.Expr:
+        raise NotImplementedError  # the expression parser's
+
+    def where(self) -> s.Expr | None:
+        if not self.is_word("WHERE"):
+            return None
+        self.next()
+        return self.expr()
+
+    def args(self) -> list[s.Expr]:
+        """Arguments after '(' up to and including ')'."""
+        args: list[s.Expr] = []
+        while not self.is_op(")"):
+            args.append(self.expr())
+            if not self.is_op(","):
+                break
+            self.next()
+        self.expect_op(")")
+        return args
+
+    # -- patterns -------------------------------------------------------------------
+    def path(self) -> s.PathPattern:
+        var = None
+        if self.tok.kind == "name" and self.is_op("=", tok=self.peek()):
+            var = self.name()
+            self.next()
+        if self.tok.kind == "name" and self.is_op("(", tok=self.peek()):
+            fn = self.tok.text
+            raise Unsupported(f"{fn}() paths are not supported on the embedded store")
+        nodes, rels = [self.node()], []
+        while self.is_op("-", "<"):
+            rels.append(self.rel())
+            nodes.append(self.node())
+        return s.PathPattern(var, nodes, rels)
+
+    def node(self) -> s.NodePattern:
+        self.expect_op("(")
+        var = self.name() if self.tok.kind == "name" else None
+        labels = []
+        while self.is_op(":"):
+            self.next()
+            labels.append(self.name())
+            if self.is_op("|", "&"):
+                raise Unsupported("label expressions (| and &) are not supported on the embedded store")
+        props = self.map_items() if self.is_op("{") else {}
+        if self.is_word("WHERE"):
+            raise Unsupported("WHERE inside a node pattern is not supported on the embedded store")
+        self.expect_op(")")
+        return s.NodePattern(var, labels, props)
+
+    def rel(self) -> s.RelPattern:
+        incoming = self.is_op("<")
+        if incoming:
+            self.next()
+        self.expect_op("-")
+        rel = s.RelPattern(None, [], "both", {})
+        if self.is_op("["):
+            self.next()
+            if self.tok.kind == "name":
+                rel.var = self.name()
+            if self.is_op(":"):
+                self.next()
+                rel.types.append(self.name())
+                while self.is_op("|"):
+                    self.next()
+                    if self.is_op(":"):
+                        self.next()
+                    rel.types.append(self.name())
+            if self.is_op("*"):
+                self.next()
+                rel.variable_length, rel.min_hops, rel.max_hops = True, 1, None
+                if self.tok.kind == "number":
+                    rel.min_hops = rel.max_hops = int(self.next().value)
+                if self.is_op(".."):
+                    self.next()
+                    rel.max_hops = int(self.next().value) if self.tok.kind == "number" else None
+            if self.is_op("{"):
+                rel.props = self.map_items()
+            self.expect_op("]")
+        self.expect_op("-")
+        outgoing = self.is_op(">")
+        if outgoing:
+            self.next()
+        if incoming and outgoing:
+            self.fail("a relationship points one way")
+        rel.direction = "in" if incoming else "out" if outgoing else "both"
+        return rel
+
+    def map_items(self) -> dict[str, s.Expr]:
+        self.expect_op("{")
+        items: dict[str, s.Expr] = {}
+        while not self.is_op("}"):
+            key = str(self.next().value) if self.tok.kind in ("name", "string") else self.name()
+            self.expect_op(":")
+            items[key] = self.expr()
+            if not self.is_op(","):
+                break
+            self.next()
+        self.expect_op("}")
+        return items

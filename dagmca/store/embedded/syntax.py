@@ -1,0 +1,256 @@
+"""The tokens and the syntax tree of the read-only Cypher the embedded store runs."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dagmca.errors import UserError
+
+
+class CypherSyntaxError(UserError):
+    """A query that is not Cypher (or not the part of it this engine reads)."""
+
+
+class Unsupported(UserError):
+    """Cypher the embedded store cannot run (a write, a procedure, a clause or function
+    it lacks): the message names it."""
+
+    def __init__(self, problem: str, fix: str = "") -> None:
+        super().__init__(problem, fix or "run it on Neo4j: `dagmca push SESSION --to bolt://…`, then --store")
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: str  # name, quoted, string, number, param, op, eof
+    text: str
+    value: Any
+    start: int
+    end: int
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<space>\s+|//[^\n]*|/\*.*?\*/)
+  | (?P<number>\d+\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)
+  | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<quoted>`(?:[^`]|``)*`)
+  | (?P<string>'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")
+  | (?P<param>\$[A-Za-z_][A-Za-z0-9_]*)
+  | (?P<op>\.\.|<>|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;])
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "\\": "\\", "'": "'", '"': '"'}
+
+
+def _unescape(body: str) -> str:
+    return re.sub(r"\\(u[0-9a-fA-F]{4}|.)", lambda m: _escape(m.group(1)), body)
+
+
+def _escape(code: str) -> str:
+    return chr(int(code[1:], 16)) if code.startswith("u") and len(code) == 5 else _ESCAPES.get(code, code)
+
+
+def tokenize(text: str) -> list[Token]:
+    tokens: list[Token] = []
+    pos = 0
+    while pos < len(text):
+        found = _TOKEN.match(text, pos)
+        if found is None:
+            raise CypherSyntaxError(f"unexpected character {text[pos]!r} at offset {pos} of the query")
+        kind = found.lastgroup or ""
+        raw = found.group()
+        if kind != "space":
+            value: Any = raw
+            if kind == "number":
+                value = float(raw) if any(c in raw for c in ".eE") else int(raw)
+            elif kind == "string":
+                value = _unescape(raw[1:-1])
+            elif kind == "quoted":
+                value, kind = raw[1:-1].replace("``", "`"), "name"
+            elif kind == "param":
+                value = raw[1:]
+            tokens.append(Token(kind, raw, value, found.start(), found.end()))
+        pos = found.end()
+    tokens.append(Token("eof", "", None, len(text), len(text)))
+    return tokens
+
+
+# -- expressions ----------------------------------------------------------------
+
+
+class Expr:
+    """An expression; `text` is how the query wrote it (a column's default name)."""
+
+    text: str = ""
+
+
+@dataclass
+class Literal(Expr):
+    value: Any
+
+
+@dataclass
+class Param(Expr):
+    name: str
+
+
+@dataclass
+class Var(Expr):
+    name: str
+
+
+@dataclass
+class Prop(Expr):
+    subject: Expr
+    key: str
+
+
+@dataclass
+class Index(Expr):
+    subject: Expr
+    index: Expr
+
+
+@dataclass
+class Slice(Expr):
+    subject: Expr
+    start: Expr | None
+    stop: Expr | None
+
+
+@dataclass
+class ListExpr(Expr):
+    items: list[Expr]
+
+
+@dataclass
+class MapExpr(Expr):
+    items: dict[str, Expr]
+
+
+@dataclass
+class Unary(Expr):
+    op: str  # not, -, +, is null, is not null
+    operand: Expr
+
+
+@dataclass
+class Binary(Expr):
+    op: str
+    left: Expr
+    right: Expr
+
+
+@dataclass
+class Call(Expr):
+    name: str  # lower case, dotted for namespaced functions
+    args: list[Expr]
+    distinct: bool = False
+    star: bool = False  # count(*)
+
+
+@dataclass
+class Case(Expr):
+    subject: Expr | None
+    whens: list[tuple[Expr, Expr]]
+    default: Expr | None
+
+
+@dataclass
+class Comprehension(Expr):
+    var: str
+    source: Expr
+    where: Expr | None
+    project: Expr | None
+
+
+@dataclass
+class Exists(Expr):
+    """`EXISTS { MATCH … WHERE … }`, or a pattern used as a predicate."""
+
+    patterns: list[PathPattern]
+    where: Expr | None
+
+
+# -- patterns -------------------------------------------------------------------
+
+
+@dataclass
+class NodePattern:
+    var: str | None
+    labels: list[str]
+    props: dict[str, Expr]
+
+
+@dataclass
+class RelPattern:
+    var: str | None
+    types: list[str]
+    direction: str  # out (->), in (<-), both (-)
+    props: dict[str, Expr]
+    min_hops: int = 1
+    max_hops: int | None = 1  # None: unbounded
+    variable_length: bool = False
+
+
+@dataclass
+class PathPattern:
+    var: str | None
+    nodes: list[NodePattern]
+    rels: list[RelPattern]
+
+
+# -- clauses ----------------------------------------------------------------------
+
+
+@dataclass
+class Match:
+    patterns: list[PathPattern]
+    where: Expr | None
+    optional: bool = False
+
+
+@dataclass
+class Unwind:
+    expr: Expr
+    alias: str
+
+
+@dataclass
+class Item:
+    expr: Expr
+    alias: str
+
+
+@dataclass
+class Projection:
+    """WITH or RETURN."""
+
+    items: list[Item]
+    star: bool = False
+    distinct: bool = False
+    order: list[tuple[Expr, bool]] = field(default_factory=list)  # (expression, descending)
+    skip: Expr | None = None
+    limit: Expr | None = None
+    where: Expr | None = None  # WITH … WHERE
+    final: bool = False  # RETURN
+
+
+@dataclass
+class ProcedureCall:
+    name: str
+    args: list[Expr]
+    yields: list[tuple[str, str]]  # (field, alias)
+    where: Expr | None
+
+
+Clause = Match | Unwind | Projection | ProcedureCall
+
+
+@dataclass
+class Query:
+    parts: list[list[Clause]]  # one per UNION branch
+    union_all: bool = False

@@ -1,0 +1,238 @@
+"""The graph the engine reads (loaded from a store's records) and Cypher's rules for
+its values: equality and comparison with null, the order ORDER BY sorts in, and the
+JSON-ready form rows are printed in (the same as `dagmca query` prints from Neo4j)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from dagmca.models import EdgeRecord, NodeRecord
+from dagmca.store.cypher import NODE_LABEL, to_temporal
+
+
+@dataclass(eq=False)
+class Node:
+    """Compared by identity: one object per stored node."""
+
+    key: int
+    labels: tuple[str, ...]
+    props: dict[str, Any]
+    out: list[Rel] = field(default_factory=list)
+    inc: list[Rel] = field(default_factory=list)
+
+
+@dataclass(eq=False)
+class Rel:
+    key: int
+    type: str
+    start: Node
+    end: Node
+    props: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Path:
+    nodes: tuple[Node, ...]
+    rels: tuple[Rel, ...]
+
+
+class Graph:
+    """Nodes carry `Node` and their kind as labels (Stub too, where set), `id`,
+    `session`, `created_at` and `seq` beside their properties, and timestamps as
+    datetimes: the same graph `dagmca push` writes into Neo4j."""
+
+    def __init__(self, nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> None:
+        self.nodes: list[Node] = []
+        self.by_id: dict[str, Node] = {}
+        self.by_label: dict[str, list[Node]] = {}
+        self.rels: list[Rel] = []
+        self._indexes: dict[tuple[str, str], dict[Any, list[Node]]] = {}
+        for seq, n in enumerate(nodes, 1):
+            props = {k: to_temporal(k, v) for k, v in n.props.items()}
+            props.update(
+                id=n.id, session=n.session, created_at=to_temporal("created_at", n.created_at), seq=seq
+            )
+            node = Node(len(self.nodes), (NODE_LABEL, n.kind.value, *sorted(n.labels)), props)
+            self.nodes.append(node)
+            self.by_id[n.id] = node
+            for label in node.labels:
+                self.by_label.setdefault(label, []).append(node)
+        for seq, e in enumerate(edges, 1):
+            start, end = self.by_id.get(e.source), self.by_id.get(e.target)
+            if start is None or end is None:  # an end outside what was loaded
+                continue
+            props = {k: to_temporal(k, v) for k, v in e.props.items()}
+            props.update(session=e.session, seq=seq)
+            rel = Rel(len(self.rels), e.type.value, start, end, props)
+            self.rels.append(rel)
+            start.out.append(rel)
+            end.inc.append(rel)
+
+    def lookup(self, label: str | None, key: str, value: Any) -> list[Node]:
+        """Nodes (of `label`) whose property `key` equals `value`, through an index built
+        the first time it is asked for."""
+        if key == "id" and isinstance(value, str):
+            node = self.by_id.get(value)
+            return [node] if node is not None and (label is None or label in node.labels) else []
+        index = self._indexes.get((label or "", key))
+        if index is None:
+            index = {}
+            for node in self.by_label.get(label, []) if label else self.nodes:
+                v = node.props.get(key)
+                if v is not None:
+                    index.setdefault(hashable(v), []).append(node)
+            self._indexes[(label or "", key)] = index
+        return index.get(hashable(value), [])
+
+
+def hashable(v: Any) -> Any:
+    """A key for grouping and DISTINCT: equal Cypher values give equal keys."""
+    if isinstance(v, list | tuple):
+        return ("list", tuple(hashable(x) for x in v))
+    if isinstance(v, dict):
+        return ("map", tuple(sorted((k, hashable(x)) for k, x in v.items())))
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return v
+
+
+def equals(a: Any, b: Any) -> bool | None:
+    """Cypher's `=`: null when either side is null."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, bool) != isinstance(b, bool):
+        return False
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
+        if len(a) != len(b):
+            return False
+        results = [equals(x, y) for x, y in zip(a, b, strict=True)]
+        return False if False in results else None if None in results else True
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return bool(a == b)
+    if type(a) is not type(b) and not (isinstance(a, str) and isinstance(b, str)):
+        return False
+    return bool(a == b)
+
+
+def compare(a: Any, b: Any) -> int | None:
+    """-1, 0 or 1 for `<` and the like; None for null or values of kinds that do not
+    compare (a number and a string)."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, bool) and isinstance(b, bool):
+        return (a > b) - (a < b)
+    numbers = isinstance(a, int | float) and isinstance(b, int | float)
+    if numbers and not isinstance(a, bool) and not isinstance(b, bool):
+        if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
+            return None
+        return int(a > b) - int(a < b)
+    for kind in (str, datetime, timedelta):
+        if isinstance(a, kind) and isinstance(b, kind):
+            return int(a > b) - int(a < b)  # type: ignore[operator]
+    if isinstance(a, list) and isinstance(b, list):
+        for x, y in zip(a, b, strict=False):
+            c = compare(x, y)
+            if c != 0:
+                return c
+        return (len(a) > len(b)) - (len(a) < len(b))
+    return None
+
+
+# ORDER BY's order across kinds (ascending): maps, nodes, relationships, lists, paths,
+# temporals, strings, booleans, numbers, and null last.
+def _rank(v: Any) -> int:
+    if v is None:
+        return 9
+    if isinstance(v, bool):
+        return 7
+    if isinstance(v, int | float):
+        return 8
+    if isinstance(v, str):
+        return 6
+    if isinstance(v, datetime | timedelta):
+        return 5
+    if isinstance(v, Path):
+        return 4
+    if isinstance(v, list):
+        return 3
+    if isinstance(v, Rel):
+        return 2
+    if isinstance(v, Node):
+        return 1
+    return 0
+
+
+class SortKey:
+    """ORDER BY's key for one value."""
+
+    __slots__ = ("rank", "value")
+
+    def __init__(self, value: Any) -> None:
+        self.rank = _rank(value)
+        self.value = value
+
+    def __lt__(self, other: SortKey) -> bool:
+        if self.rank != other.rank:
+            return self.rank < other.rank
+        v, w = self.value, other.value
+        if self.rank == 8 and (isinstance(v, float) and math.isnan(v)):
+            return False
+        if self.rank == 3:
+            for x, y in zip(v, w, strict=False):
+                kx, ky = SortKey(x), SortKey(y)
+                if kx < ky:
+                    return True
+                if ky < kx:
+                    return False
+            return len(v) < len(w)
+        if self.rank in (1, 2):
+            return bool(v.key < w.key)
+        if self.rank in (0, 4, 9):
+            return False
+        try:
+            return bool(v < w)
+        except TypeError:  # a datetime and a duration
+            return False
+
+
+def iso(when: datetime) -> str:
+    """A timestamp as dagmca writes them: UTC, milliseconds."""
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC).isoformat(timespec="milliseconds")
+
+
+def iso_duration(d: timedelta) -> str:
+    seconds = d.total_seconds()
+    days, rest = divmod(abs(seconds), 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes, secs = divmod(rest, 60)
+    sign = "-" if seconds < 0 else ""
+    return f"{sign}P{int(days)}DT{int(hours)}H{int(minutes)}M{secs:g}S"
+
+
+def output(v: Any) -> Any:
+    """A value as JSON-ready data: nodes carry their labels, relationships their type and
+    ends, paths their node ids, timestamps as ISO text (as `dagmca query` on Neo4j)."""
+    if isinstance(v, Node):
+        return {"labels": sorted(v.labels), **{k: output(x) for k, x in v.props.items()}}
+    if isinstance(v, Rel):
+        ends = {"from": v.start.props.get("id"), "to": v.end.props.get("id")}
+        return {"type": v.type, **ends, **{k: output(x) for k, x in v.props.items()}}
+    if isinstance(v, Path):
+        return [n.props.get("id") for n in v.nodes]
+    if isinstance(v, list | tuple):
+        return [output(x) for x in v]
+    if isinstance(v, dict):
+        return {k: output(x) for k, x in v.items()}
+    if isinstance(v, datetime):
+        return iso(v)
+    if isinstance(v, timedelta):
+        return iso_duration(v)
+    return v
