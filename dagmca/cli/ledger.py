@@ -1,0 +1,115 @@
+"""`dagmca ledger`: a session's claims with their origins and the texts they derive
+from. A session with nothing traced yet (one run before the ledger existed, or with
+--ledger off) is traced first, with its own settings.
+
+The pipeline is imported inside the command, as `run` does, so that reading a traced
+session does not load it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.cli.progress import LiveProgress
+from dagmca.cli.render import claims_row
+from dagmca.cli.run import OVERRIDES, resumed_config
+from dagmca.errors import UserError
+from dagmca.metrics.ledger import ClaimLine, claim_lines, shares
+from dagmca.models import ClaimNode, node_from_record
+from dagmca.store import open_existing, require_session, resolve_store
+from dagmca.store.base import GraphStore
+
+if TYPE_CHECKING:
+    from dagmca.debate.ledger import LedgerResult
+    from dagmca.debate.state import SessionState
+
+# what the ledger may be told beside what `resume` may change: which texts, how many
+# claims, and its prefilter
+LEDGER_SETTINGS = ("ledger", "ledger_max_claims", "ledger_prefilter", "ledger_candidates")
+
+
+def _lines(st: GraphStore, session: str) -> list[ClaimLine]:
+    nodes = [node_from_record(r) for r in st.nodes(session)]
+    return claim_lines(nodes, st.edges(session))
+
+
+def _trace(st: GraphStore, node: Any, overrides: dict[str, Any], quiet: bool) -> LedgerResult:
+    from dagmca import runner
+    from dagmca.debate.session import ledger_session
+
+    cfg = resumed_config(node, overrides)
+    if cfg.ledger == "off":  # asked for by this command, whatever the run said
+        cfg = cfg.model_copy(update={"ledger": "final"})
+
+    async def work(state: SessionState, model: str) -> LedgerResult:
+        return await ledger_session(state)
+
+    display = None if quiet else LiveProgress(err)
+    result, _ = runner.execute(
+        cfg, st, session_id=node.id, passage=str(node.props["passage"]), work=work, display=display,
+        earlier="charge",
+    )  # fmt: skip
+    return result
+
+
+def claims_table(lines: list[ClaimLine]) -> Table:
+    table = Table("claim", "origin", "where from", title="claims", title_justify="left", show_lines=True)
+    for c in lines:
+        if c.origin == "single":
+            first = next((s for s in c.derives_from if s.id == c.first_stated_at), None)
+            where = f"first stated by {first.agent}, round {first.round}" if first else str(c.first_stated_at)
+        elif c.origin == "recombined":
+            where = "parts from " + ", ".join(c.agents)
+        else:
+            where = c.reason
+        others = len(c.derives_from)
+        where += f"\n{others} text{'s' if others != 1 else ''} state it or a part" if others else ""
+        table.add_row(escape(c.text), c.origin, escape(where))
+    return table
+
+
+@o.with_overrides((*OVERRIDES, *LEDGER_SETTINGS))
+def ledger(
+    overrides: dict[str, Any],
+    session: o.SessionArg,
+    store: o.Store = None,
+    as_json: o.AsJSON = False,
+    quiet: o.Quiet = False,
+) -> None:
+    """Show each claim of a session's final answer (and, traced with --ledger all, of its
+    syntheses and resolutions): its origin (single: a turn states it; recombined: turns
+    by two or more agents state its parts; emergent: neither) and the texts it derives
+    from. A session with nothing traced is traced first with its own settings (--ledger
+    final when it ran with the ledger off); so is one given a --ledger option or a raised
+    budget. Tracing spends judge calls; what is already traced is not asked again."""
+    with open_existing(resolve_store(store)) as st:
+        node = require_session(st, session)
+        lines = _lines(st, session)
+        if not lines or overrides:
+            if st.get_node(f"{session}/final") is None:
+                hint = f"`dagmca resume {session}` finishes it"
+                raise UserError(f"session {session} has no final answer to trace", hint)
+            result = _trace(st, node, overrides, quiet or as_json)
+            lines = _lines(st, session)
+            if result.untraced:
+                err.print(
+                    f"dagmca: note: {result.untraced} claims or texts not traced (budget spent or a call "
+                    "failed); run `dagmca ledger` again with a raised budget to trace them",
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
+        finals = [r.id for r in st.nodes(session) if r.kind.value == "Final"]
+        claims = [n for n in (node_from_record(r) for r in st.nodes(session)) if isinstance(n, ClaimNode)]
+    if as_json:
+        print(json.dumps({"claims": [c.model_dump() for c in lines]}, indent=2, ensure_ascii=False))
+        return
+    out.print(claims_table(lines))
+    current = {c.id for c in lines}
+    of_final = [c for c in claims if c.id in current and c.stated_in in finals]
+    out.print(f"final answer: {claims_row(shares(of_final))}", markup=False, highlight=False)

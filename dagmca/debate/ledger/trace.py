@@ -1,0 +1,182 @@
+"""The emergence ledger over a session: each traced text (the final answer; with
+--ledger all also every synthesis and debate resolution) split into claims, each claim's
+candidate sources picked by the prefilter among the texts said before it, judged, and
+written as soon as it is decided, with its origin and the edges to where it came from.
+
+The calls go through the session's client: they are budgeted, accounted to the judge
+role and cached, so a resumed run replays them. What is already written is not asked
+again: a claim is keyed by its text's id, the text's hash and its place in the text."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from dagmca.debate.ledger.claims import split
+from dagmca.debate.ledger.origin import Lineage, decide
+from dagmca.debate.ledger.prefilter import Candidate, candidates
+from dagmca.debate.ledger.texts import Said, before, said
+from dagmca.debate.ledger.verdicts import Verdict, judge
+from dagmca.debate.state import SessionState
+from dagmca.models import (
+    ClaimCheck,
+    ClaimNode,
+    DebateNode,
+    EdgeRecord,
+    EdgeType,
+    GraphNode,
+    NodeKind,
+    node_from_record,
+)
+from dagmca.prompts.templates import Frame
+
+
+@dataclass
+class LedgerResult:
+    texts: int = 0  # texts traced
+    claims: int = 0  # claims written by this run
+    kept: int = 0  # claims written by an earlier run, not asked again
+    untraced: int = 0  # claims (or texts, unsplit) the budget or a failed call left untraced
+    written: list[ClaimNode] = field(default_factory=list)
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def claim_id(target: Said, digest: str, number: int) -> str:
+    return f"{target.node}/claim/{digest[:8]}-{number}"
+
+
+def chosen(traceable: Sequence[Said], mode: str) -> list[Said]:
+    """The texts --ledger `mode` traces."""
+    if mode == "off":
+        return []
+    return [t for t in traceable if mode == "all" or t.kind is NodeKind.FINAL]
+
+
+async def trace(state: SessionState) -> LedgerResult:
+    """Trace the session's texts that --ledger asks for, from the graph as stored."""
+    result = LedgerResult()
+    records = await state.store.aread(lambda s: s.nodes(state.session_id))
+    nodes = [node_from_record(r) for r in records]
+    pool, traceable = said(nodes)
+    targets = chosen(traceable, state.config.ledger)
+    if not targets:
+        return result
+    earlier = [n for n in nodes if isinstance(n, ClaimNode)]
+    frame = _frame(state, nodes)
+    await asyncio.gather(*(_trace(state, frame, t, before(t, pool), earlier, result) for t in targets))
+    return result
+
+
+def _frame(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
+    """The main debate's frame for every ledger call: one prefix, cached by the server."""
+    main = state.debates.get(f"{state.session_id}/main")
+    if main is None:
+        main = next(n for n in nodes if isinstance(n, DebateNode) and n.id.endswith("/main"))
+    return state.frame(main)()
+
+
+async def _trace(
+    state: SessionState,
+    frame: Frame,
+    target: Said,
+    sources: list[Said],
+    earlier: Sequence[ClaimNode],
+    result: LedgerResult,
+) -> None:
+    digest = sha(target.text)
+    of_text = [c for c in earlier if c.stated_in == target.node]
+    mine = {c.number: c for c in of_text if c.source_sha256 == digest}
+    result.texts += 1
+    stale = [c for c in of_text if c.source_sha256 != digest and not c.superseded]
+    for c in stale:  # the claims of the text as it was before a revisit changed it
+        c.superseded = True
+    if stale:
+        state.write(stale)
+    if mine and len(mine) >= next(iter(mine.values())).of:
+        result.kept += len(mine)
+        return
+    claims = await split(state, frame, target)
+    if claims is None:
+        result.untraced += 1
+        return
+    cfg = state.config
+    found = await candidates(state.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates)
+
+    async def one(number: int, text: str, picked: list[Candidate]) -> None:
+        if number in mine:
+            result.kept += 1
+            return
+        verdicts = await judge(state, frame, text, picked, target.node)
+        if verdicts is None:
+            result.untraced += 1
+            return
+        node = _claim(state, target, digest, number, len(claims), text, verdicts)
+        state.write([node], _edges(state, node, verdicts))
+        result.claims += 1
+        result.written.append(node)
+
+    await asyncio.gather(*(one(k, c, p) for k, (c, p) in enumerate(zip(claims, found, strict=True), start=1)))
+
+
+def _claim(
+    state: SessionState, target: Said, digest: str, number: int, of: int, text: str, verdicts: list[Verdict]
+) -> ClaimNode:
+    lineage: Lineage = decide(verdicts, state.config.ledger_prefilter)
+    earliest = lineage.earliest
+    return ClaimNode(
+        id=claim_id(target, digest, number),
+        session=state.session_id,
+        text=text,
+        origin=lineage.origin,
+        reason=lineage.reason,
+        method=lineage.method,
+        stated_in=target.node,
+        source_sha256=digest,
+        number=number,
+        of=of,
+        first_stated_at=lineage.first.node if lineage.first is not None else "",
+        first_debate=earliest.debate if earliest is not None else "",
+        first_round=earliest.round if earliest is not None else None,
+        agents=list(lineage.agents),
+        perspectives=list(lineage.perspectives),
+        checks=[
+            ClaimCheck(
+                node=s.node,
+                similarity=v.candidate.similarity,
+                verdict=v.verdict,
+                sentence=v.sentence,
+                reason=v.reason,
+                method=v.method,
+            )
+            for v in verdicts
+            for s in v.candidate.texts
+        ],
+    )
+
+
+def _edges(state: SessionState, claim: ClaimNode, verdicts: list[Verdict]) -> list[EdgeRecord]:
+    edges = [state.edge(claim.id, claim.stated_in, EdgeType.STATED_IN)]
+    if claim.first_stated_at:
+        edges.append(state.edge(claim.id, claim.first_stated_at, EdgeType.FIRST_STATED_AT))
+    for v in verdicts:
+        if not v.derives:
+            continue
+        for s in v.candidate.texts:
+            edges.append(
+                state.edge(
+                    claim.id,
+                    s.node,
+                    EdgeType.DERIVES_FROM,
+                    verdict=v.verdict.value,
+                    sentence=v.sentence,
+                    reason=v.reason,
+                    similarity=v.candidate.similarity,
+                    method=v.method.value,
+                )
+            )
+    return edges

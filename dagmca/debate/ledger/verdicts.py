@@ -1,0 +1,79 @@
+"""The ledger's judge: one call per claim, one verdict per candidate text (states,
+partial or unrelated) with the sentence that supports it and a reason. A verdict whose
+sentence is not in the text is no evidence: it counts as unrelated, and says why."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dagmca.debate.dag.judge import quoted_sentence
+from dagmca.debate.ledger.prefilter import Candidate
+from dagmca.debate.state import SessionState
+from dagmca.llm.base import CallMeta
+from dagmca.models import CallPhase, DecisionMethod, LedgerVerdict
+from dagmca.prompts.ledger import judge_claim, verdicts_schema
+from dagmca.prompts.templates import Frame
+
+AGENT = "ledger"  # who makes the ledger's calls, in the call records
+
+
+@dataclass(frozen=True)
+class Verdict:
+    candidate: Candidate
+    verdict: LedgerVerdict
+    sentence: str
+    reason: str
+    method: DecisionMethod = DecisionMethod.LLM
+
+    @property
+    def derives(self) -> bool:
+        """The text states the claim or a part of it: the claim derives from it."""
+        return self.verdict is not LedgerVerdict.UNRELATED
+
+
+def meta(debate: str) -> CallMeta:
+    return CallMeta(agent=AGENT, debate=debate, phase=CallPhase.LEDGER)
+
+
+async def judge(
+    state: SessionState, frame: Frame, claim: str, candidates: Sequence[Candidate], debate: str
+) -> list[Verdict] | None:
+    """The verdicts on `candidates` for `claim`, in their order; None when the claim
+    could not be judged (the budget is spent, or the call failed): it is left untraced,
+    for a later run to trace."""
+    if not candidates:
+        return []
+    if state.llm.exhausted(reserve_calls=2):
+        return None
+    candidates = list(candidates)
+    prompt = judge_claim(frame, claim, [(c.first.label, c.first.text) for c in candidates])
+    # In a small context window the judge reads fewer texts whole rather than more cut:
+    # the least similar go first, unjudged.
+    while prompt.omitted_chars and len(candidates) > 1:
+        candidates.remove(min(reversed(candidates), key=lambda c: c.similarity))
+        prompt = judge_claim(frame, claim, [(c.first.label, c.first.text) for c in candidates])
+    schema = verdicts_schema(len(candidates))
+    tokens = state.config.flag_tokens() * len(candidates)
+    done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate))
+    if done is None:
+        return None
+    given: dict[int, Any] = {}
+    for v in done.parsed.verdicts:  # a text judged twice: its first verdict stands
+        given.setdefault(v.text, v)
+    return [_verdict(c, given.get(i)) for i, c in enumerate(candidates, start=1)]
+
+
+def _verdict(candidate: Candidate, given: Any) -> Verdict:
+    if given is None:
+        return Verdict(candidate, LedgerVerdict.UNRELATED, "", "the judge gave no verdict on this text")
+    verdict = LedgerVerdict(given.verdict)
+    reason = given.reason.strip() or verdict.value
+    if verdict is LedgerVerdict.UNRELATED:
+        return Verdict(candidate, verdict, "", reason)
+    sentence = quoted_sentence(given.sentence, candidate.first.text)
+    if sentence is None:
+        why = f"judged {verdict.value}, but the sentence it quoted is not in the text ({reason})"
+        return Verdict(candidate, LedgerVerdict.UNRELATED, "", why)
+    return Verdict(candidate, verdict, sentence, reason)
