@@ -17,7 +17,7 @@ from typing import Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from dagmca import aio
+from dagmca import aio, tracing
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink, NoEvents
 from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
@@ -74,6 +74,7 @@ async def open_state(
     events: EventSink | None = None,
     earlier: Earlier = None,
     shared: Shared | None = None,
+    question: str | None = None,
 ) -> AsyncIterator[SessionState]:
     """The state of one session around `client`, after a pre-flight call: a down
     endpoint fails here, before any cost. `earlier`: what the session's earlier runs
@@ -82,6 +83,7 @@ async def open_state(
     the store's thread stops. `shared`: what this session shares with the others of a
     build (the store's thread, the concurrency limit, the build's spend), which it then
     neither owns nor closes."""
+    tracing.require(cfg.otel)  # before anything is opened
     background = shared.store if shared is not None else BackgroundStore(store)
     # vectors kept with the replies: a resumed or repeated session encodes nothing twice
     embedder.keep_in(background)
@@ -101,40 +103,50 @@ async def open_state(
         gate=shared.gate if shared is not None else None,
         pool=shared.pool if shared is not None else None,
     )
-    try:
-        if earlier is not None:
-            spent = await background.aread(lambda s: s.calls(session_id))
-            llm.restore(spent, replayed=earlier == "replay")
-        await llm.ping()
-        window = context_window(cfg, client)
-        counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
-        budget = Budget(
-            counter=counter,
-            window=window.tokens,
-            turn=cfg.turn_tokens(),
-            flag=cfg.flag_tokens(),
-            synthesis=cfg.synthesis_tokens(),
-            final=cfg.final_tokens(),
-        )
-        yield SessionState(
-            config=cfg,
-            session_id=session_id,
-            store=background,
-            llm=llm,
-            embedder=embedder,
-            passage=passage,
-            budget=budget,
-            window=window,
-            events=events or NoEvents(),
-        )
-    finally:
+    # the session's span, around the pre-flight too: a trace's calls are all the run's
+    run = {"replay": "resume", "charge": "revisit"}.get(earlier or "", "new")
+    traced: dict[str, str] = {
+        "dagmca.backend": cfg.llm,
+        "dagmca.model": client.model,
+        "dagmca.protocol": cfg.protocol,
+        "dagmca.run": run,
+    }
+    with tracing.session(session_id, otel=cfg.otel, content=cfg.otel_content, attributes=traced):
         try:
-            await background.flush()
+            if earlier is not None:
+                spent = await background.aread(lambda s: s.calls(session_id))
+                llm.restore(spent, replayed=earlier == "replay")
+            await llm.ping()
+            window = context_window(cfg, client)
+            counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
+            budget = Budget(
+                counter=counter,
+                window=window.tokens,
+                turn=cfg.turn_tokens(),
+                flag=cfg.flag_tokens(),
+                synthesis=cfg.synthesis_tokens(),
+                final=cfg.final_tokens(),
+            )
+            yield SessionState(
+                config=cfg,
+                session_id=session_id,
+                store=background,
+                llm=llm,
+                embedder=embedder,
+                passage=passage,
+                question=question,
+                budget=budget,
+                window=window,
+                events=events or NoEvents(),
+            )
         finally:
-            if shared is None:
-                embedder.keep_in(None)
-                background.close()
-                await llm.aclose()
+            try:
+                await background.flush()
+            finally:
+                if shared is None:
+                    embedder.keep_in(None)
+                    background.close()
+                    await llm.aclose()
 
 
 def execute(

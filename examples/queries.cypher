@@ -1,8 +1,8 @@
 // dagmca Cypher cookbook — queries over the graph schema of DESIGN §6.
 //
 // Every node has the label :Node, its kind label (:Session, :Debate, :Round, :Turn,
-// :Agent, :Tension, :Synthesis, :Final, :Section, :Integration, and :Persona for the
-// agents that persist across sessions) and `id`, `session`, `created_at` (a temporal
+// :Agent, :Tension, :Synthesis, :Final, :Section, :Integration, :Claim for the claims
+// of the emergence ledger, and :Persona for the agents that persist across sessions) and `id`, `session`, `created_at` (a temporal
 // value), `seq` (creation order). Open stubs also carry :Stub. Relationships that can
 // repeat between one pair (two observers' FLAGGED_AT, two turns' REFERENCES, a stub's
 // CHECKED_AGAINST) carry a `key` that keeps them apart.
@@ -191,6 +191,45 @@ RETURN [l IN labels(node) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, node.id A
        coalesce(node.question, node.text, node.resolution) AS text, score
 ORDER BY score DESC
 LIMIT 20;
+
+// -- the emergence ledger: where each claim of the final answer came from -------------
+// (`needs: ledger`: a session traced with --ledger, the default, or `dagmca ledger`.
+// A claim of a text that a revisit changed has `superseded` set and is left out.)
+
+// name: claims-no-agent-stated
+// needs: ledger, Claim, STATED_IN
+// The final answer's emergent claims: no agent's turn states them, nor their parts from
+// two agents. What the debate as a whole added, with the judge's reason.
+MATCH (c:Claim {session: $session, origin: 'emergent'})-[:STATED_IN]->(:Final)
+WHERE NOT c.superseded
+RETURN c.id AS claim, c.text AS text, c.reason AS reason
+ORDER BY c.number;
+
+// name: perspectives-originating-final-claims
+// needs: ledger, Claim, STATED_IN
+// Which perspectives originate the claims that survive into the final answer: the one
+// that first stated a claim, or each whose turns state a part of a recombined one.
+MATCH (c:Claim {session: $session})-[:STATED_IN]->(:Final)
+WHERE NOT c.superseded AND c.origin IN ['single', 'recombined']
+UNWIND c.perspectives AS perspective
+RETURN perspective, count(c) AS claims, sum(CASE c.origin WHEN 'single' THEN 1 ELSE 0 END) AS first_stated,
+       sum(CASE c.origin WHEN 'recombined' THEN 1 ELSE 0 END) AS parts_of_recombined
+ORDER BY claims DESC, perspective;
+
+// name: how-a-claim-travelled
+// needs: ledger, Claim, DERIVES_FROM
+// Each claim of the final answer and every earlier text that states it or a part of it,
+// in the order they were said: from the turn that first stated it, through the turns,
+// resolutions and syntheses that carried it, to the final. `first` marks the turn it
+// was first stated at.
+MATCH (c:Claim {session: $session})-[:STATED_IN]->(:Final)
+WHERE NOT c.superseded
+MATCH (c)-[d:DERIVES_FROM]->(source:Node)
+RETURN c.id AS claim, c.text AS text, c.origin AS origin, source.id AS source_id,
+       [l IN labels(source) WHERE NOT l IN ['Node', 'Stub']][0] AS kind, source.agent AS agent,
+       source.round AS round, d.verdict AS verdict, d.sentence AS sentence,
+       source.id = c.first_stated_at AS first
+ORDER BY c.number, source.seq;
 
 // -- across sessions: a store built with `dagmca build` ---------------------------------
 

@@ -497,6 +497,25 @@ EDGES: dict[str, tuple[str, str]] = {
         "(dup:Tension)->(twin:Tension)",
         "a stub judged to ask what an earlier open stub asks (always to an earlier one)",
     ),
+    "STATED_IN": (
+        "(c:Claim)->(text)",
+        "a claim and the final, synthesis or debate resolution it was split from",
+    ),
+    "FIRST_STATED_AT": ("(c:Claim)->(t:Turn)", "a single claim and the earliest turn that states it"),
+    "DERIVES_FROM": (
+        "(c:Claim)->(text)",
+        "an earlier turn, resolution or synthesis the judge found stating the claim or a part of it: "
+        "`verdict` (states or partial), `sentence`, `reason`, `similarity`, `method`",
+    ),
+    "RAN": (
+        "(e:Evaluation)->(s:Session)",
+        "an evaluation and each session it ran: `arm`, `task`, `repeat`",
+    ),
+    "JUDGED_AGAINST": (
+        "(f1:Final)->(f2:Final)",
+        "a blind pairwise verdict of an evaluation's judge, one per order and criterion: `key`, `verdict`, "
+        "`combined` (the verdict over both orders), `order`, `criterion`, `reason`, `eval_id`",
+    ),
 }
 
 SCHEMA_INTRO = """\

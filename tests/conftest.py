@@ -26,9 +26,10 @@ PASSAGE = (
     "neighbourhoods. Supporters cite London and Stockholm."
 )
 
-# Settings a developer's shell may carry: none of them may reach a test. (A real Neo4j
-# for the contract suite is read once, at import, by tests/bolt_server.py.)
-ISOLATED_PREFIXES = ("DAGMCA_", "NEO4J_", "OPENAI_")
+# Settings a developer's shell may carry: none of them may reach a test (OTEL_*: a
+# collector's endpoint would trace every test to it). (A real Neo4j for the contract
+# suite is read once, at import, by tests/bolt_server.py.)
+ISOLATED_PREFIXES = ("DAGMCA_", "NEO4J_", "OPENAI_", "OTEL_")
 
 
 @pytest.fixture(autouse=True)

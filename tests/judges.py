@@ -73,3 +73,52 @@ def judge_reply(
         verdict = "duplicate" if duplicate(*duplicate_questions(call.prompt)) else "distinct"
         return {"verdict": verdict, "reason": f"scripted judge: {verdict}"}
     return None
+
+
+# -- the emergence ledger's judge ----------------------------------------------------------
+SplitRule = Callable[[str], list[str]]  # the traced text -> its claims
+ClaimRule = Callable[[str, str], tuple[str, str]]  # (claim, a candidate text) -> (verdict, sentence)
+
+
+def ledger_split_text(prompt: str) -> str:
+    """The text a ledger split prompt quotes."""
+    found = re.search(r"\n(?:The final answer|A synthesis.*?|The resolution of .*?)" + _QUOTED, prompt, re.S)
+    assert found, "not a ledger split prompt"
+    return found.group(1)
+
+
+def ledger_candidates(prompt: str) -> tuple[str, list[str]]:
+    """The claim a ledger verdict prompt traces, and its numbered candidate texts."""
+    claim = re.search(r"\nThe claim to trace: (.*)\n", prompt)
+    # a text too long for the window is left out whole: it reads as empty
+    found = re.findall(r"\nText \d+, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", prompt, re.S)
+    assert claim and found, "not a ledger verdict prompt"
+    return claim.group(1), list(found)
+
+
+def sentences_of(text: str) -> list[str]:
+    """A text's sentences and list items, as a scripted model would split it."""
+    found = (s.strip(" -;\t") for s in re.split(r"(?<=[.!?])\s+|\n+", text))
+    return [s if s.endswith((".", "!", "?")) else f"{s}." for s in found if len(s.split()) >= 3]
+
+
+def ledger_reply(call: ScriptedCall, split: SplitRule, claim_rule: ClaimRule) -> Any:
+    """The ledger judge's reply to `call`, or None when it is not a ledger call."""
+    if call.schema is None:
+        return None
+    if call.schema.__name__ == "Claims":
+        return {"claims": split(ledger_split_text(call.prompt))}
+    if call.schema.__name__ == "SourceVerdicts":
+        claim, texts = ledger_candidates(call.prompt)
+        verdicts = []
+        for i, text in enumerate(texts, start=1):
+            verdict, sentence = claim_rule(claim, text)
+            reason = f"scripted judge: {verdict}" + (f", by '{sentence}'" if sentence else "")
+            verdicts.append({"text": i, "verdict": verdict, "sentence": sentence, "reason": reason})
+        return {"verdicts": verdicts}
+    return None
+
+
+def verbatim(claim: str, text: str) -> tuple[str, str]:
+    """states when the text has the claim word for word; otherwise unrelated."""
+    return ("states", claim) if claim.rstrip(".") in text else ("unrelated", "")

@@ -1,8 +1,9 @@
 """A scripted stand-in for a strong model: answers of 200-300 words in paragraphs (every
-third one with a bulleted list), flags with real questions, verdicts with reasons, and
-the rest of an answer when asked to continue one that its cap cut short. Deterministic:
-every choice is a hash of the prompt. It keeps what it said, so tests can check that
-what was stored and quoted is exactly what it wrote."""
+third one with a bulleted list), flags with real questions, verdicts with reasons, the
+ledger's claims and their sources, and the rest of an answer when asked to continue one
+that its cap cut short. Deterministic: every choice is a hash of the prompt. It keeps
+what it said, so tests can check that what was stored and quoted is exactly what it
+wrote."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ from dagmca.prompts.schemas import (
     joint_lenses,
     joint_turns,
 )
-from tests.judges import duplicate_questions, stub_parts
+from tests.judges import duplicate_questions, ledger_reply, sentences_of, stub_parts, verbatim
 
 LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
 
@@ -128,6 +129,10 @@ class StrongModel:
             a, b = (q.split(":")[0] for q in duplicate_questions(call.prompt))
             verdict = "duplicate" if a == b else "distinct"
             return {"verdict": verdict, "reason": f"{verdict}: {SENTENCES[h % 16]}"}
+        # the ledger: the claims are the text's sentences; a text states one it has word for word
+        traced = ledger_reply(call, sentences_of, verbatim)
+        if traced is not None:
+            return traced
         return default_structured(call.schema, seed)
 
     def flag(self, seed: str) -> dict[str, Any]:

@@ -233,7 +233,7 @@ def test_a_debates_calls_wait_with_its_depth(run_fake: RunSession) -> None:
     settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
     _, state, _ = run_fake(pure, session="rank", delay=note_rank, **settings)
     depth = {d.id: d.depth for d in state.debates.values()}
-    own = [(rank, c) for rank, c in ranks if c.meta.phase not in ("judge", "merge", "final", "map")]
+    own = [(rank, c) for rank, c in ranks if c.meta.phase not in ("judge", "merge", "final", "map", "ledger")]
     assert {depth[c.meta.debate] for _, c in own} == {0, 1, 2}
     assert all(rank == depth[c.meta.debate] for rank, c in own)
     merges = [(rank, c) for rank, c in ranks if c.schema is PairVerdict or c.meta.phase == "merge"]

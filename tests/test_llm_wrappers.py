@@ -95,6 +95,8 @@ def golden_run(name: str, tmp_path: Path) -> dict[str, Any]:
     try:
         session = f"golden-{name}"
         settings = dict(GOLDEN[name])
+        # the stack's decisions on the debate: the ledger (its calls and claims) is tested apart
+        settings.setdefault("ledger", "off")
         run_scripted(store, tmp_path, settings.pop("responder", pure), session=session, **settings)
         nodes = [
             {"id": n.id, "kind": n.kind.value, "labels": sorted(n.labels), "props": _plain(n.props)}

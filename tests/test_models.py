@@ -30,6 +30,10 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Integration",
         # the agents that persist across sessions
         "Persona",
+        # the emergence ledger's claims
+        "Claim",
+        # an evaluation's record
+        "Evaluation",
     }
     assert {t.value for t in EdgeType} == {
         "BRANCHES_FROM",
@@ -52,6 +56,13 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "CHECKED_AGAINST",  # a stub's revisit checks, one relationship each
         "PLAYS",  # a session's seat, played by a persistent agent
         "DUPLICATES",  # a stub judged to ask what an earlier one asks
+        # the emergence ledger: a claim's text, the turn that first stated it, its sources
+        "STATED_IN",
+        "FIRST_STATED_AT",
+        "DERIVES_FROM",
+        # an evaluation: the sessions it ran, and the judge's verdicts between finals
+        "RAN",
+        "JUDGED_AGAINST",
     }
     assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
 

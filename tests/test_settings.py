@@ -365,8 +365,12 @@ def test_a_stored_flat_config_from_before_still_loads() -> None:
     assert cfg.perspectives == ("analytical", "critical") and cfg.roles == {}
     stored = json.loads(STORED)
     del stored["relation_threshold"]
-    # stored again, it is the same flat object, now with its (empty) roles
-    assert json.loads(cfg.model_dump_json()) == {**stored, "roles": {}}
+    # stored again, it is the same flat object, now with its (empty) roles and the
+    # settings added since at their defaults
+    again = json.loads(cfg.model_dump_json())
+    assert {k: again[k] for k in stored} == stored and again["roles"] == {}
+    added = {k: v for k, v in again.items() if k not in stored and k != "roles"}
+    assert added == {k: v for k, v in json.loads(SessionConfig().model_dump_json()).items() if k in added}
 
 
 def test_every_setting_belongs_to_one_group() -> None:

@@ -11,8 +11,8 @@ from pathlib import Path
 import neo4j.time
 import pytest
 
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
-from dagmca.store.base import GraphStore, StoreError
+from dagmca.models import PERSONA_SESSION, CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store.base import GraphStore, SessionLinked, StoreError
 from dagmca.store.graph import load_graph
 from dagmca.store.neo4j import Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore
@@ -328,3 +328,57 @@ def test_concurrent_claims_give_each_key_to_one_worker(backend: GraphStore, tmp_
         t.join()
     assert not errors, errors
     assert all(len(winners) == 1 for winners in results.values()), results
+
+
+def _two_sessions(backend: GraphStore) -> None:
+    """s1 and s2, each a Session and a debate; s1's seat plays a persona."""
+    backend.write(
+        [
+            node("s1", NodeKind.SESSION, session="s1"),
+            node("s1/d", session="s1"),
+            node("s1/seat", NodeKind.AGENT, session="s1"),
+            node("s2", NodeKind.SESSION, session="s2"),
+            node("s2/d", session="s2"),
+            node("p", NodeKind.PERSONA, session=PERSONA_SESSION),
+        ],
+        [
+            EdgeRecord(source="s1/d", target="s1", type=EdgeType.IN_SESSION, session="s1"),
+            EdgeRecord(source="s1/seat", target="p", type=EdgeType.PLAYS, session="s1"),
+            EdgeRecord(source="s2/d", target="s2", type=EdgeType.IN_SESSION, session="s2"),
+        ],
+    )
+    backend.record_calls([CallRecord(session="s1"), CallRecord(session="s1"), CallRecord(session="s2")])
+    backend.cache_put("k", "m", "kept")
+
+
+def test_deleting_a_session_removes_its_nodes_relationships_and_calls(backend: GraphStore) -> None:
+    _two_sessions(backend)
+    assert backend.delete_session("s1") == (3, 2, 2)
+    assert backend.get_node("s1") is None and backend.nodes("s1") == [] and backend.edges("s1") == []
+    assert backend.calls("s1") == [] and len(backend.calls("s2")) == 1
+    assert [s.id for s in backend.sessions()] == ["s2"] and len(backend.edges("s2")) == 1
+    assert backend.get_node("p") is not None, "personas outlive the sessions they played in"
+    assert backend.cache_get("k") == "kept", "the response cache is shared"
+    assert backend.delete_session("s1") == (0, 0, 0)
+    with pytest.raises(StoreError):
+        backend.delete_session(PERSONA_SESSION)
+
+
+def test_a_session_other_sessions_link_to_is_deleted_only_when_forced(backend: GraphStore) -> None:
+    _two_sessions(backend)
+    # s2 (a later passage) answers s1's debate: s2's relationship into s1
+    backend.write([], [EdgeRecord(source="s2", target="s1/d", type=EdgeType.SUPERSEDES, session="s2")])
+    with pytest.raises(SessionLinked) as refused:
+        backend.delete_session("s1")
+    assert refused.value.linked == ["s2"]
+    assert len(backend.nodes("s1")) == 3 and len(backend.calls("s1")) == 2, "a refusal removes nothing"
+    assert backend.delete_session("s2") == (2, 2, 1), "s2's own links go with it"
+    backend.write(  # s2 again, with its link into s1
+        [node("s2", NodeKind.SESSION, session="s2"), node("s2/d", session="s2")],
+        [
+            EdgeRecord(source="s2/d", target="s2", type=EdgeType.IN_SESSION, session="s2"),
+            EdgeRecord(source="s2", target="s1/d", type=EdgeType.SUPERSEDES, session="s2"),
+        ],
+    )
+    assert backend.delete_session("s1", force=True) == (3, 3, 2)
+    assert backend.edges("s2") == [backend.edges("s2", EdgeType.IN_SESSION)[0]]

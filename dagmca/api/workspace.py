@@ -336,7 +336,7 @@ class Workspace:
                         display.stop()
         except EndpointDown as exc:
             raise EndpointError(
-                str(exc), f"every finished turn is kept; resume session {session_id} to continue it"
+                str(exc), f"every finished turn is kept; `dagmca resume {session_id}` continues it"
             ) from None
 
     # -- asking ------------------------------------------------------------------------

@@ -10,7 +10,9 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from dagmca.cli import agents, build, compare, config, db, estimate, read, run
+from dagmca import tracing
+from dagmca.cli import agents, ask, build, compare, config, db, estimate, ledger, read, run
+from dagmca.cli import eval as eval_command
 from dagmca.cli.console import err, out
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
 
@@ -32,6 +34,7 @@ app.command()(run.run)
 app.command()(build.build)
 app.command()(estimate.estimate)
 app.command()(compare.compare)
+app.command("eval")(eval_command.eval_)
 app.command()(run.resume)
 # reading
 app.command()(read.sessions)
@@ -42,11 +45,14 @@ app.command()(read.metrics)
 app.command()(read.check)
 app.command()(agents.agents)
 app.command()(run.revisit)
+app.command()(ledger.ledger)
+app.command()(ask.ask)
 # administration
 app.command()(db.doctor)
 db_app.command("init")(db.db_init)
 cache_app.command("prune")(db.cache_prune)
 app.command()(db.push)
+app.command()(db.delete)
 app.command()(read.query)
 
 
@@ -111,6 +117,8 @@ def entry() -> None:
     joined its threads and written its files by then; what is left is freeing memory
     the exit frees anyway, which took a second after a large run (torch alone 0.4 s)."""
     code = main()
+    # os._exit runs no exit handlers, the tracer's included: its batched spans go now
+    tracing.flush()
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say on it
             stream.flush()

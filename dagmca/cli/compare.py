@@ -18,7 +18,9 @@ from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
+from dagmca.evaluation.arms import matched_vote as vote_size
 from dagmca.llm.factory import check_backend
+from dagmca.metrics.ledger import LedgerShares, arm_shares
 from dagmca.passage import read_passage, title_of
 from dagmca.reports.models import MCAReport
 from dagmca.store import open_store, resolve_store
@@ -36,7 +38,6 @@ if TYPE_CHECKING:
 ARM_SETTINGS: dict[str, Any] = {
     "monitor_every": "off", "max_branches": 0, "cache": False, "agent_memory": "session",
 }  # fmt: skip
-MAX_PEERS = 32
 
 
 @dataclass(frozen=True)
@@ -66,10 +67,7 @@ def matched_vote(mca: MCAReport) -> dict[str, Any]:
     """Settings of the compute-matched vote baseline: as many calls as the MCA arm made,
     spent on independent answers, one majority vote per voter, and the winner's final
     answer (self-consistency). C calls = n answers + (C - 1 - n) votes + 1."""
-    calls = mca.summary_metrics.total_llm_calls
-    answers = min(MAX_PEERS, max(1, -(-(calls - 1) // 2)))
-    voters = max(1, min(answers, calls - 1 - answers))
-    return {"agents": answers, "ensemble_voters": voters}
+    return vote_size(mca.summary_metrics.total_llm_calls)
 
 
 @dataclass
@@ -80,9 +78,11 @@ class Arm:
     report: MCAReport
     wall_s: float
     tokens: int
+    ledger: LedgerShares | None = None  # its final's claims by origin: the arm's novelty
 
     def row(self) -> dict[str, Any]:
         r = self.report
+        shares = self.ledger
         return {
             "arm": self.spec.name,
             "protocol": r.protocol,
@@ -95,6 +95,10 @@ class Arm:
             "lateral_revision_rate": r.summary_metrics.lateral_revision_rate,
             "mean_sibling_similarity": r.summary_metrics.mean_sibling_similarity,
             "final_length_words": r.summary_metrics.final_length_words,
+            "claims": shares.claims if shares else None,
+            "single": shares.single if shares else None,
+            "recombined": shares.recombined if shares else None,
+            "emergent": shares.emergent if shares else None,
             "report": str(self.report_path),
         }
 
@@ -105,10 +109,12 @@ def collect(store: GraphStore, spec: ArmSpec, session: str, out_dir: Path, wall_
     report = MCAReport.model_validate_json(path.read_text(encoding="utf-8"))
     main = f"{session}/main"
     tokens = sum(c.prompt_tokens + c.completion_tokens for c in store.calls(session) if c.debate == main)
-    return Arm(spec, session, path, report, wall_s, tokens)
+    return Arm(spec, session, path, report, wall_s, tokens, arm_shares(store, session))
 
 
 def _fmt(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, list):
@@ -131,6 +137,10 @@ LABELS = {
     "lateral_revision_rate": "lateral revision rate",
     "mean_sibling_similarity": "mean sibling similarity per round",
     "final_length_words": "final length (words)",
+    "claims": "final's claims (emergence ledger)",
+    "single": "single: a turn states it",
+    "recombined": "recombined: parts from 2+ agents",
+    "emergent": "emergent: no agent stated it",
 }
 
 

@@ -1,4 +1,4 @@
-"""Store and setup administration: `db init`, `push`, `doctor`, `cache prune`."""
+"""Store and setup administration: `db init`, `push`, `delete`, `doctor`, `cache prune`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from dagmca.cli.console import out
 from dagmca.doctor import run_checks
 from dagmca.errors import UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, require_session, resolve_store
+from dagmca.store.base import SessionLinked
 from dagmca.store.push import push_session
 
 
@@ -91,6 +92,33 @@ def push(
             dst.init_schema()
             nodes, edges = push_session(src, dst, session)
             out.print(f"pushed {session}: {nodes} nodes, {edges} edges from {src.location} to {dst.location}")
+
+
+def delete(
+    session: o.SessionArg,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force",
+            help="Also remove the relationships other sessions have into it (those sessions then "
+            "fail `check` where they recorded them).",
+        ),
+    ] = False,
+    store: o.Store = None,
+) -> None:
+    """Remove a session: its nodes, relationships and call records (the response cache
+    is shared, and stays). Refused when other sessions link to it, unless --force."""
+    with open_existing(resolve_store(store)) as st:
+        require_session(st, session)
+        try:
+            nodes, edges, calls = st.delete_session(session, force=force)
+        except SessionLinked as exc:
+            raise UserError(
+                f"session {session} is linked from {', '.join(exc.linked)}",
+                "pass --force to delete it and those links",
+            ) from None
+        where = st.location
+    out.print(f"deleted {session}: {nodes} nodes, {edges} relationships, {calls} call records from {where}")
 
 
 def doctor(

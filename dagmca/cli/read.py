@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -175,30 +175,52 @@ def query(
     write: Annotated[bool, typer.Option("--write", help="Allow a query that writes.")] = False,
     store: o.Store = None,
 ) -> None:
-    """Run Cypher against a Neo4j store and print the rows. Read-only unless --write."""
-    import neo4j.exceptions
-
-    from dagmca.store.neo4j import Neo4jStore
-    from dagmca.store.query import parse_params, records_to_rows, write_clause
+    """Run Cypher against the store and print the rows. On Neo4j read-only unless
+    --write; the embedded store answers read-only Cypher itself (no server needed)."""
+    from dagmca.store.query import parse_params, write_clause
 
     params = parse_params(param or [])
     clause = write_clause(cypher_text)
-    if clause and not write:
-        raise UserError(f"the query writes ({clause}) and queries are read-only", "pass --write to allow it")
     location = resolve_store(store)
     if not is_bolt_uri(location):
-        raise UserError(
-            f"query runs Cypher, and {location} is the embedded store",
-            "pass --store bolt://host:7687 (copy a session there with `dagmca push`)",
-        )
-    with open_store(location) as st:
-        assert isinstance(st, Neo4jStore)
-        try:
-            keys, rows = records_to_rows(st.run_query(cypher_text, params, write=write))
-        except neo4j.exceptions.Neo4jError as exc:
-            raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None
+        if write:
+            raise UserError(
+                "--write needs a Neo4j store: the embedded store's Cypher only reads",
+                "push the session to Neo4j (`dagmca push`) and write there",
+            )
+        if clause:
+            raise UserError(
+                f"the query writes ({clause}) and the embedded store's Cypher only reads",
+                "push the session to Neo4j (`dagmca push`) to write with --write",
+            )
+        from dagmca.store.embedded import query as embedded_query
+
+        with open_existing(location) as st:
+            keys, rows = embedded_query(st, cypher_text, params)
+    else:
+        if clause and not write:
+            raise UserError(
+                f"the query writes ({clause}) and queries are read-only", "pass --write to allow it"
+            )
+        keys, rows = _bolt_query(location, cypher_text, params, write=write)
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
         return
     out.print(rows_table(keys, rows))
     err.print(f"{len(rows)} row(s)")
+
+
+def _bolt_query(
+    location: str, text: str, params: dict[str, Any], *, write: bool
+) -> tuple[list[str], list[Any]]:
+    import neo4j.exceptions
+
+    from dagmca.store.neo4j import Neo4jStore
+    from dagmca.store.query import records_to_rows
+
+    with open_store(location) as st:
+        assert isinstance(st, Neo4jStore)
+        try:
+            return records_to_rows(st.run_query(text, params, write=write))
+        except neo4j.exceptions.Neo4jError as exc:
+            raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None

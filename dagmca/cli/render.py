@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.tree import Tree
 
 from dagmca.debate.estimate import Projection
+from dagmca.metrics.ledger import LedgerShares
 from dagmca.models import EdgeType, NodeKind, NodeRecord, SessionNode
 from dagmca.store.base import GraphStore
 from dagmca.text import clip
@@ -57,6 +58,18 @@ def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
         f"{status['selected'] + status['explored']} explored, {status['superseded']} answered, "
         f"{status['duplicate']} merged as duplicates, {status['dropped']} dropped past --max-open-stubs "
         f"{max_open_stubs} (all kept in the graph, with their status and reason)"
+    )
+
+
+def claims_row(s: LedgerShares | None) -> str:
+    """The emergence ledger's shares of a set of claims: the novelty of an answer."""
+    if s is None:
+        return "not traced (`dagmca ledger SESSION` traces it)"
+    untraced = f"; {s.untraced} more not traced yet (a budget ran out)" if s.untraced else ""
+    return (
+        f"{s.claims} claims: {s.single:.0%} single (a turn states it), {s.recombined:.0%} recombined "
+        f"(turns by two or more agents state its parts), {s.emergent:.0%} emergent (no agent stated it)"
+        f"{untraced}"
     )
 
 
@@ -260,9 +273,21 @@ def metrics_tables(m: Any) -> list[Table]:
     ):
         head.add_row(label, value)
     head.add_row("calls by role", role_calls_text(m.by_role))
+    ledger = m.ledger
+    head.add_row("emergence ledger: final", claims_row(ledger.final if ledger else None))
+    if ledger is not None:
+        if ledger.traced != ledger.final:  # --ledger all: the syntheses' and resolutions' too
+            head.add_row("every traced text", claims_row(ledger.traced))
+        head.add_row("originate the final's claims", _counts(ledger.originators))
+        head.add_row("first appear in", _counts(ledger.first_appearance))
     per = Table(title="debates", title_justify="left")
+    per.caption = (
+        "novelty (est.): resolution sentences with no close sentence in the children's last round, "
+        "by cosine, a similarity estimate; claims s/r/e: the ledger's single, recombined and emergent "
+        "shares of the resolution's claims (--ledger all)"
+    )
     for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
-                "root novelty", "alarms"):  # fmt: skip
+                "novelty (est.)", "claims s/r/e", "alarms"):  # fmt: skip
         per.add_column(col)
     for d in m.debates:
         alarms = ", ".join(a for a, on in (("collapse", d.collapse_alarm), ("bloat", d.bloat_alarm)) if on)
@@ -273,10 +298,16 @@ def metrics_tables(m: Any) -> list[Table]:
             num(d.lateral_revision_rate),
             ", ".join(f"{s:.2f}" for s in d.sibling_similarity) or "-",
             ", ".join(f"{x:.0f}" for x in d.answer_length) or "-",
-            num(d.root_novelty),
+            num(d.similarity_novelty),
+            "-" if d.ledger is None else f"{d.ledger.single:.0%}/{d.ledger.recombined:.0%}/"
+            f"{d.ledger.emergent:.0%} of {d.ledger.claims}",
             alarms or "none",
         )
     return [head, per]
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in counts.items()) or "-"
 
 
 def status_table(data: dict[str, Any]) -> Table:

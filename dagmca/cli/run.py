@@ -7,37 +7,41 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 import typer
+from rich.markup import escape
 
+from dagmca.api import RunResult, Workspace, in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
 from dagmca.cli.render import (
+    claims_row,
     degenerate_count,
     fitting_rows,
     guard_row,
     ledger_row,
     projection_row,
     projection_table,
+    role_calls_text,
     summary_table,
 )
 from dagmca.config import SessionConfig
-from dagmca.debate.estimate import Projection, as_json, project
-from dagmca.errors import UserError
+from dagmca.debate.estimate import Projection, as_json, project, role_pricing
+from dagmca.errors import Interrupted, UserError
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
+from dagmca.metrics.ledger import arm_shares
 from dagmca.models import NodeRecord
 from dagmca.passage import read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 
-if TYPE_CHECKING:
-    from dagmca.debate.session import SessionResult
-    from dagmca.debate.state import SessionState
-
+T = TypeVar("T")
+MAX_QUESTION_BYTES = 20_000  # a question, not a passage: longer text belongs in the passage file
 DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
 DryRun = Annotated[
@@ -48,40 +52,56 @@ DryRun = Annotated[
 ]
 
 
-def projection(cfg: SessionConfig, text: str) -> Projection:
+def projection(cfg: SessionConfig, text: str, asked: bool = False) -> Projection:
     model = model_name(cfg)
-    return project(cfg, text, resolve_prices(cfg, model), model)
+    return project(cfg, text, resolve_prices(cfg, model), model, role_pricing(cfg), asked=asked)
 
 
-def show_projection(cfg: SessionConfig, text: str, json_out: bool) -> None:
-    p = projection(cfg, text)
+def show_projection(cfg: SessionConfig, text: str, json_out: bool, asked: bool = False) -> None:
+    p = projection(cfg, text, asked)
     if json_out:
         out.print_json(json.dumps(as_json(p)))
     else:
         out.print(projection_table(p, model_name(cfg)))
 
 
+def read_question(question: str | None, question_file: Path | None) -> str | None:
+    """--question, or the text of --question-file; not both."""
+    if question is not None and question_file is not None:
+        raise UserError("--question and --question-file both given", "give one of them")
+    if question_file is not None:
+        return read_passage(question_file, MAX_QUESTION_BYTES)
+    return question
+
+
 @o.with_settings()
 def run(
     cfg: SessionConfig,
-    passage: o.PassageArg,
+    passage: o.OptionalPassageArg = None,
+    question: o.Question = None,
+    question_file: o.QuestionFile = None,
     store: o.Store = None,
     session: o.SessionId = None,
     out_dir: o.OutDir = None,
     quiet: o.Quiet = False,
     dry_run: DryRun = False,
 ) -> None:
-    """Debate a passage: main debate, tensions, branches, merges, stubs, final integration."""
-    text = read_passage(passage, cfg.max_passage_bytes)
+    """Debate a passage, or a question about one (or a question alone): main debate,
+    tensions, branches, merges, stubs, final integration. With a question, the final
+    answer leads with its short answer."""
+    asked = read_question(question, question_file)
+    if passage is None and asked is None:
+        raise UserError("nothing to debate", "give a PASSAGE file, --question, or both")
+    text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else ""
     if dry_run:  # nothing is spent: no key or endpoint needed
-        show_projection(cfg, text, json_out=False)
+        show_projection(cfg, text, json_out=False, asked=asked is not None)
         return
     check_backend(cfg)
     from dagmca import runner
 
     o.check_session_id(session)
     location = resolve_store(store)
-    session_id = session or runner.new_session_id(text)
+    session_id = session or runner.new_session_id(text or asked or "")
 
     # Everything that can be checked without spending is checked above; now the store.
     with open_store(location, create=True) as graph_store:
@@ -91,75 +111,86 @@ def run(
                 f"session {session_id!r} already exists in {graph_store.location}", "choose another --session"
             )
         target = runner.reports_dir(location, session_id, out_dir)
-        _run(cfg, graph_store, text, title_of(text, passage.stem), session_id, target, quiet)
-
-
-def _run(
-    cfg: SessionConfig,
-    store: GraphStore,
-    text: str,
-    title: str,
-    session_id: str,
-    target: Path,
-    quiet: bool,
-    *,
-    resume: bool = False,
-) -> None:
-    from dagmca import runner
-
-    started = time.monotonic()
-    projected = projection(cfg, text)
-    if not quiet:  # on stdout, with the summary: stderr is for what went wrong
-        out.print(
-            f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
-            f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the detail)",
-            markup=False,
-            highlight=False,
+        title = title_of(asked or text, passage.stem if passage is not None else session_id)
+        started = time.monotonic()
+        projected = projection(cfg, text, asked is not None)
+        if not quiet:  # on stdout, with the summary: stderr is for what went wrong
+            out.print(
+                f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
+                f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the "
+                "detail)",
+                markup=False,
+                highlight=False,
+            )
+        display = None if quiet else LiveProgress(err)
+        result = in_session(
+            graph_store,
+            session_id,
+            lambda ws: ws.run(
+                text or None,
+                question=asked,
+                settings=cfg,
+                session=session_id,
+                title=title,
+                events=display,
+                out_dir=target,
+            ),
         )
+        summarize(result, graph_store, cfg, projected, started)
 
-    async def work(state: SessionState, model: str) -> SessionResult:
-        return await runner.run_and_report(state, title=title, model=model, out_dir=target)
 
-    result, llm = runner.execute(
-        cfg,
-        store,
-        session_id=session_id,
-        passage=text,
-        work=work,
-        display=None if quiet else LiveProgress(err),
-        earlier="replay" if resume else None,
-    )
-    m = llm.meter
-    s = result.session
-    nodes = store.nodes(session_id)
-    faults = ", ".join(f"{k} {v}" for k, v in sorted(m.faults.items())) or "none"
+def in_session(store: GraphStore, session_id: str, work: Callable[[Workspace], Awaitable[T]]) -> T:
+    """`work` on a workspace around the open store; Ctrl-C is an Interrupted naming the
+    session (every finished turn is kept)."""
+    try:
+        return in_workspace(store, work)
+    except KeyboardInterrupt:
+        raise Interrupted(session_id, store.location) from None
+
+
+def summarize(
+    result: RunResult,
+    store: GraphStore,
+    cfg: SessionConfig,
+    projected: Projection,
+    started: float,
+    resumed: bool = False,
+) -> None:
+    """The summary table, the final answer, and the problems (exit 4) of a run."""
+    m, s = result.spend, result.session
+    nodes = store.nodes(s.id)
+    faults = ", ".join(f"{k} {v}" for k, v in m.faults.items()) or "none"
     rows = {
-        "status": s.status + (" (resumed)" if resume else ""),
+        "status": s.status + (" (resumed)" if resumed else ""),
         "store": store.location,
-        "reports": str(target),
-        "model": f"{llm.model}; structured output: {s.structured_output}",
+        "reports": str(result.reports),
+        "model": f"{m.model}; structured output: {s.structured_output}",
         **fitting_rows(s),
         "LLM calls": f"{m.calls} made, {m.cache_hits} answered from the cache, {m.failures} failed "
         f"({m.invalid_outputs} of them answered without valid structured output), "
         f"{m.refused} refused by a budget",
         "retries": f"{m.retries} ({m.repairs} replies repaired); faults seen: {faults}",
-        "tokens": f"{m.usage.total:,} ({m.usage.prompt_tokens:,} prompt, of which "
-        f"{m.usage.cached_tokens:,} cached by the server; {m.usage.completion_tokens:,} completion)",
-        "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session "
-        f"(prices: {llm.prices.source})",
+        "tokens": f"{m.tokens:,} ({m.prompt_tokens:,} prompt, of which "
+        f"{m.cached_tokens:,} cached by the server; {m.completion_tokens:,} completion)",
+        "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session (prices: {m.prices})",
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
-        "projected": projection_row(projected, m.calls, m.usage.prompt_tokens, m.cost_usd),
+        "emergence ledger": claims_row(arm_shares(store, s.id)),
+        "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
+    if len({r.model for r in m.by_role}) > 1:  # roles on different models: each one's share
+        rows["calls by role"] = role_calls_text(m.by_role)
     if m.earlier_calls:
         rows["earlier runs"] = (
             f"{m.earlier_calls} calls, {m.earlier_tokens:,} tokens, ${m.earlier_cost_usd:.4f}: counted "
             "against the budgets"
         )
-    out.print(summary_table(store, session_id, rows))
+    out.print(summary_table(store, s.id, rows))
     if result.final is not None:
-        out.print(f"[bold green]Final:[/] {result.final.text}")
+        if result.final.answer is not None:
+            out.print(f"[bold green]Answer:[/] {escape(result.final.answer)}")
+        out.print(f"[bold green]Final:[/] {escape(result.final.text)}")
     if s.problems:
         for problem in s.problems:
             err.print(f"dagmca: warning: {problem}", markup=False, highlight=False, soft_wrap=True)
@@ -230,8 +261,13 @@ def resume(
             return
         cfg = resumed_config(node, overrides)
         target = runner.reports_dir(location, session, out_dir)
-        text, title = str(node.props["passage"]), str(node.props.get("title", session))
-        _run(cfg, st, text, title, session, target, quiet, resume=True)
+        started = time.monotonic()
+        projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
+        display = None if quiet else LiveProgress(err)
+        result = in_session(
+            st, session, lambda ws: ws.resume(session, settings=cfg, events=display, out_dir=target)
+        )
+        summarize(result, st, cfg, projected, started, resumed=True)
 
 
 @o.with_overrides(OVERRIDES)
@@ -253,25 +289,18 @@ def revisit(
         node = require_session(st, session)
         cfg = resumed_config(node, overrides)
         new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
-        final = st.get_node(f"{session}/final")
-        context = new_text or (str(final.props.get("text", "")) if final else "")
-        if not context:
-            raise UserError(f"session {session} has no final answer to revisit against", "pass --passage")
         target = runner.reports_dir(location, session, out_dir)
-
-        async def work(state: SessionState, model: str) -> Any:
-            return await runner.revisit_and_report(state, context=context, out_dir=target)
-
-        text = new_text or str(node.props["passage"])
         display = None if quiet else LiveProgress(err)
-        result, metered = runner.execute(
-            cfg, st, session_id=session, passage=text, work=work, display=display, earlier="charge"
+        result = in_session(
+            st,
+            session,
+            lambda ws: ws.revisit(session, passage=new_text, settings=cfg, events=display, out_dir=target),
         )
         out.print(
             f"revisited {session}: {result.checked} open stubs checked against "
             f"{'the new passage' if new_text else 'the final answer'}; {len(result.superseded)} superseded, "
             f"{len(result.explored)} explored ({', '.join(result.explored) or 'none'}); "
-            f"{metered.meter.calls} LLM calls"
+            f"{result.spend.calls} LLM calls"
         )
         if result.final is not None and (result.explored or result.superseded):
             out.print(f"[bold green]Final (integrated again):[/] {result.final.text}")

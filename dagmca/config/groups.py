@@ -96,6 +96,16 @@ class LLMSettings(Strict):
     local_model: str | None = Field(
         None, description="A GGUF model file for the local backend (unset: the bundled SmolLM2-135M)"
     )
+    # OpenTelemetry traces; the standard OTEL_* variables say where and how they are sent
+    otel: bool = Field(
+        False,
+        description="Send OpenTelemetry traces over OTLP/HTTP (also on when OTEL_EXPORTER_OTLP_ENDPOINT "
+        "is set); needs the otel extra",
+    )
+    # off by default: a passage, and so every prompt and reply, may be private
+    otel_content: bool = Field(
+        False, description="Put prompt and reply text, and tension questions, into the traces' spans"
+    )
 
 
 class InputSettings(Strict):
@@ -240,7 +250,8 @@ class BranchesSettings(Strict):
 
 
 class JudgeSettings(Strict):
-    """judge: who decides merges, relations, duplicates and stub revisits, from which cosine."""
+    """judge: who decides merges, relations, duplicates and stub revisits, from which cosine;
+    and the emergence ledger, which judges where each claim of an answer came from."""
 
     # merging, relations and stubs: an embedding prefilter picks candidates, the judge
     # decides (the thresholds come from scripts/calibrate_judge.py; README "Decisions")
@@ -288,6 +299,32 @@ class JudgeSettings(Strict):
         le=10_000,
         description="Open stubs the judge checks against each new text: the most similar past the "
         "prefilter; the rest stay open, recorded as not judged",
+    )
+    # The emergence ledger always asks the judge: similarity cannot tell a claim from its
+    # reversal in the same words, so --judge embedding does not apply to it.
+    ledger: Literal["off", "final", "all"] = Field(
+        "final",
+        description="The emergence ledger: split the final answer (final), or also every synthesis and "
+        "debate resolution (all), into claims, and judge which earlier turns state each; off: none",
+    )
+    ledger_max_claims: int = Field(
+        12, ge=1, le=50, description="Ledger: claims a traced text is split into, at most"
+    )
+    # a cosine that passes every claim of the labelled set that a text states or partly
+    # states, with a margin below the lowest of them (scripts/calibrate_ledger.py)
+    ledger_prefilter: float = Field(
+        0.4,
+        ge=0.0,
+        le=1.0,
+        description="Ledger: cosine of a claim and an earlier text's closest sentence from which the "
+        "judge reads that text",
+    )
+    ledger_candidates: int = Field(
+        8,
+        ge=1,
+        le=50,
+        description="Ledger: earlier texts the judge reads for each claim, the most similar past the "
+        "prefilter",
     )
 
 

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.corpus.link import (
     FINISHED,
@@ -160,6 +161,14 @@ class Build:
 
     # -- the run -----------------------------------------------------------------------
     async def run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
+        """Every passage of `todo`; traced (--otel), one trace whose build span is the
+        parent of every session's."""
+        cfg = self.cfg
+        attrs = {"dagmca.passages": len(todo)}
+        with tracing.group("build", otel=cfg.otel, content=cfg.otel_content, attributes=attrs):
+            await self._run(todo, client, embedder)
+
+    async def _run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
         self.limiter = getattr(client, "limiter", None)
         background = BackgroundStore(self.store)
         shared = Shared(

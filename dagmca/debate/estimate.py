@@ -3,17 +3,18 @@ the configuration, the protocol's call formula, the observer mode and the passag
 length, the range of calls, tokens and cost.
 
 The minimum is a session whose observers raise nothing worth a branch: the main debate
-(stopping at its first chance to converge), its observers, the final answer. The
-maximum is every branch, sub-branch and revisit the limits allow, every debate running
-all its rounds, every pair of siblings judged and merged, every stub check the caps
-allow, and every prompt quoting as much as its caps let it. Not in the maximum: re-asks
+(stopping at its first chance to converge), its observers, the final answer and the
+ledger's split of it. The maximum is every branch, sub-branch and revisit the limits
+allow, every debate running all its rounds, every pair of siblings judged and merged,
+every stub check the caps allow, a ledger verdict for every claim, and every prompt
+quoting as much as its caps let it. Not in the maximum: re-asks
 of degenerate replies and retries of failed calls (each is one more call), and
 --max-nodes (it only lowers the count)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from pydantic import BaseModel
@@ -127,9 +128,11 @@ def project(
     prices: Prices,
     model: str = "",
     role_models: Mapping[ModelRole, tuple[str, Prices]] | None = None,
+    asked: bool = False,
 ) -> Projection:
     """`prices` and `model`: the session's; `role_models`: the model and prices of each
-    role that has its own (the rest are charged at the session's)."""
+    role that has its own (the rest are charged at the session's); `asked`: a question
+    session, whose final answer is followed by the call that takes its short answer."""
     notes: list[str] = []
     window = cfg.context_window or known_window(model or cfg.model)
     if window is None:
@@ -201,7 +204,10 @@ def project(
         ),
         Kind("merges", (0, merges), prompt(cfg.max_branches * synth), (1, synth), ModelRole.JUDGE),
         Kind("final", (1, 1 + d_high), prompt(d_high * synth), (1, final), ModelRole.FINAL),
+        *ledger_kinds(cfg, prompt, 1 + d_high + merges),
     ]
+    if asked:
+        kinds.append(Kind("short answer", (1, 1), prompt(final), (1, flag), ModelRole.FINAL))
     if sections:
         kinds.append(
             Kind(
@@ -245,6 +251,31 @@ def project(
         window=window,
         notes=notes,
     )
+
+
+def ledger_kinds(
+    cfg: SessionConfig, prompt: Callable[[int], tuple[int, int]], texts: int
+) -> list[Kind]:
+    """The emergence ledger's calls: each traced text split into claims (the final;
+    with --ledger all, of `texts` at most, also every resolution and synthesis), and one
+    verdict call per claim that has candidates, each quoting up to --ledger-candidates
+    texts. None when off."""
+    if cfg.ledger == "off":
+        return []
+    traced = texts if cfg.ledger == "all" else 1
+    longest = max(cfg.turn_tokens(), cfg.synthesis_tokens(), cfg.final_tokens())
+    return [
+        Kind(
+            "ledger: claims", (1, traced), prompt(longest), (1, cfg.synthesis_tokens()), ModelRole.JUDGE
+        ),
+        Kind(
+            "ledger: verdicts",
+            (0, traced * cfg.ledger_max_claims),
+            prompt(cfg.ledger_candidates * longest),
+            (1, cfg.flag_tokens() * cfg.ledger_candidates),
+            ModelRole.JUDGE,
+        ),
+    ]
 
 
 def role_pricing(cfg: SessionConfig) -> dict[ModelRole, tuple[str, Prices]]:

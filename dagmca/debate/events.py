@@ -13,6 +13,11 @@ from typing import Any, ClassVar, Protocol
 @dataclass(frozen=True)
 class Event:
     name: ClassVar[str]
+    # fields in the passage's or the models' words (questions, reasons, replies quoted in
+    # errors): traces carry them only when asked to (--otel-content)
+    words: ClassVar[frozenset[str]] = frozenset(
+        {"question", "twin_question", "selected", "stubbed", "reason", "detail", "error"}
+    )
 
     def data(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -8,11 +8,13 @@ import hashlib
 import json
 from dataclasses import dataclass
 
+from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.debate.dag import personas, sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
+from dagmca.debate.ledger import LedgerResult, trace
 from dagmca.debate.state import SessionState
 from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
 from dagmca.models import (
@@ -87,7 +89,9 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         title=title,
         config=json.dumps(cfg.model_dump(mode="json"), sort_keys=True),
         model=model,
+        question=state.question,
         role_models=json.dumps(role_models(cfg, model), sort_keys=True),
+        trace_id=tracing.trace_id(),
         backend=cfg.llm,
         protocol=cfg.protocol,
         cpp=cfg.cpp,
@@ -106,7 +110,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         id=f"{state.session_id}/main",
         session=state.session_id,
         origin=DebateOrigin.MAIN,
-        question=MAIN_QUESTION,
+        question=state.question or MAIN_QUESTION,
         depth=0,
     )
     state.write([session, main], [state.edge(main.id, session.id, EdgeType.IN_SESSION)])
@@ -124,6 +128,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         await explorer.explore(main)
         state.set_phase("final integration")
         final = await integrate(state, main)
+        await _ledger(state)
         session.problems = _problems(state)
         session.status = (
             "budget_exhausted" if state.llm.budget_hit else "degraded" if session.problems else "done"
@@ -168,7 +173,7 @@ async def record_metrics(state: SessionState, session: SessionNode) -> SessionMe
         node.sibling_similarity = d.sibling_similarity[-1] if d.sibling_similarity else None
         node.collapse_alarm = d.collapse_alarm
         node.bloat_alarm = d.bloat_alarm
-        node.root_novelty = d.root_novelty
+        node.similarity_novelty = d.similarity_novelty
         debates.append(node)
     state.write([session, *debates])
     state.metrics = m
@@ -199,6 +204,7 @@ async def revisit_session(
     if session is None:
         raise ValueError(f"no session {state.session_id}")
     state.session = session
+    session.trace_id = tracing.trace_id() or session.trace_id
     state.track(nodes)
     state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
     await sections.prepare(state)
@@ -215,9 +221,42 @@ async def revisit_session(
     if explored or superseded or final is None:
         state.set_phase("final integration")
         final = await integrate(state, main)
+    await _ledger(state)  # a final integrated again has new claims to trace
     await _add_up_calls(state, session)
     session.dropped_tensions += state.dropped_tensions
     session.finished_at = utcnow()
     state.write([session])
     await record_metrics(state, session)  # the revisit branches count too
     return RevisitResult(checked=len(before), superseded=superseded, explored=explored, final=final)
+
+
+async def _ledger(state: SessionState) -> LedgerResult:
+    """The emergence ledger, as --ledger asks (nothing when off). A run its budget already
+    stopped is not traced: what the budget left after the final answer would trace a
+    part of it, and a part's shares would pass for the whole. Resumed with a raised
+    budget, or `dagmca ledger` with one, traces it."""
+    if state.config.ledger == "off" or state.llm.budget_hit:
+        return LedgerResult()
+    state.set_phase("emergence ledger")
+    return await trace(state)
+
+
+async def ledger_session(state: SessionState) -> LedgerResult:
+    """Trace a stored session's claims (`dagmca ledger`), also one made before the ledger
+    existed: what is already traced is kept, the rest asked; the session's totals and
+    metrics then count it."""
+    records = await state.store.aread(lambda s: s.nodes(state.session_id))
+    nodes = [node_from_record(r) for r in records]
+    session = next((n for n in nodes if isinstance(n, SessionNode)), None)
+    if session is None:
+        raise ValueError(f"no session {state.session_id}")
+    state.session = session
+    state.track(nodes)
+    state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
+    await sections.prepare(state)
+    state.final = next((n for n in nodes if isinstance(n, FinalNode)), None)
+    result = await _ledger(state)
+    await _add_up_calls(state, session)
+    state.write([session])
+    await record_metrics(state, session)
+    return result

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import AgentContexts, persona_id
 from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged, Reasked
@@ -62,6 +63,8 @@ class SessionState:
     budget: Budget  # what a prompt may hold, in the model's tokens
     window: ContextWindow
     events: EventSink = field(default_factory=NoEvents)
+    # the question the user asked of the passage (None: the open reading of it)
+    question: str | None = None
     session: SessionNode | None = None
     debates: dict[str, DebateNode] = field(default_factory=dict)
     tensions: dict[str, TensionNode] = field(default_factory=dict)
@@ -105,6 +108,7 @@ class SessionState:
         self.default_block = passage_block(self.passage)
 
     def emit(self, event: Event) -> None:
+        tracing.event(event.name, event.data, event.words)  # on the current span, when traced
         self.events.emit(event)
 
     def write(self, nodes: Sequence[GraphNode] = (), edges: Sequence[EdgeRecord] = ()) -> None:
@@ -234,6 +238,7 @@ class SessionState:
 
     def set_phase(self, phase: str) -> None:
         self.phase = phase
+        tracing.phase(phase)
         self.emit(PhaseChanged(phase=phase))
 
     def room_for_debates(self) -> int | None:

@@ -32,7 +32,10 @@ from dagmca.models import (
 from dagmca.text import one_line
 
 CYTOSCAPE = "cytoscape-3.34.4.min.js"
-LAZY_KINDS = (NodeKind.ROUND.value, NodeKind.TURN.value, NodeKind.AGENT.value, NodeKind.PERSONA.value)
+# folded at first; a claim is drawn from the panel of the answer it is stated in
+LAZY_KINDS = tuple(
+    k.value for k in (NodeKind.ROUND, NodeKind.TURN, NodeKind.AGENT, NodeKind.PERSONA, NodeKind.CLAIM)
+)
 CAPTION = {NodeKind.TENSION: 40, NodeKind.DEBATE: 90}  # characters; the panel shows all
 
 
@@ -44,6 +47,8 @@ def _caption(n: NodeRecord) -> str:
         return f"round {p.get('number', '')}"
     if n.kind is NodeKind.INTEGRATION:
         return f"integration, part {p.get('part', '')}"
+    if n.kind is NodeKind.CLAIM:
+        return f"{p.get('origin', '')}: {one_line(str(p.get('text', '')), 60)}"
     text = str(p.get("question") or p.get("resolution") or p.get("title") or p.get("name") or n.kind.value)
     return one_line(text, CAPTION.get(n.kind, 70))
 

@@ -17,6 +17,8 @@ KIND_COLOURS = {
     "Section": "#FEF3C7",
     "Integration": "#F87171",
     "Persona": "#A78BFA",
+    "Claim": "#FDBA74",
+    "Evaluation": "#0F766E",
 }
 
 

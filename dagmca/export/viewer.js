@@ -23,6 +23,7 @@
   const edgesOf = new Map();     // node -> indexes of its edges
   const flaggedAt = new Map();   // tension -> the turns that raised it
   const exploredBy = new Map();  // tension -> the debate that explored it
+  const claimsOf = new Map();    // an answer (final, synthesis, resolution) -> its claims
   for (const n of DATA.nodes) {
     if (n.with) push(comesWith, n.with, n.id);
     if (n.kind === "Round" || n.kind === "Turn" || n.kind === "Tension") push(ofDebate, n.debate, n.id);
@@ -32,6 +33,7 @@
     push(edgesOf, e.source, i); push(edgesOf, e.target, i);
     if (e.type === "FLAGGED_AT") push(flaggedAt, e.source, e.target);
     if (e.type === "EXPLORES") exploredBy.set(e.target, e.source);
+    if (e.type === "STATED_IN") push(claimsOf, e.target, e.source);
   });
 
   const lazyKinds = new Set(DATA.lazyKinds);
@@ -184,6 +186,10 @@
     } else if (n && (n.kind === "Agent" || n.kind === "Persona")) {
       const others = DATA.nodes.filter((m) => m.kind === n.kind);
       pos.set(id, { x: (others.indexOf(n) - others.length / 2) * 60, y: n.kind === "Agent" ? -160 : -230 });
+    } else if (n && n.kind === "Claim") {  // a column left of the answer it is stated in
+      const at = anchorPos(n.props.stated_in);
+      const k = (claimsOf.get(n.props.stated_in) || []).indexOf(id);
+      pos.set(id, { x: at.x - 170, y: at.y + 30 + k * ITEM_H });
     } else if (n && n.group) {
       const g = groups.get(n.group);
       const k = g.members.indexOf(id), at = anchorPos(g.id);
@@ -398,6 +404,57 @@
     else para(p.status === "stub" ? "not explored: an open stub" : "not explored", "meta");
     if (n.debate && byId.has(n.debate)) { section("In debate"); $("reading").append(link(n.debate, byId.get(n.debate).caption)); }
   }
+  // The ledger: an answer lists its claims; a claim, the texts it derives from.
+  function derivedFrom(n) {
+    let checks = [];
+    try { checks = JSON.parse(n.props.checks || "[]"); } catch (err) { checks = []; }
+    return checks.filter((c) => c.verdict !== "unrelated" && byId.has(c.node));
+  }
+  function readClaims(id) {
+    const claims = claimsOf.get(id) || [];
+    section("Claims (" + claims.length + ")");
+    const list = el("ul", undefined, "links");
+    for (const c of claims) {
+      const li = el("li"), claim = byId.get(c);
+      const a = el("a", String(claim.props.text || c), "node");
+      a.href = "#"; a.dataset.node = c;
+      a.addEventListener("click", (evt) => { evt.preventDefault(); traceClaim(c); });
+      li.append(el("span", String(claim.props.origin || "") + " ", "meta origin"), a);
+      list.append(li);
+    }
+    $("reading").append(list);
+  }
+  function readClaim(n) {
+    section("Claim"); para(String(n.props.text || ""));
+    para(String(n.props.origin || "") + ": " + String(n.props.reason || ""), "meta");
+    const from = derivedFrom(n);
+    section("Derives from (" + from.length + ")");
+    const list = el("ul", undefined, "links");
+    for (const c of from) {
+      const t = byId.get(c.node), li = el("li");
+      const who = t.kind === "Turn" ? (t.props.agent || "") + " · " + (t.props.phase || "") + " · round " + (t.props.round || "") : t.caption;
+      li.append(el("span", c.verdict + " ", "meta"), link(c.node, who));
+      if (c.sentence) li.append(el("p", String(c.sentence), "text"));
+      list.append(li);
+    }
+    if (!from.length) list.append(el("li", "(no earlier text states it or a part of it)"));
+    $("reading").append(list);
+    if (byId.has(n.props.stated_in)) { section("Stated in"); $("reading").append(link(n.props.stated_in, byId.get(n.props.stated_in).caption)); }
+  }
+  // Draw a claim and the texts it derives from, and select them all.
+  function traceClaim(id) {
+    const n = byId.get(id);
+    if (!n) return;
+    const ids = [id, ...derivedFrom(n).map((c) => c.node)];
+    for (const x of ids) reveal(x);
+    cy.nodes(":selected").unselect();
+    const chosen = cy.collection();
+    for (const x of ids) chosen.merge(cy.getElementById(x));
+    chosen.removeClass("hidden");
+    chosen.select();
+    cy.fit(chosen, 48);
+    showDetails(id);
+  }
   function readGroup(g) {
     section(g.caption);
     const list = el("ul", undefined, "links");
@@ -422,10 +479,12 @@
     $("details-hint").textContent = n.kind + (n.stub ? " (stub)" : "");
     if (n.kind === "Debate") readDebate(n);
     else if (n.kind === "Tension") readTension(n);
-    if (n.kind === "Debate" || n.kind === "Tension") section("Every property");
+    else if (n.kind === "Claim") readClaim(n);
+    if (claimsOf.has(n.id)) readClaims(n.id);
+    if (n.kind === "Debate" || n.kind === "Tension" || n.kind === "Claim" || claimsOf.has(n.id)) section("Every property");
     for (const [key, value] of Object.entries(n.props)) {
       let text = value;
-      if (key === "revisit_checks" || key === "config") {
+      if (key === "revisit_checks" || key === "config" || key === "checks") {
         try { text = JSON.stringify(JSON.parse(value), null, 1); } catch (err) { text = String(value); }
       } else if (typeof value !== "string") {
         text = JSON.stringify(value);
@@ -448,6 +507,7 @@
     showDetails(n.id());
     if (n.data("kind") === "Debate") toggleDebate(n.id());
     else if (n.data("kind") === "Group") toggleGroup(n.id());
+    else if (n.data("kind") === "Claim") traceClaim(n.id());
     refresh();
     const p = n.renderedPosition();  // the panel may have covered it
     if (p.x < 0 || p.y < 0 || p.x > cy.width() || p.y > cy.height()) cy.center(n);
@@ -511,5 +571,5 @@
     cy.pan({ x: wide ? 24 - bb.x1 * zoom : cy.width() / 2 - ((bb.x1 + bb.x2) / 2) * zoom, y: 24 - bb.y1 * zoom });
   }
   window.dagmca = { cy: cy, ready: true, nodeCount: DATA.nodes.length, edgeCount: DATA.edges.length,
-    showDetails: showDetails, reveal: reveal, focus: focus, search: search };
+    showDetails: showDetails, reveal: reveal, focus: focus, search: search, traceClaim: traceClaim };
 })();

@@ -1,11 +1,11 @@
 """The session's LLM client: each role's calls through one stack of layers (llm/stack/),
 every stack sharing the session's gate, cache, budgets, meter and breaker.
 
-Outermost first, a call passes: the breaker (is the endpoint down?), accounting (the
-meter and the call's record), the charging of earlier runs' replayed calls, the
-response cache (a hit goes no further), the gate (the concurrency limit), the budget
-(refused or let through), the continuation of a cut reply, and the count of requests
-made; then the role's backend."""
+Outermost first, a call passes: the breaker (is the endpoint down?), its span when
+the run is traced, accounting (the meter and the call's record), the charging of
+earlier runs' replayed calls, the response cache (a hit goes no further), the gate
+(the concurrency limit), the budget (refused or let through), the continuation of a
+cut reply, and the count of requests made; then the role's backend."""
 
 from __future__ import annotations
 
@@ -31,6 +31,7 @@ from dagmca.llm.stack.continuation import Continuation
 from dagmca.llm.stack.gated import Gated
 from dagmca.llm.stack.meter import Meter, RoleSpend
 from dagmca.llm.stack.restore import Earlier, Replaying
+from dagmca.llm.stack.traced import Traced
 from dagmca.models import CallRecord, ModelRole, role_of
 
 __all__ = ["PREFLIGHT", "Budget", "BudgetExhausted", "Meter", "MeteredLLM", "Pool", "RoleSpend", "RoleTerms"]
@@ -116,6 +117,7 @@ class MeteredLLM(LLMClient):
         layer = Accounting(
             layer, self.meter, prices=terms.prices, record=self.record, session=self.session, role=role.value
         )
+        layer = Traced(layer, prices=terms.prices, role=role.value)
         return Breaking(layer, self.breaker)
 
     # -- budgets -------------------------------------------------------------------

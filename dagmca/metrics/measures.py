@@ -42,8 +42,10 @@ def sentences(text: str) -> list[str]:
 
 
 def root_novelty(root: str, children: Sequence[str], embedder: Embedder) -> float | None:
-    """The share of the root's sentences that no child said: a sentence is novel when
-    its cosine to every sentence of every child stays under NOVELTY_BELOW."""
+    """A similarity estimate of novelty (`similarity_novelty`): the share of the root's
+    sentences whose cosine to every sentence of every child stays under NOVELTY_BELOW.
+    It cannot tell a paraphrase from a new idea, nor a recombination of two children's
+    points from a copy of one; the emergence ledger judges that, claim by claim."""
     mine = sentences(root)
     theirs = [s for child in children for s in sentences(child)]
     if not mine:

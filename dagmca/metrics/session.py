@@ -10,6 +10,7 @@ from pydantic import Field
 
 from dagmca.config import SessionConfig
 from dagmca.metrics import measures
+from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.models import (
     CallRecord,
     DebateNode,
@@ -48,7 +49,11 @@ class DebateMetrics(Strict):
     collapse_alarm: bool
     answer_length: list[float]  # mean words per agent contribution, per round
     bloat_alarm: bool
-    root_novelty: float | None
+    # the share of the resolution's sentences with no close sentence among the children's
+    # last round, by embedding cosine: a similarity estimate, blind to paraphrase and
+    # recombination (the ledger's judged shares are the novelty measures)
+    similarity_novelty: float | None
+    ledger: LedgerShares | None = None  # its resolution's claims by origin (--ledger all)
 
 
 class RoleUsage(Strict):
@@ -102,6 +107,9 @@ class SessionMetrics(Strict):
     dropped_tensions: int = 0
     # the calls by role and model (a judge on another model than the debaters)
     by_role: list[RoleUsage] = Field(default_factory=list)
+    # the emergence ledger: the final's claims by origin, who originates them, where each
+    # first appeared (None: nothing traced)
+    ledger: LedgerMetrics | None = None
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -154,7 +162,7 @@ def debate_metrics(
         collapse_alarm=measures.collapse_alarm(similarity),
         answer_length=lengths,
         bloat_alarm=measures.bloat_alarm(lengths),
-        root_novelty=novelty,
+        similarity_novelty=novelty,
     )
 
 
@@ -193,6 +201,9 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
     laterals = [t for t in turns if t.phase is Phase.LATERAL]
     count = len(nodes)
     calls = store.calls(session)
+    by_debate = debate_shares(nodes)
+    for d in per_debate:
+        d.ledger = by_debate.get(d.debate)
     return SessionMetrics(
         session=session,
         debates=per_debate,
@@ -215,4 +226,5 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         reasks=head.reasks,
         degenerate_texts=sum(bool(getattr(n, "degenerate", False)) for n in nodes),
         dropped_tensions=head.dropped_tensions,
+        ledger=ledger_metrics(nodes),
     )

@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from dagmca.models.schema import (
     STUB_LABEL,
+    ClaimOrigin,
     DebateOrigin,
     DecisionMethod,
     JSONScalar,
+    LedgerVerdict,
     NodeKind,
     NodeRecord,
     Phase,
@@ -68,6 +70,8 @@ class SessionNode(GraphNode):
     title: str
     config: str  # JSON of SessionConfig, secrets excluded
     model: str
+    # the question asked of the passage (None: the open reading every session without one gets)
+    question: str | None = None
     # JSON {role: model}: which model played each role (a strong judge over cheap debaters)
     role_models: str | None = None
     # JSON [{role, model, calls, tokens, cost_usd}]: the session's calls by role and model
@@ -87,6 +91,9 @@ class SessionNode(GraphNode):
     # were judged against it (so a rerun knows the passage is finished)
     source: str | None = None
     linked_at: str | None = None
+    # the OpenTelemetry trace of its latest run, when traced (--otel): a resumed or
+    # revisited session's earlier runs are traces of their own, found by dagmca.session
+    trace_id: str | None = None
     # degraded: it ran to the end, but a whole function failed (every flag, say): `problems` says which
     status: Literal["running", "done", "degraded", "failed", "interrupted", "budget_exhausted"] = "running"
     problems: list[str] = Field(default_factory=list)
@@ -134,7 +141,20 @@ class DebateNode(GraphNode):
     sibling_similarity: float | None = None  # the last round's
     collapse_alarm: bool | None = None
     bloat_alarm: bool | None = None
-    root_novelty: float | None = None
+    # the share of the resolution's sentences that no sentence of the children's last
+    # round is close to, by embedding cosine: a similarity estimate of novelty (it cannot
+    # tell a paraphrase from a new idea; the ledger's judged claims can)
+    similarity_novelty: float | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        """Sessions stored before the rename keep loading: `root_novelty` was this figure."""
+        if isinstance(data, dict) and "root_novelty" in data:
+            data = dict(data)
+            old = data.pop("root_novelty")
+            data.setdefault("similarity_novelty", old)
+        return data
 
 
 class RoundNode(GraphNode):
@@ -246,6 +266,74 @@ class FinalNode(GraphNode):
     KIND: ClassVar[NodeKind] = NodeKind.FINAL
     text: str
     degenerate: bool = False
+    # a question session's answer, short: the part a scorer reads (None: no question,
+    # or the answer could not be had)
+    answer: str | None = None
+
+
+class ClaimCheck(Strict):
+    """One earlier text the ledger's judge read against a claim, and its verdict."""
+
+    node: str  # the text's node: a turn, a debate (its resolution) or a synthesis
+    similarity: float  # the prefilter's cosine: the claim against the text's closest sentence
+    verdict: LedgerVerdict
+    sentence: str = ""  # the text's sentence that states the claim or its part
+    reason: str = ""
+    method: DecisionMethod = DecisionMethod.LLM
+
+
+class ClaimNode(GraphNode):
+    """One atomic claim of a final, synthesis or debate resolution, traced by judgment
+    to the earlier texts that state it or its parts (the emergence ledger)."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.CLAIM
+    text: str
+    origin: ClaimOrigin
+    reason: str  # why this origin, naming the texts that decided it
+    method: DecisionMethod = DecisionMethod.LLM
+    stated_in: str  # the text it was split from (its STATED_IN edge)
+    # of the text it was split from: a claim of an earlier version of that text (a
+    # revisit integrated the final again) is no longer one of the text's claims
+    source_sha256: str
+    # the text changed since (a revisit integrated the final again): no longer its claim,
+    # kept for the record
+    superseded: bool = False
+    number: int  # its place among the text's claims, from 1
+    of: int  # how many claims the text was split into
+    first_stated_at: str = ""  # the earliest turn that states it (its FIRST_STATED_AT edge)
+    # where it first appears: the debate and round of the earliest turn that states it or,
+    # recombined, a part of it
+    first_debate: str = ""
+    first_round: int | None = None
+    # who originates it: the agent of the turn that first states it, or the agents whose
+    # turns state its parts (specialists by perspective, the others by seat)
+    agents: list[str] = Field(default_factory=list)
+    perspectives: list[str] = Field(default_factory=list)
+    # every earlier text the judge read against it: one DERIVES_FROM edge each that states
+    # it or a part of it
+    checks: list[ClaimCheck] = Field(default_factory=list)
+
+
+# Evaluations belong to the store, not to a session: this is their `session` property
+# (and their edges'), so that every whole-store reading finds them beside the personas.
+EVALUATION_SESSION = "_evaluations"
+
+
+class EvaluationNode(GraphNode):
+    """One `dagmca eval`, its `session` EVALUATION_SESSION; RAN edges reach the sessions
+    it ran. `settings` and `summary` are JSON strings."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.EVALUATION
+    eval_id: str
+    tasks: int
+    task_ids: list[str] = Field(default_factory=list)
+    arms: list[str] = Field(default_factory=list)
+    repeats: int = 1
+    judge_model: str = ""
+    prompt_version: str = ""
+    settings: str = "{}"
+    summary: str = "{}"
+    status: str = "running"  # running, then done
 
 
 class SectionNode(GraphNode):
@@ -282,6 +370,8 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         SectionNode,
         IntegrationNode,
         PersonaNode,
+        ClaimNode,
+        EvaluationNode,
     )
 }
 

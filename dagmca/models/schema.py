@@ -22,6 +22,8 @@ class NodeKind(StrEnum):
     SECTION = "Section"  # a section of a passage too long to go whole into every prompt
     INTEGRATION = "Integration"  # one group's integration, when the graph outgrows one prompt
     PERSONA = "Persona"  # an agent of the pool across sessions, in no session
+    CLAIM = "Claim"  # one atomic claim of a final, synthesis or resolution (the emergence ledger)
+    EVALUATION = "Evaluation"  # one `dagmca eval`: its tasks, arms, judge and results
 
 
 STUB_LABEL = "Stub"
@@ -55,6 +57,18 @@ class EdgeType(StrEnum):
     # (later:Tension)-[:DUPLICATES {method, verdict, similarity, reason}]->(earlier:Tension):
     # the later stub asks what the earlier asks; always to an earlier one, so acyclic
     DUPLICATES = "DUPLICATES"
+    # the emergence ledger: (c:Claim)-[:STATED_IN]->(the text it was split from),
+    # (c)-[:FIRST_STATED_AT]->(t:Turn), the earliest turn that states it, and
+    # (c)-[:DERIVES_FROM {verdict, sentence, reason, similarity, method}]->(text): one per
+    # earlier text the judge found stating it (states) or a part of it (partial)
+    STATED_IN = "STATED_IN"
+    FIRST_STATED_AT = "FIRST_STATED_AT"
+    DERIVES_FROM = "DERIVES_FROM"
+    # an evaluation: (e:Evaluation)-[:RAN {arm, task, repeat}]->(s:Session), one per
+    # session it ran, and (f1:Final)-[:JUDGED_AGAINST {key, verdict, order, criterion,
+    # reason}]->(f2:Final), one per order a judge read the pair in, verdict from f1's side
+    RAN = "RAN"
+    JUDGED_AGAINST = "JUDGED_AGAINST"
 
 
 STRUCTURAL_EDGES = frozenset(
@@ -125,6 +139,9 @@ class CallPhase(StrEnum):
     MAP = "map"  # a section's claims, for the map of a long passage
     INTEGRATE = "integrate"  # one group of the final integration
     FINAL = "final"
+    LEDGER = "ledger"  # the emergence ledger: a text split into claims, a claim's sources judged
+    ASK = "ask"  # an answer from the stored graph (`dagmca ask`), outside any session
+    PAIR = "pair"  # an evaluation's verdict on two arms' answers to one task (`dagmca eval`)
 
 
 class ModelRole(StrEnum):
@@ -134,7 +151,7 @@ class ModelRole(StrEnum):
     DEBATE = "debate"  # specialists, coordinators, the integrator
     OBSERVER = "observer"
     JUDGE = "judge"  # merge verdicts and syntheses, stub checks, duplicates, pairs, the ledger
-    FINAL = "final"  # the final integration
+    FINAL = "final"  # the final integration, and answers from the stored graph (`ask`)
     MAP = "map"  # the sections of a long passage
 
 
@@ -146,6 +163,9 @@ PHASE_ROLES = {
     CallPhase.MAP: ModelRole.MAP,
     CallPhase.INTEGRATE: ModelRole.FINAL,
     CallPhase.FINAL: ModelRole.FINAL,
+    CallPhase.LEDGER: ModelRole.JUDGE,
+    CallPhase.ASK: ModelRole.FINAL,
+    CallPhase.PAIR: ModelRole.JUDGE,
 }
 
 
@@ -155,6 +175,22 @@ def role_of(phase: str) -> ModelRole:
         return PHASE_ROLES[CallPhase(phase)]
     except (ValueError, KeyError):  # a turn's phase
         return ModelRole.DEBATE
+
+
+class ClaimOrigin(StrEnum):
+    """Where a claim of the ledger comes from, judged against the agents' turns."""
+
+    SINGLE = "single"  # some turn states it
+    RECOMBINED = "recombined"  # no turn states it; turns by two or more agents state its parts
+    EMERGENT = "emergent"  # neither: no agent said it, nor its parts from two agents
+
+
+class LedgerVerdict(StrEnum):
+    """The judge on one earlier text against one claim."""
+
+    STATES = "states"
+    PARTIAL = "partial"  # it states a part of the claim
+    UNRELATED = "unrelated"
 
 
 class DecisionMethod(StrEnum):

@@ -80,6 +80,12 @@ def joint_lenses(schema: type[BaseModel]) -> tuple[str, ...]:
     return cast(tuple[str, ...], get_args(item.model_fields["lens"].annotation))
 
 
+class ShortAnswer(Strict):
+    """A question session's answer, in the fewest words the question allows."""
+
+    answer: Text(300)  # type: ignore[valid-type]
+
+
 class PairVerdict(Strict):
     """The judge on two finished branches whose resolutions the prefilter found alike."""
 

@@ -19,8 +19,12 @@ OBSERVER_LENSES = {
 }
 
 
+# a session asked a question without a passage: every prompt says so where the passage goes
+NO_PASSAGE = "(no passage: the question under debate stands on its own)"
+
+
 def passage_block(passage: str) -> str:
-    return fence("passage", passage)
+    return fence("passage", passage if passage.strip() else NO_PASSAGE)
 
 
 @dataclass(frozen=True)
@@ -224,9 +228,12 @@ def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
 
 
-def integrate(frame: Frame, sections: Sequence[tuple[str, str]], partial: bool = False) -> Prompt:
+def integrate(
+    frame: Frame, sections: Sequence[tuple[str, str]], partial: bool = False, asked: bool = False
+) -> Prompt:
     """The root integrator's prompt over `sections` (label, text). `partial`: one group
-    of a graph too large for one prompt, integrated first."""
+    of a graph too large for one prompt, integrated first. `asked`: the session answers
+    a question the user asked, so the final text answers it first."""
     parts: list[Part] = [quote(label, text) for label, text in sections]
     words = Budget.words(frame.budget.final)
     if partial:
@@ -235,6 +242,14 @@ def integrate(frame: Frame, sections: Sequence[tuple[str, str]], partial: bool =
             "read at once. Integrate the material above into one account that keeps every "
             "distinct claim, contradiction and open question, so that nothing is lost when "
             f"it is integrated with the other parts. Prose, at most {words} words."
+        )
+    elif asked:
+        ask = (
+            "You are the root integrator. You have read the whole graph of debates above: the "
+            "main debate, its branches, the syntheses, the contradictions and the questions "
+            "left open. Write the final answer to the question under debate: answer it directly "
+            "in the first sentence, then give the reasons that hold up, what the branches added, "
+            f"and what remains contested or open. Prose, in paragraphs, at most {words} words."
         )
     else:
         ask = (
@@ -246,3 +261,17 @@ def integrate(frame: Frame, sections: Sequence[tuple[str, str]], partial: bool =
         )
     parts.append(ask)
     return messages(frame, parts, frame.budget.final)
+
+
+def short_answer(frame: Frame, final: str) -> Prompt:
+    """The answer a scorer reads, taken from the final text: the fewest words the
+    question allows (a number with its unit, a name, a choice's letter, yes or no, or
+    one sentence), and nothing the final text does not say."""
+    ask = (
+        "Above is the final answer of a debate to the question under debate. State its answer "
+        "to that question in the fewest words the question allows: a number (with its unit), a "
+        "name, the letter of a choice, yes or no, or one sentence for an open question. Give "
+        "the answer the final text gives, even if you would answer otherwise; if it gives none, "
+        'say "no answer". Reply with one JSON object with the field answer.'
+    )
+    return messages(frame, [quote("Final answer", final), ask], frame.budget.flag)

@@ -19,6 +19,7 @@ from typing import TypeVar
 
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
+from dagmca.store.search import TextIndex
 
 T = TypeVar("T")
 
@@ -178,3 +179,16 @@ class BackgroundStore(GraphStore):
 
     def calls(self, session: str) -> list[CallRecord]:
         return self._read(lambda s: s.calls(session))
+
+    def delete_session(self, session: str, *, force: bool = False) -> tuple[int, int, int]:
+        return self._read(lambda s: s.delete_session(session, force=force))
+
+    def text_index(self, *, fulltext: bool = True) -> TextIndex:
+        """The wrapped store's, used on the caller's thread: for after a run, or inside
+        `aread`."""
+        return self.store.text_index(fulltext=fulltext)
+
+    def search_texts(
+        self, terms: Sequence[str], sessions: Sequence[str] | None, limit: int
+    ) -> list[tuple[str, float]]:
+        return self._read(lambda s: s.search_texts(terms, sessions, limit))

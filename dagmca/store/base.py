@@ -5,12 +5,26 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+
+if TYPE_CHECKING:
+    from dagmca.store.search import TextIndex
 
 
 class StoreError(Exception):
     """A write the store refused (a missing endpoint, a broken constraint); nothing of it was kept."""
+
+
+class SessionLinked(StoreError):
+    """A session other sessions' relationships point into (a later passage's answer to
+    one of its stubs, an evaluation that ran it): deleting it would cut them."""
+
+    def __init__(self, session: str, linked: Sequence[str]) -> None:
+        super().__init__(f"session {session} is linked from {', '.join(linked)}")
+        self.session = session
+        self.linked = list(linked)
 
 
 class GraphStore(ABC):
@@ -76,6 +90,29 @@ class GraphStore(ABC):
     def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
         """Remove cached responses stored before `before` (an ISO time; None: all) and,
         with `calls`, call records made before it. Returns (responses, calls) removed."""
+
+    @abstractmethod
+    def delete_session(self, session: str, *, force: bool = False) -> tuple[int, int, int]:
+        """Remove a session's nodes, every relationship touching them and its call
+        records (the response cache is shared, and stays), in one transaction where the
+        store can. Refused (`SessionLinked`, nothing removed) when relationships of other
+        sessions touch its nodes, unless `force`, which removes those too. The personas
+        (`PERSONA_SESSION`) are never removed this way. Returns (nodes, relationships,
+        call records) removed."""
+
+    # -- beside the graph: the retrieval index of `dagmca ask` --
+    def text_index(self, *, fulltext: bool = True) -> TextIndex:
+        """The SQLite tables where `ask` keeps its vectors and, with `fulltext`, the
+        texts it searches. A store without a SQLite file of its own has none."""
+        raise StoreError(f"the store at {self.location} keeps no retrieval index")
+
+    def search_texts(
+        self, terms: Sequence[str], sessions: Sequence[str] | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """Full-text search of the nodes' texts: (node id, score), best first, at most
+        `limit`, of `sessions` (None: all); a term with spaces is a phrase. Here, of the
+        texts `ask` has indexed; a store with a full-text index of its own searches that."""
+        return self.text_index().search(terms, sessions, limit)
 
     # -- coordination between build workers --
     @abstractmethod

@@ -9,9 +9,18 @@ from typing import Any
 
 import networkx as nx
 
-from dagmca.models import STRUCTURAL_EDGES, STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.models import (
+    EVALUATION_SESSION,
+    STRUCTURAL_EDGES,
+    STUB_LABEL,
+    EdgeRecord,
+    EdgeType,
+    NodeKind,
+    NodeRecord,
+)
 from dagmca.store.base import GraphStore
 from dagmca.store.graph import build_graph, session_records
+from dagmca.store.ledger_check import check_claims
 
 
 def check_store(store: GraphStore, session: str) -> list[str]:
@@ -140,4 +149,32 @@ def check_graph(g: Any) -> list[str]:
             problems.append(f"tension {n}: Stub label and status 'stub' disagree")
         if in_of_type(n, EdgeType.EXPLORES):
             problems.append(f"stub {n} is explored by a debate")
+    return problems + check_claims(g, own)
+
+
+def check_evaluation(store: GraphStore, eval_id: str) -> list[str]:
+    """Broken invariants of a stored evaluation: one Evaluation node; every RAN edge
+    from it to a Session; every JUDGED_AGAINST edge of it between two Finals, with a
+    verdict and an order."""
+    problems: list[str] = []
+    node_id = f"{eval_id}/evaluation"
+    node = store.get_node(node_id)
+    if node is None or node.kind is not NodeKind.EVALUATION:
+        problems.append(f"no Evaluation node {node_id}")
+    for e in store.edges(EVALUATION_SESSION, EdgeType.RAN):
+        if e.source != node_id:
+            continue
+        target = store.get_node(e.target)
+        if target is None or target.kind is not NodeKind.SESSION:
+            problems.append(f"RAN edge to {e.target}, which is not a Session")
+    for e in store.edges(EVALUATION_SESSION, EdgeType.JUDGED_AGAINST):
+        if e.props.get("eval_id") != eval_id:
+            continue
+        for end in (e.source, e.target):
+            end_node = store.get_node(end)
+            if end_node is None or end_node.kind is not NodeKind.FINAL:
+                problems.append(f"JUDGED_AGAINST edge at {end}, which is not a Final")
+        verdict, order = e.props.get("verdict"), e.props.get("order")
+        if verdict not in ("win", "loss", "tie", "none") or order not in ("xy", "yx"):
+            problems.append(f"JUDGED_AGAINST edge {e.source} -> {e.target} ({e.key}): no verdict or order")
     return problems

@@ -12,8 +12,6 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-import neo4j.time
-
 from dagmca.models import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 NODE_LABEL = "Node"
@@ -82,6 +80,58 @@ def show_indexes() -> str:
     return "SHOW INDEXES YIELD name RETURN name"
 
 
+def text_search(
+    terms: Sequence[str], sessions: Sequence[str] | None, limit: int, *, fulltext: bool
+) -> tuple[str, dict[str, Any]]:
+    """The search of the nodes' texts for any of `terms`, and its parameters: through
+    the full-text index, or (`fulltext` off: a server without one) the portable CONTAINS
+    query. ("", {}) when there is no term to search for."""
+    words = [t.strip().lower() for t in terms if t.strip()]
+    if not words:
+        return "", {}
+    scoped = sessions is not None
+    params: dict[str, Any] = {"sessions": list(sessions or []), "limit": limit}
+    if fulltext:
+        return fulltext_search(scoped=scoped), {
+            **params,
+            "index": FULLTEXT_INDEX,
+            "query": lucene_query(words),
+        }
+    return contains_search(scoped=scoped), {**params, "terms": words}
+
+
+def lucene_query(terms: Sequence[str]) -> str:
+    """A full-text query matching any of `terms`: a plain word as it is, anything else
+    (a phrase, a hyphenated code) quoted, so the analyzer reads it as a phrase and no
+    character of it as query syntax; lower case, so no word is read as an operator."""
+    words = [" ".join(t.replace('"', " ").replace("\\", " ").split()).lower() for t in terms]
+    return " ".join(w if w.isalnum() else f'"{w}"' for w in words if w)
+
+
+def fulltext_search(*, scoped: bool) -> str:
+    """The nodes whose texts match `$query` in the full-text index `$index`, best first,
+    at most `$limit`; `scoped`: of the sessions `$sessions` only."""
+    where = " WHERE node.session IN $sessions" if scoped else ""
+    return (
+        f"CALL db.index.fulltext.queryNodes($index, $query) YIELD node, score{where} "
+        "RETURN node.id AS id, score ORDER BY score DESC LIMIT $limit"
+    )
+
+
+def contains_search(*, scoped: bool) -> str:
+    """The portable search, for a Bolt server without full-text indexes: the nodes of
+    the full-text index's kinds whose texts contain any of `$terms` (lower case),
+    scored by how many they contain, at most `$limit`; `scoped`: of `$sessions` only."""
+    labels = " OR ".join(f"n:{k.value}" for k in _FULLTEXT_KINDS)
+    body = " + ' ' + ".join(f"coalesce(n.{p}, '')" for p in _FULLTEXT_PROPS)
+    where = " AND n.session IN $sessions" if scoped else ""
+    return (
+        f"MATCH (n:{NODE_LABEL}) WHERE ({labels}){where} WITH n, toLower({body}) AS body "
+        "WITH n, size([t IN $terms WHERE body CONTAINS t]) AS score WHERE score > 0 "
+        "RETURN n.id AS id, score ORDER BY score DESC, n.seq LIMIT $limit"
+    )
+
+
 def prune_legacy(label: str, stamp: str) -> str:
     """Nodes of an earlier version's call log or cache (`label`), older than `$before`
     (null: all), on property `stamp`."""
@@ -120,8 +170,24 @@ def ping() -> str:
 
 
 def delete_session() -> str:
-    """Every node of one session (`$session`) and its relationships."""
-    return f"MATCH (n:{NODE_LABEL} {{session: $session}}) DETACH DELETE n"
+    """Every node of one session (`$session`) and its relationships; how many nodes."""
+    return (
+        f"MATCH (n:{NODE_LABEL} {{session: $session}}) WITH n, n.id AS id DETACH DELETE n "
+        "RETURN count(id) AS nodes"
+    )
+
+
+def linked_sessions() -> str:
+    """The other sessions whose relationships touch a node of `$session`."""
+    return (
+        f"MATCH (n:{NODE_LABEL} {{session: $session}})-[r]-() WHERE r.session <> $session "
+        "RETURN DISTINCT r.session AS session ORDER BY session"
+    )
+
+
+def count_session_relationships() -> str:
+    """The relationships touching a node of `$session` (what deleting it removes)."""
+    return f"MATCH (n:{NODE_LABEL} {{session: $session}})-[r]-() RETURN count(DISTINCT r) AS edges"
 
 
 def delete_all() -> str:
@@ -314,6 +380,10 @@ def _iso(when: datetime) -> str:
 
 def from_temporal(value: Any) -> Any:
     """A temporal value read back as the ISO string the records carry (UTC, milliseconds)."""
+    # imported here: the driver takes a third of a second to import, and the embedded
+    # store's Cypher uses this module's builders without it
+    import neo4j.time
+
     if isinstance(value, neo4j.time.DateTime):
         native = value.to_native()
         return _iso(native if native.tzinfo is not None else native.replace(tzinfo=UTC))

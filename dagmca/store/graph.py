@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from dagmca.models import PERSONA_SESSION, EdgeRecord, NodeRecord
+from dagmca.models import EVALUATION_SESSION, PERSONA_SESSION, EdgeRecord, NodeRecord
 from dagmca.store.base import GraphStore
 
 # node attributes every node has; a property of the same name is not copied over them
@@ -33,15 +33,16 @@ def session_records(store: GraphStore, session: str) -> tuple[list[NodeRecord], 
 
 
 def store_records(store: GraphStore) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    """Every session of the store, with the personas: the corpus as one graph (a build's
-    cross-session relationships included once)."""
+    """Every session of the store, with the personas and the evaluations: the corpus as
+    one graph (a build's cross-session relationships included once)."""
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
     for s in store.sessions():
         nodes += store.nodes(s.id)
         edges += store.edges(s.id)
-    nodes += store.nodes(PERSONA_SESSION)
-    edges += store.edges(PERSONA_SESSION)
+    for shared in (PERSONA_SESSION, EVALUATION_SESSION):
+        nodes += store.nodes(shared)
+        edges += store.edges(shared)
     return nodes, edges
 
 

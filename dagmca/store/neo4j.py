@@ -12,8 +12,9 @@ from neo4j import exceptions as neo4j_errors
 
 from dagmca.errors import UserError
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
-from dagmca.store import cypher
+from dagmca.store import cypher, deletion
 from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
 
@@ -94,6 +95,7 @@ class Neo4jStore(GraphStore):
         self._edges_known: set[EdgeKey] = set()
         self._careful = False  # an optimistic create collided: look every id up from now on
         self.schema_notes: list[str] = []  # what `init_schema` could not create, and why
+        self._fulltext: bool | None = None  # whether the server has the full-text index, once known
 
     @property
     def location(self) -> str:
@@ -118,6 +120,19 @@ class Neo4jStore(GraphStore):
         except neo4j_errors.ClientError:
             return False
         return any(r.get("name") == cypher.FULLTEXT_INDEX for r in rows)
+
+    def text_index(self, *, fulltext: bool = True) -> TextIndex:
+        """Vectors only, in the sidecar with the call log: the server searches the texts."""
+        return self.llm_store.text_index(fulltext=False)
+
+    def search_texts(
+        self, terms: Sequence[str], sessions: Sequence[str] | None, limit: int
+    ) -> list[tuple[str, float]]:
+        """The server's full-text index; without one (ArcadeDB), a portable CONTAINS query."""
+        if self._fulltext is None:
+            self._fulltext = self.has_fulltext()
+        query, params = cypher.text_search(terms, sessions, limit, fulltext=self._fulltext)
+        return [(str(r["id"]), float(r["score"])) for r in self._read(query, params)] if query else []
 
     def is_initialised(self) -> bool:
         rows = self._read(cypher.show_constraints(), {})
@@ -315,9 +330,10 @@ class Neo4jStore(GraphStore):
     def release(self, key: str, worker: str) -> None:
         self._write_one(cypher.release_claim(), {"key": key, "worker": worker})
 
-    def delete_session(self, session: str) -> None:
-        self._write_one(cypher.delete_session(), {"session": session})
+    def delete_session(self, session: str, *, force: bool = False) -> tuple[int, int, int]:
+        nodes, edges = self._call(lambda s: s.execute_write(deletion.delete_in, session, force))
         self._forget()
+        return nodes, edges, self.llm_store.delete_session(session, force=True)[2]
 
     def delete_all(self) -> None:
         self._write_one(cypher.delete_all(), {})

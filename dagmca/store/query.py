@@ -5,13 +5,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable
-from typing import Any
-
-import neo4j
-import neo4j.graph
-import neo4j.time
+from typing import TYPE_CHECKING, Any
 
 from dagmca.errors import UserError
+from dagmca.store.cypher import from_temporal
+
+if TYPE_CHECKING:
+    import neo4j
 
 _WRITE_CLAUSE = re.compile(
     r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|ALTER|RENAME|GRANT|DENY|REVOKE)\b",
@@ -43,7 +43,13 @@ def write_clause(query: str) -> str | None:
 
 def plain(value: Any) -> Any:
     """A driver value as JSON-ready data: nodes carry their labels, relationships
-    their type and ends, paths their node ids."""
+    their type and ends, paths their node ids; a timestamp in the form the embedded
+    store prints it (UTC, milliseconds), so both stores give the same rows."""
+    # imported here: the driver takes a third of a second to import, and only Neo4j's
+    # rows need it (the embedded store's are plain already)
+    import neo4j.graph
+    import neo4j.time
+
     if isinstance(value, neo4j.graph.Node):
         return {"labels": sorted(value.labels), **{k: plain(v) for k, v in value.items()}}
     if isinstance(value, neo4j.graph.Relationship):
@@ -55,7 +61,9 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, neo4j.time.Date | neo4j.time.DateTime | neo4j.time.Time | neo4j.time.Duration):
+    if isinstance(value, neo4j.time.DateTime):
+        return from_temporal(value)
+    if isinstance(value, neo4j.time.Date | neo4j.time.Time | neo4j.time.Duration):
         return str(value)
     return value
 

@@ -11,7 +11,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
-from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.base import GraphStore, SessionLinked, StoreError
+from dagmca.store.deletion import refuse_personas
+from dagmca.store.search import TextIndex
 
 SQL_VARIABLES = 500  # bound parameters per statement (SQLite's limit was 999 before 3.32)
 
@@ -80,6 +82,17 @@ ON CONFLICT(id) DO UPDATE SET labels = excluded.labels, props = excluded.props
 _UPSERT_EDGE = """
 INSERT INTO edges(source, target, type, key, session, props, seq) VALUES (?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT(source, target, type, key) DO UPDATE SET props = excluded.props
+"""
+# The sessions whose relationships touch a session's nodes (two index lookups, not a scan)
+_LINKED_SESSIONS = """
+SELECT e.session FROM edges e JOIN nodes n ON n.id = e.source WHERE n.session = ? AND e.session <> ?
+UNION
+SELECT e.session FROM edges e JOIN nodes n ON n.id = e.target WHERE n.session = ? AND e.session <> ?
+ORDER BY 1
+"""
+_DELETE_SESSION_EDGES = """
+DELETE FROM edges WHERE session = ? OR source IN (SELECT id FROM nodes WHERE session = ?)
+    OR target IN (SELECT id FROM nodes WHERE session = ?)
 """
 NodeRow = tuple[str, str, str, str, str, str, int]
 EdgeRow = tuple[str, str, str, str, str, str, int]
@@ -230,6 +243,21 @@ class SQLiteStore(GraphStore):
                     "DELETE FROM llm_calls WHERE json_extract(record, '$.at') < ?", (cutoff,)
                 ).rowcount
         return cache, log
+
+    def delete_session(self, session: str, *, force: bool = False) -> tuple[int, int, int]:
+        refuse_personas(session)
+        with self._tx() as cur:  # a refusal raises inside: rolled back, nothing removed
+            linked = [str(r[0]) for r in cur.execute(_LINKED_SESSIONS, (session, session) * 2)]
+            if linked and not force:
+                raise SessionLinked(session, linked)
+            edges = cur.execute(_DELETE_SESSION_EDGES, (session,) * 3).rowcount
+            nodes = cur.execute("DELETE FROM nodes WHERE session = ?", (session,)).rowcount
+            calls = cur.execute("DELETE FROM llm_calls WHERE session = ?", (session,)).rowcount
+        return nodes, edges, calls
+
+    def text_index(self, *, fulltext: bool = True) -> TextIndex:
+        """In this file, beside the graph (tables `ask_*`)."""
+        return TextIndex(self._conn, self._tx, fulltext=fulltext)
 
     def claim(self, key: str, worker: str, ttl_s: float, *, replacing: str | None = None) -> str:
         now = time.time()

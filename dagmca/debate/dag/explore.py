@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from dagmca import tracing
 from dagmca.debate.dag import duplicates, merging, sections, stubs
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.dag.chain import Chain, Plan
@@ -56,8 +57,11 @@ class Explorer:
     ) -> DebateOutcome:
         """Run `debate` to its end; `kept`: the agents' contexts it sees (by default, as
         they are when its engine starts). Its calls wait for a slot ranked by its depth
-        (llm/gate.py): a shallower debate has more of the DAG waiting for it."""
-        with ranked(debate.depth):
+        (llm/gate.py): a shallower debate has more of the DAG waiting for it. Traced, the
+        run is a span; a branch's links to the debate it branches from."""
+        parent = board.parent.id if board is not None else None
+        traced = tracing.debate(debate.id, origin=debate.origin.value, depth=debate.depth, parent=parent)
+        with ranked(debate.depth), traced:
             return await self._run_debate(debate, board, kept)
 
     async def _run_debate(

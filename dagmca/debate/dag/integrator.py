@@ -20,6 +20,7 @@ from dagmca.models import (
     TensionNode,
 )
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.schemas import ShortAnswer
 
 Section = tuple[str, str, GraphNode | None]  # label, text, the node it stands for
 MAX_LEVELS = 4
@@ -78,7 +79,8 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
     st, cfg = state, state.config
     sections = _sections(st, main)
     used = [n for _, _, n in sections if n is not None]
-    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections])
+    asked = st.question is not None
+    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections], asked=asked)
     parts: list[IntegrationNode] = []
     level = 0
     while prompt.omitted_chars and level < MAX_LEVELS:
@@ -90,7 +92,7 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
             break
         sections = [s for s in done if s is not None]
         parts += [n for _, _, n in sections if isinstance(n, IntegrationNode)]
-        prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections])
+        prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections], asked=asked)
     meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.FINAL)
     done_final = await st.ask(prompt, max_tokens=cfg.final_tokens(), meta=meta)
     # Degrade: without the call, the main resolution stands as the final text, and says why.
@@ -104,7 +106,21 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
         session=st.session_id,
         text=text,
         degenerate=done_final is not None and bool(done_final.degenerate),
+        answer=await short_answer(st, main, text) if asked and done_final is not None else None,
     )
     st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in [*used, *parts]])
     st.final = final
     return final
+
+
+async def short_answer(state: SessionState, main: DebateNode, final: str) -> str | None:
+    """A question session's answer as a scorer reads it, taken from the final text by
+    one structured call of the final role. None when the call fails or the final text
+    gives no answer: an evaluation counts that as wrong, never drops it."""
+    meta = CallMeta(agent="answer", debate=main.id, phase=CallPhase.FINAL)
+    prompt = tpl.short_answer(state.frame(main)(), final)
+    done = await state.ask(prompt, max_tokens=state.config.flag_tokens(), meta=meta, schema=ShortAnswer)
+    if done is None or not isinstance(done.parsed, ShortAnswer):
+        return None
+    answer = done.parsed.answer.strip()
+    return None if not answer or answer.lower().strip(".") == "no answer" else answer

@@ -9,6 +9,7 @@ from typing import ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel
 
+from dagmca import tracing
 from dagmca.debate.events import RoundStarted, TurnRecorded
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import FrameFactory, SessionState
@@ -64,6 +65,7 @@ class Engine(Generic[Outcome]):
         # must not change with credits given to others while it runs)
         self._kept = dict(kept) if kept is not None else state.contexts.snapshot()
         self.latest: dict[str, TurnNode] = {}  # agent -> its latest contribution
+        self._traced: tracing.Round | None = None  # the open round's span, when traced
         self.outcome: Outcome = self.new_outcome()
         self.setup()
 
@@ -218,10 +220,13 @@ class Engine(Generic[Outcome]):
         if self.before_round is not None:
             await self.before_round(number)
         st.write([rnd], edges)
+        self._traced = tracing.round_start(self.debate.id, number)
         st.emit(RoundStarted(debate=self.debate.id, number=number))
         return rnd
 
     def _close_round(self, rnd: RoundNode) -> None:
+        tracing.round_end(self.debate.id, self._traced)
+        self._traced = None
         self.state.write([rnd])
         self.outcome.rounds = rnd.number
         if self.on_round is not None:
