@@ -475,8 +475,9 @@ def test_the_bundled_model_completes_a_session_with_the_ledger(tmp_path: Path) -
 
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
+    # auto leaves the ledger off on the local model: asked for here
     ran = dagmca("run", str(passage), "--session", "s", "--max-depth", "0", "--rounds", "1", "--quiet",
-                 cwd=tmp_path, timeout=1200)  # fmt: skip
+                 "--ledger", "final", cwd=tmp_path, timeout=1200)  # fmt: skip
     assert ran.returncode in (0, 4), ran.stderr
     with SQLiteStore(tmp_path / ".dagmca" / "dagmca.db") as st:
         assert check_store(st, "s") == []

@@ -43,7 +43,7 @@ def _trace(st: GraphStore, node: Any, overrides: dict[str, Any], quiet: bool) ->
     from dagmca.debate.session import ledger_session
 
     cfg = resumed_config(node, overrides)
-    if cfg.ledger == "off":  # asked for by this command, whatever the run said
+    if cfg.ledger_mode() == "off":  # asked for by this command, whatever the run said
         cfg = cfg.model_copy(update={"ledger": "final"})
 
     async def work(state: SessionState, model: str) -> LedgerResult:

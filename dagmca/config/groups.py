@@ -301,11 +301,15 @@ class JudgeSettings(Strict):
         "prefilter; the rest stay open, recorded as not judged",
     )
     # The emergence ledger always asks the judge: similarity cannot tell a claim from its
-    # reversal in the same words, so --judge embedding does not apply to it.
-    ledger: Literal["off", "final", "all"] = Field(
-        "final",
+    # reversal in the same words, so --judge embedding does not apply to it. auto: final on
+    # an endpoint; off for the embedded CPU model, where each verdict reads several earlier
+    # texts at prompt-processing speed and tracing would cost more than the session itself
+    # (as with the observers' auto mode, the local model is for trying the tool).
+    ledger: Literal["auto", "off", "final", "all"] = Field(
+        "auto",
         description="The emergence ledger: split the final answer (final), or also every synthesis and "
-        "debate resolution (all), into claims, and judge which earlier turns state each; off: none",
+        "debate resolution (all), into claims, and judge which earlier turns state each; off: none; "
+        "auto: final, off for the local model",
     )
     ledger_max_claims: int = Field(
         12, ge=1, le=50, description="Ledger: claims a traced text is split into, at most"

@@ -134,6 +134,12 @@ class SessionConfig(
             return self.max_synthesis_tokens
         return 3 * self.turn_tokens() if self.llm == "local" else 1200
 
+    def ledger_mode(self) -> Literal["off", "final", "all"]:
+        """Which texts the emergence ledger traces (the `ledger` setting, `auto` resolved)."""
+        if self.ledger == "auto":
+            return "off" if self.llm == "local" else "final"
+        return self.ledger
+
     def monitor_mode(self) -> Literal["turn", "round", "off"]:
         if self.monitor_every == "auto":
             return "round" if self.llm == "local" else "turn"

@@ -260,9 +260,9 @@ def ledger_kinds(
     with --ledger all, of `texts` at most, also every resolution and synthesis), and one
     verdict call per claim that has candidates, each quoting up to --ledger-candidates
     texts. None when off."""
-    if cfg.ledger == "off":
+    if cfg.ledger_mode() == "off":
         return []
-    traced = texts if cfg.ledger == "all" else 1
+    traced = texts if cfg.ledger_mode() == "all" else 1
     longest = max(cfg.turn_tokens(), cfg.synthesis_tokens(), cfg.final_tokens())
     return [
         Kind(

@@ -235,7 +235,7 @@ async def _ledger(state: SessionState) -> LedgerResult:
     stopped is not traced: what the budget left after the final answer would trace a
     part of it, and a part's shares would pass for the whole. Resumed with a raised
     budget, or `dagmca ledger` with one, traces it."""
-    if state.config.ledger == "off" or state.llm.budget_hit:
+    if state.config.ledger_mode() == "off" or state.llm.budget_hit:
         return LedgerResult()
     state.set_phase("emergence ledger")
     return await trace(state)

@@ -63,7 +63,7 @@ async def trace(state: SessionState) -> LedgerResult:
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     pool, traceable = said(nodes)
-    targets = chosen(traceable, state.config.ledger)
+    targets = chosen(traceable, state.config.ledger_mode())
     if not targets:
         return result
     earlier = [n for n in nodes if isinstance(n, ClaimNode)]
