@@ -125,16 +125,27 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
     assert calls[0] == calls[1] == calls[2]
 
 
-def slow_siblings(call: ScriptedCall) -> float:
-    """The main debate's second and third branches slow, everything else instant."""
-    return 0.03 if re.search(r"/main/b[23]$", call.meta.debate) else 0.0
+class SlowSiblings:
+    """The main debate's second and third branches slow until the first branch's own
+    branches have asked anything, everything else instant. Slow by a margin a busy
+    machine's scheduling cannot eat, and only until the question is settled, so the
+    test stays quick."""
+
+    def __init__(self) -> None:
+        self.children_asked = False
+
+    def __call__(self, call: ScriptedCall) -> float:
+        if re.search(r"/main/b1/b\d$", call.meta.debate):
+            self.children_asked = True
+        slow = re.search(r"/main/b[23]$", call.meta.debate) and not self.children_asked
+        return 0.25 if slow else 0.0
 
 
 def test_a_sub_branch_does_not_wait_for_its_parents_siblings(run_fake: RunSession) -> None:
     """The first branch's sub-branches ask while its slow siblings are still debating,
     and the graph is the one the same session builds with no latency at all."""
     settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
-    _, slow, fake = run_fake(pure, session="slow", delay=slow_siblings, **settings)
+    _, slow, fake = run_fake(pure, session="slow", delay=SlowSiblings(), **settings)
     # the debates' own calls (a judge's call names the debate it judges for)
     made = [c.meta.debate.removeprefix("slow") for c in fake.calls if c.meta.phase not in ("judge", "merge")]
     children = [i for i, d in enumerate(made) if re.fullmatch(r"/main/b1/b\d", d)]
