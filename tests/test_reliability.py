@@ -149,9 +149,9 @@ def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
 def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: SQLiteStore) -> None:
     # agents that start from zero each time: with the store's persistent agents
     # (the default) a second session's agents remember the first, so it asks anew
-    # KNOWN DEFECT, left open on the ledger's issue: with the ledger on, a repeated run
-    # makes one request the first did not (its requests are not yet the same run to run)
-    fresh = {"agent_memory": "session", "ledger": "off"}
+    # the ledger on: it reads parallel branches in the protocol's order, not the order
+    # they happened to finish, so its requests are the same run to run
+    fresh = {"agent_memory": "session", "ledger": "final"}
     with FaultServer() as server:
         first, _ = run_against(server, sqlite, "s-one-x9", **fresh)
         asked = server.requests

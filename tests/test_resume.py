@@ -98,10 +98,9 @@ def test_sigkill_at_several_points_then_resume(tmp_path: Path) -> None:
             "--base-url",
             server.base_url,
             "--quiet",
-            # KNOWN DEFECT, left open on the ledger's issue: the ledger's requests are not
-            # yet the same from run to run, so this comparison of request keys runs without it
+            # the ledger on: its requests must be the same run to run and after a resume
             "--ledger",
-            "off",
+            "final",
             *SETTINGS,
         ]
         ref_db = tmp_path / "ref.db"

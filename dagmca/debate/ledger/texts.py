@@ -4,13 +4,21 @@ gave it was; a synthesis when it is written; the final answer after everything.
 
 Turns also carry their place by debate, round and phase, which decides which of the
 turns that state a claim said it first: turns of one phase run at once, so the order in
-which they were written is not the order of the protocol."""
+which they were written is not the order of the protocol.
+
+The order is the protocol's, never the order the store happened to write in: debates
+that run at once (sibling branches, their sub-branches) finish in a different order each
+run, and a ledger that followed the writes would read different texts, in a different
+order, each time, so its requests would miss the cache and a resumed session would ask
+anew. Debates are ordered by origin (main, branches, revisits), depth and id; within a
+debate, by round and phase; a resolution comes with the turn that gave it, a synthesis
+after the debates it merges, the final after everything."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from dagmca.metrics.session import agent_key
 from dagmca.models import (
@@ -76,25 +84,31 @@ def _sound(text: str, degenerate: bool) -> bool:
     return not degenerate and len(text.split()) >= MIN_WORDS
 
 
-def said(nodes: Sequence[GraphNode]) -> tuple[list[Said], list[Said]]:
-    """(what claims are traced to, what may be traced) from a session's nodes in the
-    order the store keeps them (the order they were first written): every sound turn,
-    resolution and synthesis; and the resolutions, syntheses and the final."""
+_ORIGIN = {DebateOrigin.MAIN: 0, DebateOrigin.BRANCH: 1, DebateOrigin.REVISIT: 2}
+_LAST: tuple[int, int, int, int, str] = (1 << 30, 0, 0, 0, "")  # after every turn of a debate
+Key = tuple[str, ...]  # compared as strings: see _comparable
+
+
+def _places(debates: Sequence[DebateNode]) -> dict[str, int]:
+    ordered = sorted(debates, key=lambda d: (_ORIGIN[d.origin], d.depth, d.id))
+    return {d.id: i for i, d in enumerate(ordered)}
+
+
+def said(
+    nodes: Sequence[GraphNode], merged: Mapping[str, Sequence[str]] | None = None
+) -> tuple[list[Said], list[Said]]:
+    """(what claims are traced to, what may be traced) from a session's nodes: every
+    sound turn, resolution and synthesis; and the resolutions, syntheses and the final.
+    `merged`: each synthesis's member debates (its MERGES_INTO sources), which place it."""
     debates = {n.id: n for n in nodes if isinstance(n, DebateNode)}
-    place = {d: i for i, d in enumerate(debates)}
-    pool: list[Said] = []
-    last_turn: dict[str, tuple[int, str]] = {}  # debate -> (order, text) of its latest turn
-    giving: dict[str, int] = {}  # debate -> order of the turn that gave its resolution
+    place = _places(list(debates.values()))
+    keyed: list[tuple[Key, Said]] = []
+    giving: dict[str, Key] = {}  # debate -> key of the turn that gave its resolution
     traceable: list[Said] = []
     final: FinalNode | None = None
-    for order, n in enumerate(nodes):
+    for n in nodes:
         if isinstance(n, TurnNode):
             d = debates.get(n.debate)
-            if d is not None and n.text.strip() == d.resolution.strip():
-                giving[n.debate] = order
-            last_turn[n.debate] = (order, n.text)
-            if not _sound(n.text, n.degenerate):
-                continue
             rank = (
                 place.get(n.debate, len(place)),
                 n.round,
@@ -103,29 +117,48 @@ def said(nodes: Sequence[GraphNode]) -> tuple[list[Said], list[Said]]:
                 _STEP.get(n.phase, 0),
                 n.agent,
             )
-            pool.append(Said(
-                n.id, NodeKind.TURN, n.text, order,
+            key = _comparable((*rank, n.id))
+            if d is not None and n.text.strip() == d.resolution.strip():
+                giving[n.debate] = min(giving.get(n.debate, key), key)
+            if not _sound(n.text, n.degenerate):
+                continue
+            keyed.append((key, Said(
+                n.id, NodeKind.TURN, n.text, 0,
                 f"a turn by {n.agent} ({n.perspective} {n.role.value}), round {n.round}, {n.phase.value}, "
                 f"in {_where(d)}",
                 n.debate, n.agent, n.perspective, agent_key(n), n.round, rank,
-            ))  # fmt: skip
-        elif isinstance(n, SynthesisNode) and _sound(n.resolution, n.degenerate):
-            item = Said(n.id, NodeKind.SYNTHESIS, n.resolution, order, "a synthesis of converging debates")
-            pool.append(item)
-            traceable.append(item)
+            )))  # fmt: skip
         elif isinstance(n, FinalNode) and _sound(n.text, n.degenerate):
             final = n
+    resolved: dict[str, Key] = {}
     for d in debates.values():
+        given = giving.get(d.id, _comparable((place[d.id], *_LAST, d.id)))
+        resolved[d.id] = (*given, "1")  # just after the turn that gave it
         if not _sound(d.resolution, d.degenerate):
             continue
-        order = giving.get(d.id, last_turn.get(d.id, (len(nodes), ""))[0])
-        item = Said(d.id, NodeKind.DEBATE, d.resolution, order, f"the resolution of {_where(d)}", d.id)
-        pool.append(item)
+        item = Said(d.id, NodeKind.DEBATE, d.resolution, 0, f"the resolution of {_where(d)}", d.id)
+        keyed.append((resolved[d.id], item))
         traceable.append(item)
+    for n in nodes:
+        if isinstance(n, SynthesisNode) and _sound(n.resolution, n.degenerate):
+            members = [resolved[m] for m in (merged or {}).get(n.id, []) if m in resolved]
+            key = (*max(members), "2", n.id) if members else _comparable((len(place), *_LAST, n.id))
+            item = Said(n.id, NodeKind.SYNTHESIS, n.resolution, 0, "a synthesis of converging debates")
+            keyed.append((key, item))
+            traceable.append(item)
+    keyed.sort(key=lambda pair: pair[0])
+    order = {s.node: i for i, (_, s) in enumerate(keyed)}
+    pool = [replace(s, order=i) for i, (_, s) in enumerate(keyed)]
+    traceable = sorted((replace(t, order=order[t.node]) for t in traceable), key=lambda t: t.order)
     if final is not None:
-        traceable.append(Said(final.id, NodeKind.FINAL, final.text, len(nodes), "the final answer"))
-    pool.sort(key=lambda s: s.order)
+        traceable.append(Said(final.id, NodeKind.FINAL, final.text, len(keyed), "the final answer"))
     return pool, traceable
+
+
+def _comparable(key: tuple[int | str, ...]) -> Key:
+    """Keys mix numbers and names: compare numbers as numbers (zero-padded, shifted so a
+    negative sorts below a positive), names as names."""
+    return tuple(f"{int(k) + (1 << 40):013d}" if isinstance(k, int) else str(k) for k in key)
 
 
 def before(target: Said, pool: Sequence[Said]) -> list[Said]:

@@ -62,7 +62,11 @@ async def trace(state: SessionState) -> LedgerResult:
     result = LedgerResult()
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
-    pool, traceable = said(nodes)
+    merges = await state.store.aread(lambda s: s.edges(state.session_id, EdgeType.MERGES_INTO))
+    merged: dict[str, list[str]] = {}
+    for e in merges:
+        merged.setdefault(e.target, []).append(e.source)
+    pool, traceable = said(nodes, merged)
     targets = chosen(traceable, state.config.ledger_mode())
     if not targets:
         return result
