@@ -1,7 +1,18 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs the linters, the layer rules and the whole test suite.
+# `--fast`: the everyday lane, on a machine already set up: the linters and the tests
+# not marked slow (tests/lanes.py), without the documentation build or the Debian
+# packages. Other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--fast" ]; then
+  shift
+  [ -x .venv/bin/python ] || bash scripts/setup.sh
+  .venv/bin/ruff check dagmca tests scripts
+  .venv/bin/mypy
+  .venv/bin/lint-imports
+  exec .venv/bin/python -m pytest -m "not slow and not local_model" --durations=25 "$@"
+fi
 bash scripts/setup.sh
 # Debian packages some tests use, installed when we can (root, apt): chromium for
 # the HTML viewer test (skipped, with the reason shown, without it) and graphviz to
@@ -25,4 +36,4 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_
 .venv/bin/ruff check dagmca tests scripts
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layer rules in pyproject.toml
-.venv/bin/python -m pytest "$@"
+.venv/bin/python -m pytest --durations=25 "$@"

@@ -19,6 +19,7 @@ from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer
+from tests.lanes import place
 
 PASSAGE = (
     "Cities should price road space. Congestion is a cost each driver imposes on others. "
@@ -30,6 +31,12 @@ PASSAGE = (
 # collector's endpoint would trace every test to it). (A real Neo4j for the contract
 # suite is read once, at import, by tests/bolt_server.py.)
 ISOLATED_PREFIXES = ("DAGMCA_", "NEO4J_", "OPENAI_", "OTEL_")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test's lane (tests/lanes.py): `scripts/test.sh --fast` leaves the slow out."""
+    for item in items:
+        place(item)
 
 
 @pytest.fixture(autouse=True)

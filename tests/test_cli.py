@@ -286,3 +286,17 @@ def test_every_setting_with_a_help_text_is_an_option_of_run_declared_once() -> N
                 params[p.name].help,
                 params[p.name].envvar,
             )
+
+
+def test_sessions_keeps_each_id_whole_on_an_80_column_terminal(tmp_path: Path, passage: Path) -> None:
+    """An id is what a user copies into the next command: a narrow terminal shortens the
+    title, never the id."""
+    sid = "congestion-pricing-essay-2026-11-25-long-id"
+    ran = dagmca(
+        "run", str(passage), "--llm", "fake", "--session", sid, "-q", "--max-depth", "0", cwd=tmp_path
+    )
+    assert ran.returncode == 0, ran.stderr
+    listed = dagmca("sessions", cwd=tmp_path, env={"COLUMNS": "80"})
+    assert listed.returncode == 0
+    assert sid in listed.stdout
+    assert max(len(line) for line in listed.stdout.splitlines()) <= 80

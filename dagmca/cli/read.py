@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.table import Table
@@ -40,18 +40,47 @@ def _chosen(st: GraphStore, session: str | None, all_: bool) -> list[str]:
 def sessions(store: o.Store = None) -> None:
     """List the sessions in the store."""
     with open_existing(resolve_store(store)) as st:
-        table = Table("session", "title", "status", "started", "LLM calls", "tokens")
+        rows = []
         for s in st.sessions():
             p = s.props
-            table.add_row(
-                s.id,
-                str(p.get("title", "")),
-                str(p.get("status", "")),
-                str(p.get("started_at", ""))[:16].replace("T", " "),
-                str(p.get("llm_calls", 0)),
-                str(p.get("tokens", 0)),
-            )
-        out.print(table)
+            rows.append({
+                "session": s.id,
+                "status": str(p.get("status", "")),
+                "started": str(p.get("started_at", ""))[:16].replace("T", " "),
+                "LLM calls": str(p.get("llm_calls", 0)),
+                "tokens": str(p.get("tokens", 0)),
+                "title": str(p.get("title", "")),
+            })  # fmt: skip
+        out.print(sessions_table(rows, out.width))
+
+
+# what a narrow terminal keeps, most needed first; an id is what a user copies into the
+# next command, so it is never cut or wrapped: the columns after it give way instead
+_SESSION_COLUMNS = ("session", "status", "started", "LLM calls", "tokens", "title")
+_MIN_TITLE = 12
+
+
+def sessions_table(rows: list[dict[str, str]], width: int) -> Table:
+    kept: dict[str, int] = {}  # column -> the width it needs
+    used = 1  # the table's left border
+    for name in _SESSION_COLUMNS:
+        wanted = max([len(name), *(len(r[name]) for r in rows)])
+        if name == "title":
+            wanted = min(wanted, _MIN_TITLE)
+        if kept and used + wanted + 3 > width:
+            break
+        kept[name] = wanted
+        used += wanted + 3  # padding and border
+    table = Table()
+    for name, wanted in kept.items():
+        if name == "title":
+            table.add_column(name, overflow="ellipsis", no_wrap=True)
+        else:
+            justify: Literal["left", "right"] = "right" if name in ("LLM calls", "tokens") else "left"
+            table.add_column(name, no_wrap=True, justify=justify, min_width=wanted)
+    for r in rows:
+        table.add_row(*(r[name] for name in kept))
+    return table
 
 
 def show(session: MaybeSession = None, store: o.Store = None, all_: All = False) -> None:
