@@ -3,16 +3,22 @@ unless forced, and what remains still passes `check`."""
 
 from __future__ import annotations
 
+import io
+import sqlite3
 from pathlib import Path
 
 import pytest
 
+from dagmca.ask import Answer
+from dagmca.cli.app import main
 from dagmca.models import PERSONA_SESSION
+from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.sqlite import SQLiteStore
 from tests.bolt_server import BoltServer
 from tests.cypher_sessions import built_corpus
+from tests.test_ask import run_fairness, run_prices
 from tests.test_cli import dagmca
 
 
@@ -38,9 +44,9 @@ def test_delete_on_the_embedded_store(corpus: Path, tmp_path: Path) -> None:
     with SQLiteStore(corpus) as st:
         p0_calls = len(st.calls("p0"))
         personas = len(st.nodes(PERSONA_SESSION))
-    one_line_error(dagmca("delete", "p1", *store, cwd=tmp_path), "session p1 is linked from p0")
+    one_line_error(dagmca("delete", "p1", "--yes", *store, cwd=tmp_path), "session p1 is linked from p0")
     one_line_error(dagmca("delete", "nope", *store, cwd=tmp_path), "no session 'nope'")
-    done = dagmca("delete", "p0", *store, cwd=tmp_path)
+    done = dagmca("delete", "p0", "--yes", *store, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "deleted p0:" in done.stdout and f"{p0_calls} call records" in done.stdout
     with SQLiteStore(corpus) as st:
@@ -51,7 +57,7 @@ def test_delete_on_the_embedded_store(corpus: Path, tmp_path: Path) -> None:
 
 
 def test_force_deletes_a_linked_session_and_its_links(corpus: Path, tmp_path: Path) -> None:
-    forced = dagmca("delete", "p1", "--force", "--store", str(corpus), cwd=tmp_path)
+    forced = dagmca("delete", "p1", "--force", "--yes", "--store", str(corpus), cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
     with SQLiteStore(corpus) as st:
         assert st.nodes("p1") == [] and st.has_session("p0")
@@ -66,10 +72,70 @@ def test_delete_on_the_bolt_server(corpus: Path, bolt_server: BoltServer, tmp_pa
             push_session(src, dst, s)
     uri = f"{target.uri}/{target.database}"
     env = bolt_server.env(target)
-    one_line_error(dagmca("delete", "p1", "--store", uri, cwd=tmp_path, env=env), "linked from p0")
-    done = dagmca("delete", "p0", "--store", uri, cwd=tmp_path, env=env)
+    one_line_error(dagmca("delete", "p1", "-y", "--store", uri, cwd=tmp_path, env=env), "linked from p0")
+    done = dagmca("delete", "p0", "--yes", "--store", uri, cwd=tmp_path, env=env)
     assert done.returncode == 0, done.stderr
     with connect(target) as st:
         assert st.nodes("p0") == [] and st.has_session("p1") and st.nodes(PERSONA_SESSION)
     checked = dagmca("check", "p1", "--store", uri, cwd=tmp_path, env=env)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_delete_asks_first(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    store = ("--store", str(corpus))
+    # no terminal to ask on, and no --yes: refused, nothing removed
+    one_line_error(dagmca("delete", "p0", *store, cwd=tmp_path), "pass --yes")
+    with SQLiteStore(corpus) as st:
+        assert st.has_session("p0")
+    monkeypatch.setattr("dagmca.cli.db.interactive", lambda: True)
+    monkeypatch.setattr("sys.stdin", io.StringIO("n\n"))
+    assert main(["delete", "p0", *store]) == 1
+    with SQLiteStore(corpus) as st:
+        assert st.has_session("p0")
+    monkeypatch.setattr("sys.stdin", io.StringIO("y\n"))
+    assert main(["delete", "p0", *store]) == 0
+    with SQLiteStore(corpus) as st:
+        assert not st.has_session("p0") and st.has_session("p1")
+
+
+def index_rows(path: Path, session: str) -> tuple[int, int, int]:
+    """The session's rows in the ask index: vectors, searched texts, and FTS rows."""
+    conn = sqlite3.connect(path)
+    try:
+        vectors = conn.execute("SELECT count(*) FROM ask_vectors WHERE session = ?", (session,)).fetchone()[0]
+        texts = conn.execute("SELECT count(*) FROM ask_texts WHERE session = ?", (session,)).fetchone()[0]
+        fts = (
+            conn.execute("SELECT count(*) FROM ask_fts").fetchone()[0]
+            - conn.execute("SELECT count(*) FROM ask_texts").fetchone()[0]
+        )
+    finally:
+        conn.close()
+    return int(vectors), int(texts), int(fts)
+
+
+def test_a_deleted_session_leaves_the_ask_index(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("dagmca.similarity.MiniLMEmbedder", HashingEmbedder)
+    path = tmp_path / "two.db"
+    with SQLiteStore(path) as st:
+        st.init_schema()
+        run_fairness(st, tmp_path / "out")
+        run_prices(st, tmp_path / "out")
+    asked = ["--store", str(path), "--all", "--retrieve-only", "--json"]
+    both = ["ask", "Does the toll raise prices at shops, and are exemptions for workers fair?", *asked]
+    code = ["ask", "What does Ordinance QX-4471 fix?", *asked]  # only s2 says it
+    assert main(both) == 0
+    before = Answer.model_validate_json(capsys.readouterr().out)
+    assert {h.session for h in before.retrieved} == {"s1", "s2"}
+    assert index_rows(path, "s2")[0] > 0 and index_rows(path, "s2")[1] > 0
+    assert main(["delete", "s2", "--yes", "--store", str(path)]) == 0
+    assert "index rows" in capsys.readouterr().out
+    # the FTS rows go with their texts: none is left without one
+    assert index_rows(path, "s2") == (0, 0, 0) and index_rows(path, "s1")[0] > 0
+    assert main(both) == 0
+    after = Answer.model_validate_json(capsys.readouterr().out)
+    assert after.retrieved and {h.session for h in after.retrieved} == {"s1"}
+    assert main(code) == 0
+    assert all(h.session == "s1" for h in Answer.model_validate_json(capsys.readouterr().out).retrieved)
+    assert main(["check", "s1", "--store", str(path)]) == 0

@@ -20,6 +20,7 @@ from dagmca.ask.models import Answer, AnswerStatus, Dissent, Hit, IndexStats
 from dagmca.ask.onstore import OnStore, runner
 from dagmca.ask.prompt import pack, reply_schema
 from dagmca.ask.retrieval import RetrievalSettings, Retriever
+from dagmca.ask.snapshot import load_corpus
 from dagmca.llm.base import CallMeta, LLMClient, LLMError
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter, known_window
 from dagmca.models import CallPhase
@@ -89,7 +90,7 @@ async def retrieve(
     writes) or a plain store (read from a worker thread)."""
     on_store = runner(store)
     scope = await on_store(lambda s: scope_of(s, sessions))
-    corpus = await on_store(lambda s: Corpus.load(s, scope))
+    corpus = await on_store(lambda s: load_corpus(s, scope))
     retriever = Retriever(EmbeddingIndex(embedder, on_store), on_store, settings or RetrievalSettings())
     hits: list[Hit] = []
     stats = IndexStats(embedder=embedder.name)

@@ -78,10 +78,13 @@ class Entry:
     urgency: float = 0.0
     props: Mapping[str, object] = field(default_factory=dict, compare=False)
     on: str = ""
-    sha: str = field(init=False)  # of the text: what the index keys a vector on, with the id
+    # of the text: what the index keys a vector on, with the id (given when read back
+    # from a snapshot, made from the text otherwise)
+    sha: str = ""
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sha", text_sha(self.text))
+        if not self.sha:
+            object.__setattr__(self, "sha", text_sha(self.text))
 
     @functools.cached_property
     def label(self) -> str:
@@ -140,6 +143,31 @@ def entry_of(node: NodeRecord, debates: Mapping[str, NodeRecord]) -> Entry | Non
     return Entry(node.id, node.session, kind, text, debate, question=question, props=p) if text else None
 
 
+@dataclass(frozen=True)
+class SessionPart:
+    """One session's share of a corpus: its indexed nodes, every node id, and the
+    MERGES_INTO (debate, synthesis) and CONTRADICTS (source, target, reason) pairs."""
+
+    session: str
+    entries: list[Entry]
+    ids: list[str]
+    merges: list[tuple[str, str]]
+    contradicts: list[tuple[str, str, str]]
+
+
+def part_of(store: GraphStore, session: str) -> SessionPart:
+    """A session's part, read from the graph."""
+    nodes = store.nodes(session)
+    debates = {n.id: n for n in nodes if n.kind is NodeKind.DEBATE}
+    entries = [e for n in nodes if n.kind in INDEXED and (e := entry_of(n, debates)) is not None]
+    merges = [(e.source, e.target) for e in store.edges(session, EdgeType.MERGES_INTO)]
+    contradicts = [
+        (e.source, e.target, str(e.props.get("reason", "")))
+        for e in store.edges(session, EdgeType.CONTRADICTS)
+    ]
+    return SessionPart(session, entries, [n.id for n in nodes], merges, contradicts)
+
+
 @dataclass(repr=False)
 class Corpus:
     """The scope's indexed nodes (by id, in creation order) and the relationships the
@@ -155,6 +183,8 @@ class Corpus:
     contradicts: list[tuple[str, str, str, str]] = field(default_factory=list)
     # debate -> its open stubs, most urgent first
     open_stubs_of: dict[str, list[str]] = field(default_factory=dict)
+    # each session's graph version when it was read (where the index tracks the graph)
+    versions: dict[str, int] = field(default_factory=dict)
 
     def __repr__(self) -> str:
         # short: asyncio writes the repr of a task's result in places (the runner's
@@ -165,24 +195,24 @@ class Corpus:
     def load(cls, store: GraphStore, scope: Scope) -> Corpus:
         corpus = cls(scope)
         for session in scope.sessions:
-            corpus._add(store.nodes(session), store, session)
+            corpus.add(part_of(store, session))
         return corpus
 
-    def _add(self, nodes: list[NodeRecord], store: GraphStore, session: str) -> None:
-        debates = {n.id: n for n in nodes if n.kind is NodeKind.DEBATE}
-        self.ids.update(n.id for n in nodes)
-        for node in nodes:
-            if node.kind in INDEXED and (entry := entry_of(node, debates)) is not None:
-                self.entries[entry.id] = entry
-                if entry.kind is NodeKind.TENSION and entry.status == TensionStatus.STUB.value:
-                    self.open_stubs_of.setdefault(entry.debate, []).append(entry.id)
-        for stubs in self.open_stubs_of.values():
-            stubs.sort(key=lambda s: -self.entries[s].urgency)
-        for e in store.edges(session, EdgeType.MERGES_INTO):
-            self.syntheses_of.setdefault(e.source, []).append(e.target)
-            self.members_of.setdefault(e.target, []).append(e.source)
-        for e in store.edges(session, EdgeType.CONTRADICTS):
-            self.contradicts.append((e.source, e.target, e.session, str(e.props.get("reason", ""))))
+    def add(self, part: SessionPart) -> None:
+        self.ids.update(part.ids)
+        stubs_of: dict[str, list[str]] = {}
+        for entry in part.entries:
+            self.entries[entry.id] = entry
+            if entry.kind is NodeKind.TENSION and entry.status == TensionStatus.STUB.value:
+                stubs_of.setdefault(entry.debate, []).append(entry.id)
+        for debate, stubs in stubs_of.items():
+            self.open_stubs_of.setdefault(debate, []).extend(stubs)
+            self.open_stubs_of[debate].sort(key=lambda s: -self.entries[s].urgency)
+        for source, target in part.merges:
+            self.syntheses_of.setdefault(source, []).append(target)
+            self.members_of.setdefault(target, []).append(source)
+        for source, target, reason in part.contradicts:
+            self.contradicts.append((source, target, part.session, reason))
 
     def debates_of(self, node: str) -> list[str]:
         """The debates a node belongs to: a debate itself, a turn's or a tension's

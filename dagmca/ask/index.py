@@ -15,7 +15,7 @@ from dagmca.ask.models import IndexStats
 from dagmca.ask.onstore import OnStore
 from dagmca.similarity import Embedder, pieces
 from dagmca.store.base import GraphStore
-from dagmca.store.search import IndexRow
+from dagmca.store.search import IndexRow, TextIndex
 
 # texts embedded and written at a time: a first index of a large store is kept as it
 # goes, so an interrupted one resumes where it stopped
@@ -71,8 +71,14 @@ class EmbeddingIndex:
         dimensions (the embedder's): what it holds is read once, both to tell what to
         embed and to rank by. Nodes it lacks, or whose text changed, are embedded; rows
         of nodes no longer there (and, when the scope is the whole store, of sessions no
-        longer there) are dropped."""
+        longer there) are dropped. Where the index tracks the graph, each session's
+        vectors are then kept as one block at the version its corpus was read at; an
+        ask of sessions still at those versions reads the blocks and nothing else."""
         name, scope = self.embedder.name, corpus.scope
+        if corpus.versions:
+            blocks = await self._on_store(lambda s: _kept(s.text_index(), name, corpus))
+            if blocks is not None and (kept := _joined(blocks, dims)) is not None:
+                return IndexStats(embedder=name, indexed=len(corpus.entries)), kept
 
         def read(store: GraphStore) -> tuple[list[tuple[str, str, bytes]], set[str]]:
             index = store.text_index()
@@ -102,7 +108,53 @@ class EmbeddingIndex:
             await self._on_store(_put(name, rows))
             vectors.update((r.node, r.vector) for r in rows)
         stats = IndexStats(embedder=name, indexed=len(corpus.entries), embedded=len(new), removed=len(stale))
+        if corpus.versions:
+            await self._on_store(_keep(name, corpus, vectors))
         return stats, _matrix(vectors, dims)
+
+
+def _kept(index: TextIndex, embedder: str, corpus: Corpus) -> list[tuple[list[str], bytes]] | None:
+    """Each session's vectors as kept after the last ask, when every session of the
+    scope is still at the version they were kept at (then nothing is left to embed or
+    drop), else None. A scope of the whole store also needs no session to drop."""
+    if corpus.scope.every and index.sessions() - set(corpus.scope.sessions):
+        return None
+    blocks = []
+    for session in corpus.scope.sessions:
+        kept = index.matrix(session, embedder, corpus.versions[session])
+        if kept is None:
+            return None
+        blocks.append(kept)
+    return blocks
+
+
+def _joined(blocks: list[tuple[list[str], bytes]], dims: int) -> Vectors | None:
+    """The sessions' blocks as one matrix in id order; None when one is not of `dims`."""
+    ids = [node for block_ids, _ in blocks for node in block_ids]
+    if any(len(block) != len(block_ids) * dims * 4 for block_ids, block in blocks):
+        return None
+    if not ids:
+        return Vectors([], np.zeros((0, dims), dtype=np.float32))
+    matrix = np.frombuffer(b"".join(block for _, block in blocks), dtype=np.float32).reshape(len(ids), dims)
+    if len(blocks) > 1:  # each block is in id order; together they need sorting
+        order = sorted(range(len(ids)), key=ids.__getitem__)
+        ids, matrix = [ids[i] for i in order], matrix[order]
+    return Vectors(ids, matrix)
+
+
+def _keep(embedder: str, corpus: Corpus, vectors: dict[str, bytes]) -> Callable[[GraphStore], None]:
+    """Keep each session's vectors as one block, at the version its corpus was read at."""
+    by_session: dict[str, list[str]] = {s: [] for s in corpus.scope.sessions}
+    for node in sorted(vectors):
+        by_session[corpus.entries[node].session].append(node)
+
+    def keep(store: GraphStore) -> None:
+        index = store.text_index()
+        for session, ids in by_session.items():
+            block = b"".join(vectors[node] for node in ids)
+            index.keep_matrix(session, embedder, corpus.versions[session], ids, block)
+
+    return keep
 
 
 def _put(embedder: str, rows: list[IndexRow]) -> Callable[[GraphStore], None]:

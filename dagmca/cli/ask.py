@@ -46,13 +46,13 @@ def ask(
     role's model, answered from the response cache when asked again."""
     from dagmca import aio
     from dagmca.ask.client import ask_with_settings
-    from dagmca.similarity import MiniLMEmbedder
+    from dagmca.similarity.choose import make_embedder
 
     if session is not None and all_:
         raise UserError("give --session or --all, not both")
     if not question.strip():
         raise UserError("the question is empty", 'ask something: dagmca ask "What did the debates conclude?"')
-    embedder = MiniLMEmbedder()
+    embedder = make_embedder(cfg.embedder)
     embedder.warm_up()  # loads while the store is read
     try:
         with open_existing(resolve_store(store)) as st:

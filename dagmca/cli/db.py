@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
@@ -104,21 +105,51 @@ def delete(
             "fail `check` where they recorded them).",
         ),
     ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", "-y", help="Delete without asking (needed where no terminal can answer).")
+    ] = False,
     store: o.Store = None,
 ) -> None:
-    """Remove a session: its nodes, relationships and call records (the response cache
-    is shared, and stays). Refused when other sessions link to it, unless --force."""
+    """Remove a session: its nodes, relationships, call records and its rows of the ask
+    index (the response cache is shared, and stays). Asks first, unless --yes. Refused
+    when other sessions link to it, unless --force."""
+    from dagmca.store.deletion import delete_session
+
     with open_existing(resolve_store(store)) as st:
-        require_session(st, session)
+        node = require_session(st, session)
+        where = st.location
+        if not yes:
+            confirm(session, str(node.props.get("title", "")), where)
         try:
-            nodes, edges, calls = st.delete_session(session, force=force)
+            done = delete_session(st, session, force=force)
         except SessionLinked as exc:
             raise UserError(
                 f"session {session} is linked from {', '.join(exc.linked)}",
                 "pass --force to delete it and those links",
             ) from None
-        where = st.location
-    out.print(f"deleted {session}: {nodes} nodes, {edges} relationships, {calls} call records from {where}")
+    out.print(
+        f"deleted {session}: {done.nodes} nodes, {done.relationships} relationships, "
+        f"{done.calls} call records, {done.indexed} index rows from {where}",
+        markup=False,
+    )
+
+
+def interactive() -> bool:
+    """Whether someone at a terminal can answer a question."""
+    return sys.stdin.isatty()
+
+
+def confirm(session: str, title: str, where: str) -> None:
+    """Ask before deleting; without a terminal to ask on, refuse (a script says --yes)."""
+    if not interactive():
+        raise UserError(
+            f"delete asks before removing session {session}, and there is no terminal to ask on",
+            "pass --yes to delete without asking",
+        )
+    named = f"{session} ({title})" if title and title != session else session
+    if not typer.confirm(f"Delete session {named} from {where}?", default=False):
+        out.print(f"kept {session}: nothing deleted", markup=False)
+        raise typer.Exit(1)
 
 
 def doctor(

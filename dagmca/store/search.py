@@ -11,6 +11,7 @@ never asked anything never has them.
 from __future__ import annotations
 
 import contextlib
+import json
 import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -40,6 +41,28 @@ CREATE TABLE IF NOT EXISTS ask_texts (
 CREATE INDEX IF NOT EXISTS ask_texts_session ON ask_texts(session);
 CREATE VIRTUAL TABLE IF NOT EXISTS ask_fts USING fts5(text, tokenize = 'porter unicode61');
 """
+
+# Where the graph is in the same file: a version per session, raised by every write of
+# its nodes or relationships (triggers, so a write by any process counts), and the
+# snapshots of the sessions' parts of the corpus, each at the version it was read at.
+_TRACKING = """
+CREATE TABLE IF NOT EXISTS ask_versions (session TEXT PRIMARY KEY, version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS ask_corpus (
+    session TEXT PRIMARY KEY, version INTEGER NOT NULL, data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS ask_matrix (
+    session TEXT NOT NULL, embedder TEXT NOT NULL, version INTEGER NOT NULL,
+    ids TEXT NOT NULL, matrix BLOB NOT NULL, PRIMARY KEY (session, embedder)
+);
+""" + "".join(
+    f"""CREATE TRIGGER IF NOT EXISTS ask_{table}_{event.lower()} AFTER {event} ON {table} BEGIN
+    INSERT INTO ask_versions(session, version) VALUES ({row}.session, 1)
+    ON CONFLICT(session) DO UPDATE SET version = version + 1;
+END;
+"""
+    for table in ("nodes", "edges")
+    for event, row in (("INSERT", "new"), ("UPDATE", "new"), ("DELETE", "old"))
+)
 
 Transaction = Callable[[], contextlib.AbstractContextManager[sqlite3.Cursor]]
 
@@ -71,13 +94,77 @@ class TextIndex:
         self._conn = conn
         self._tx = tx
         self.fulltext = fulltext
+        # the texts are kept here exactly where the graph is in this file too (a Bolt
+        # store's index is a sidecar, and its server searches the texts): then the
+        # graph's writes can be tracked here
+        self.tracked = fulltext
         self._ready = False
 
     def ensure(self) -> None:
-        """Make the tables when missing. Idempotent."""
+        """Make the tables (and where the graph is here, the triggers) when missing. Idempotent."""
         if not self._ready:
-            self._conn.executescript(_TABLES + (_FULLTEXT if self.fulltext else ""))
+            extra = (_FULLTEXT + _TRACKING) if self.fulltext else ""
+            self._conn.executescript(_TABLES + extra)
             self._ready = True
+
+    def versions(self, sessions: Sequence[str]) -> dict[str, int]:
+        """The graph's version of each of `sessions` (0: not written since tracking
+        began); empty where the graph is not in this file."""
+        if not self.tracked:
+            return {}
+        self.ensure()
+        found = dict.fromkeys(sessions, 0)
+        for cond, args in self._where(sessions):
+            rows = self._conn.execute(f"SELECT session, version FROM ask_versions WHERE {cond}", args)
+            found.update((str(s), int(v)) for s, v in rows)
+        return found
+
+    def snapshot(self, session: str, version: int) -> str | None:
+        """The session's corpus snapshot when it was read at `version`, else None."""
+        if not self.tracked:
+            return None
+        self.ensure()
+        row = self._conn.execute(
+            "SELECT data FROM ask_corpus WHERE session = ? AND version = ?", (session, version)
+        ).fetchone()
+        return str(row[0]) if row is not None else None
+
+    def matrix(self, session: str, embedder: str, version: int) -> tuple[list[str], bytes] | None:
+        """The session's vectors of `embedder` as one block (node ids in id order, and
+        their float32 rows back to back), when kept at `version`; else None."""
+        if not self.tracked:
+            return None
+        self.ensure()
+        row = self._conn.execute(
+            "SELECT ids, matrix FROM ask_matrix WHERE session = ? AND embedder = ? AND version = ?",
+            (session, embedder, version),
+        ).fetchone()
+        return (list(json.loads(row[0])), bytes(row[1])) if row is not None else None
+
+    def keep_matrix(
+        self, session: str, embedder: str, version: int, ids: Sequence[str], block: bytes
+    ) -> None:
+        if not self.tracked:
+            return
+        self.ensure()
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO ask_matrix(session, embedder, version, ids, matrix) VALUES (?, ?, ?, ?, ?) "
+                "ON CONFLICT(session, embedder) DO UPDATE SET version = excluded.version, "
+                "ids = excluded.ids, matrix = excluded.matrix",
+                (session, embedder, version, json.dumps(list(ids)), block),
+            )
+
+    def keep_snapshot(self, session: str, version: int, data: str) -> None:
+        if not self.tracked:
+            return
+        self.ensure()
+        with self._tx() as cur:
+            cur.execute(
+                "INSERT INTO ask_corpus(session, version, data) VALUES (?, ?, ?) ON CONFLICT(session) "
+                "DO UPDATE SET version = excluded.version, data = excluded.data",
+                (session, version, data),
+            )
 
     @staticmethod
     def _where(sessions: Sequence[str] | None, column: str = "session") -> Iterator[tuple[str, list[str]]]:
@@ -142,18 +229,30 @@ class TextIndex:
             found |= {str(r[0]) for r in self._conn.execute("SELECT DISTINCT session FROM ask_texts")}
         return found
 
-    def drop_sessions(self, sessions: Sequence[str]) -> None:
-        """Forget every row of `sessions` (sessions deleted from the graph)."""
-        if not sessions:
-            return
+    def exists(self) -> bool:
+        """Whether the tables were ever made (a store never asked anything has none)."""
+        found = self._conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'ask_vectors'").fetchone()
+        return found is not None
+
+    def drop_sessions(self, sessions: Sequence[str]) -> int:
+        """Forget every row of `sessions` (sessions deleted from the graph): the vectors
+        and the searched texts. Returns the nodes forgotten (vector rows, every embedder's)."""
+        if not sessions or not self.exists():
+            return 0
         self.ensure()
+        removed = 0
         with self._tx() as cur:
             for cond, args in self._where(sessions):
-                cur.execute(f"DELETE FROM ask_vectors WHERE {cond}", args)
+                removed += cur.execute(f"DELETE FROM ask_vectors WHERE {cond}", args).rowcount
                 if self.fulltext:
                     rows = f"SELECT id FROM ask_texts WHERE {cond}"
                     cur.execute(f"DELETE FROM ask_fts WHERE rowid IN ({rows})", args)
                     cur.execute(f"DELETE FROM ask_texts WHERE {cond}", args)
+                if self.tracked:
+                    cur.execute(f"DELETE FROM ask_corpus WHERE {cond}", args)
+                    cur.execute(f"DELETE FROM ask_matrix WHERE {cond}", args)
+                    cur.execute(f"DELETE FROM ask_versions WHERE {cond}", args)
+        return removed
 
     def vectors(self, embedder: str, sessions: Sequence[str] | None) -> list[tuple[str, str, bytes]]:
         """Every (node, text hash, vector bytes) of `sessions` (None: all) for `embedder`,
@@ -161,11 +260,11 @@ class TextIndex:
         self.ensure()
         found: list[tuple[str, str, bytes]] = []
         for cond, args in self._where(sessions):
-            rows = self._conn.execute(
+            # the rows as SQLite gives them (str, str, bytes): no copy of each
+            found += self._conn.execute(
                 f"SELECT node, sha, vector FROM ask_vectors WHERE embedder = ? AND {cond} ORDER BY node",
                 [embedder, *args],
-            )
-            found += [(str(n), str(h), bytes(v)) for n, h, v in rows]
+            ).fetchall()
         return found
 
     def search(

@@ -1,0 +1,122 @@
+"""`dagmca ask` at scale: retrieval over a synthetic store of 20,000 nodes once its index
+exists, what a second ask embeds, and each cookbook query on the embedded store.
+
+    .venv/bin/python scripts/bench_ask.py [--nodes 20000] [--edges 30000] [--runs 5]
+        [--embedder minilm|hashing] [--keep PATH] [--profile] [--no-cookbook]
+
+The store is one synthetic session (tests/synthetic.py) in a fresh SQLite file (with
+--keep, that file, made on the first run and reused after, index and all). The first
+ask builds the index (timed apart); then `--runs` retrievals of the same question and
+of others are timed, as `dagmca ask --retrieve-only --all` runs them: the question
+embedded, the index brought up to date (nothing to embed), both rankings, the
+expansion and the dissent. --profile: one more retrieval under cProfile, its top
+functions by cumulative time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from dagmca.ask import retrieve
+from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
+from dagmca.store import embedded
+from dagmca.store.sqlite import SQLiteStore
+from tests.synthetic import synthetic_session
+from tests.test_embedded_cypher import COOKBOOK
+
+QUESTIONS = [
+    "What did the debates conclude about fairness and power?",
+    "Is the evidence on market risk settled?",
+    "Which questions about trust and memory are still open?",
+]
+SESSION = "bench"
+
+
+def filled(path: Path, nodes: int, edges: int) -> SQLiteStore:
+    store = SQLiteStore(path)
+    store.init_schema()
+    if not store.has_session(SESSION):
+        records, relationships = synthetic_session(nodes, edges, session=SESSION)
+        started = time.perf_counter()
+        for i in range(0, len(records), 1000):
+            store.write(records[i : i + 1000])
+        for i in range(0, len(relationships), 1000):
+            store.write((), relationships[i : i + 1000])
+        print(f"store: {len(records):,} nodes, {len(relationships):,} edges written in "
+              f"{time.perf_counter() - started:.1f} s")  # fmt: skip
+    return store
+
+
+def timed_retrieval(store: SQLiteStore, embedder: Embedder, question: str) -> tuple[float, float, int, int]:
+    """Seconds (wall, and CPU of the whole process: on a shared machine the wall time
+    also counts other processes' turns), texts embedded into the index, nodes retrieved."""
+    started, cpu = time.perf_counter(), time.process_time()
+    found = asyncio.run(retrieve(store, question, embedder=embedder, sessions="all"))
+    took = time.perf_counter() - started
+    return took, time.process_time() - cpu, found.index.embedded, len(found.retrieved)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--nodes", type=int, default=20_000)
+    parser.add_argument("--edges", type=int, default=30_000)
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
+    parser.add_argument("--keep", type=Path, help="the store file to make once and reuse")
+    parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--no-cookbook", action="store_true", help="retrieval only")
+    args = parser.parse_args()
+    embedder: Embedder = MiniLMEmbedder() if args.embedder == "minilm" else HashingEmbedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        path = args.keep or Path(tmp) / "bench.db"
+        store = filled(path, args.nodes, args.edges)
+        try:
+            took, cpu, new, found = timed_retrieval(store, embedder, QUESTIONS[0])
+            print(f"first ask ({embedder.name}): {took:.2f} s ({cpu:.2f} s CPU), {new:,} texts embedded, "
+                  f"{found} nodes retrieved")  # fmt: skip
+            times, cpus, embedded_again = [], [], 0
+            for _ in range(args.runs):
+                for question in QUESTIONS:
+                    took, cpu, new, _ = timed_retrieval(store, embedder, question)
+                    times.append(took)
+                    cpus.append(cpu)
+                    embedded_again += new
+            print(f"retrieval once indexed: median {statistics.median(times):.3f} s "
+                  f"({statistics.median(cpus):.3f} s CPU), max {max(times):.3f} s over {len(times)} asks; "
+                  f"texts embedded by them: {embedded_again}")  # fmt: skip
+            if args.profile:
+                profiler = cProfile.Profile()
+                profiler.enable()
+                timed_retrieval(store, embedder, QUESTIONS[1])
+                profiler.disable()
+                report = io.StringIO()
+                pstats.Stats(profiler, stream=report).sort_stats("cumulative").print_stats(30)
+                print(report.getvalue())
+            if args.no_cookbook:
+                return
+            # as `dagmca query` answers one: the store loaded, then the query run
+            print("\ncookbook on the embedded store, each loaded and answered:")
+            for q in COOKBOOK:
+                started = time.perf_counter()
+                rows = embedded.query(store, q.text, {"session": SESSION, "search": "fairness"})[1]
+                print(f"  {q.name:38} {time.perf_counter() - started:6.3f} s  {len(rows):>5} rows")
+        finally:
+            store.close()
+            embedder.close()
+
+
+if __name__ == "__main__":
+    main()
