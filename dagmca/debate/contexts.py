@@ -15,6 +15,7 @@ import statistics
 from collections import Counter, deque
 
 from dagmca.similarity import Embedder
+from dagmca.similarity.counts import EmbedPhase
 
 
 def persona_id(perspective: str) -> str:
@@ -52,7 +53,8 @@ class AgentContexts:
         their buffers (first in, first out)."""
         if not contributions or not resolution:
             return {}
-        found = await embedder.asimilarities(resolution, list(contributions.values()))
+        said = list(contributions.values())
+        found = await embedder.asimilarities(resolution, said, phase=EmbedPhase.CREDIT)
         sims = {a: float(s) for a, s in zip(contributions, found, strict=True)}
         median = statistics.median(sims.values())
         survived = {a: s >= threshold and s >= median for a, s in sims.items()}

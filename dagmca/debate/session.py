@@ -31,6 +31,7 @@ from dagmca.models import (
     utcnow,
 )
 from dagmca.prompts.templates import MAIN_QUESTION
+from dagmca.similarity.counts import EmbedCounts, counting
 
 
 @dataclass
@@ -50,6 +51,12 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     session.omitted_chars = sum(c.omitted_chars for c in records)
     session.reasks = len({c.key for c in records if c.reask})  # once each, however often replayed
     session.role_calls = json.dumps([u.model_dump() for u in role_usage(records)])
+
+
+def _add_up_embedding(state: SessionState, session: SessionNode, earlier: str | None) -> None:
+    """The embedding counts of every run of the session: `earlier`'s (JSON) and this run's."""
+    total = EmbedCounts.model_validate_json(earlier) if earlier else EmbedCounts()
+    session.embedding = total.merged(state.embed_counts).model_dump_json()
 
 
 def _fitting(state: SessionState, session: SessionNode) -> None:
@@ -80,6 +87,11 @@ def role_models(cfg: SessionConfig, model: str) -> dict[str, str]:
 
 
 async def run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
+    with counting(state.embed_counts):  # this session's tasks count their embedding
+        return await _run_session(state, title=title, model=model)
+
+
+async def _run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
     cfg = state.config
     session = SessionNode(
         id=state.session_id,
@@ -102,8 +114,11 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         seed=cfg.seed,
     )
     earlier = await state.store.aread(lambda s: s.get_node(state.session_id))
+    embedded_before: str | None = None
     if earlier is not None:  # a resumed session keeps when it first started
         session.started_at = str(earlier.props.get("started_at", session.started_at))
+        found = earlier.props.get("embedding")
+        embedded_before = found if isinstance(found, str) else None
     state.session = session
     await personas.load(state, session, earlier.props if earlier is not None else None)
     main = DebateNode(
@@ -128,6 +143,7 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         await explorer.explore(main)
         state.set_phase("final integration")
         final = await integrate(state, main)
+        await state.settle()
         await _ledger(state)
         session.problems = _problems(state)
         session.status = (
@@ -141,9 +157,11 @@ async def run_session(state: SessionState, *, title: str, model: str) -> Session
         session.status = "failed"
         raise
     finally:
+        state.abandon()
         session.finished_at = utcnow()
         session.dropped_tensions = state.dropped_tensions
         await _add_up_calls(state, session)
+        _add_up_embedding(state, session, embedded_before)
         state.write([session])
         state.set_phase(session.status)
         await record_metrics(state, session)
@@ -198,6 +216,11 @@ async def revisit_session(
     default the session's final; in a build, another session's node, against which a
     stub is checked once: a rerun after a kill judges only the stubs not yet checked
     against it (a check is keyed by its place in the stub's list, so none is moved)."""
+    with counting(state.embed_counts):
+        return await _revisit_session(state, context=context, against=against)
+
+
+async def _revisit_session(state: SessionState, *, context: str, against: GraphNode | None) -> RevisitResult:
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -221,8 +244,10 @@ async def revisit_session(
     if explored or superseded or final is None:
         state.set_phase("final integration")
         final = await integrate(state, main)
+    await state.settle()
     await _ledger(state)  # a final integrated again has new claims to trace
     await _add_up_calls(state, session)
+    _add_up_embedding(state, session, session.embedding)
     session.dropped_tensions += state.dropped_tensions
     session.finished_at = utcnow()
     state.write([session])
@@ -245,6 +270,11 @@ async def ledger_session(state: SessionState) -> LedgerResult:
     """Trace a stored session's claims (`dagmca ledger`), also one made before the ledger
     existed: what is already traced is kept, the rest asked; the session's totals and
     metrics then count it."""
+    with counting(state.embed_counts):
+        return await _ledger_session(state)
+
+
+async def _ledger_session(state: SessionState) -> LedgerResult:
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -257,6 +287,7 @@ async def ledger_session(state: SessionState) -> LedgerResult:
     state.final = next((n for n in nodes if isinstance(n, FinalNode)), None)
     result = await _ledger(state)
     await _add_up_calls(state, session)
+    _add_up_embedding(state, session, session.embedding)
     state.write([session])
     await record_metrics(state, session)
     return result

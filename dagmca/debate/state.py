@@ -39,6 +39,7 @@ from dagmca.prompts.budget import Budget, Part, Prompt
 from dagmca.prompts.templates import Frame, passage_block
 from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
+from dagmca.similarity.counts import EmbedCounts
 from dagmca.store.background import BackgroundStore
 
 FrameFactory = Callable[[], Frame]
@@ -63,6 +64,8 @@ class SessionState:
     budget: Budget  # what a prompt may hold, in the model's tokens
     window: ContextWindow
     events: EventSink = field(default_factory=NoEvents)
+    # the judge role's, when its model's window is not the debate model's
+    judge_budget: Budget | None = None
     # the question the user asked of the passage (None: the open reading of it)
     question: str | None = None
     session: SessionNode | None = None
@@ -94,6 +97,11 @@ class SessionState:
     # on latency
     uncommitted: set[str] = field(default_factory=set)
     dropped_tensions: int = 0  # observers' questions that looped or restated the instructions
+    # this run's texts embedded, cache hits and embed-waits (the embedder may be shared)
+    embed_counts: EmbedCounts = field(default_factory=EmbedCounts)
+    # what runs beside the debates and nothing decides on before the session's end (a
+    # branch's REFERENCES edges): awaited by `settle`, so no debate waits for its vectors
+    beside: list[asyncio.Task[None]] = field(default_factory=list)
     phase: str = "starting"
     memory: Memory = field(default_factory=dict)  # the personas, as the session started (--agent-memory)
     _agents: set[str] = field(default_factory=set)
@@ -106,6 +114,18 @@ class SessionState:
         self.contexts = AgentContexts(cfg.agent_context_size)
         self.router = Router(cfg.router, cfg.perspectives, seed=cfg.seed, temperature=cfg.router_temperature)
         self.default_block = passage_block(self.passage)
+
+    async def settle(self) -> None:
+        """Wait for the work run beside the debates (`beside`)."""
+        while self.beside:
+            tasks, self.beside = self.beside, []
+            await asyncio.gather(*tasks)
+
+    def abandon(self) -> None:
+        """Cancel the work run beside the debates: the session stopped before its end."""
+        tasks, self.beside = self.beside, []
+        for task in tasks:
+            task.cancel()
 
     def emit(self, event: Event) -> None:
         tracing.event(event.name, event.data, event.words)  # on the current span, when traced
@@ -204,6 +224,7 @@ class SessionState:
                 passage=self.passage_blocks.get(debate.id, self.default_block),
                 budget=self.budget,
                 background=tuple(background()) if background else (),
+                judge=self.judge_budget,
             )
 
         return build

@@ -186,10 +186,14 @@ def debate_shares(nodes: Sequence[GraphNode]) -> dict[str, LedgerShares]:
     return {d: s for d, cs in by_debate.items() if (s := shares(cs)) is not None}
 
 
+def final_claims(store: GraphStore, session: str) -> list[ClaimNode]:
+    """The current claims of a session's final answer (none when it was not traced)."""
+    nodes = [node_from_record(r) for r in store.nodes(session)]
+    finals = {n.id for n in nodes if isinstance(n, FinalNode)}
+    return [c for c in current(nodes) if c.stated_in in finals]
+
+
 def arm_shares(store: GraphStore, session: str) -> LedgerShares | None:
     """The shares of a session's final claims: an evaluation arm's novelty beside its
     quality; None when its final was not traced."""
-    nodes = [node_from_record(r) for r in store.nodes(session)]
-    claims = current(nodes)
-    finals = {n.id for n in nodes if isinstance(n, FinalNode)}
-    return shares([c for c in claims if c.stated_in in finals])
+    return shares(final_claims(store, session))

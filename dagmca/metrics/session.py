@@ -27,6 +27,7 @@ from dagmca.models import (
     role_of,
 )
 from dagmca.similarity import Embedder
+from dagmca.similarity.counts import EmbedCounts
 from dagmca.store.base import GraphStore
 from dagmca.team import AgentTree
 
@@ -110,6 +111,9 @@ class SessionMetrics(Strict):
     # the emergence ledger: the final's claims by origin, who originates them, where each
     # first appeared (None: nothing traced)
     ledger: LedgerMetrics | None = None
+    # texts embedded, lookups the vectors cache answered, and the time the event loop
+    # awaited vectors by the check that asked (None: a session run before they were counted)
+    embedding: EmbedCounts | None = None
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -227,4 +231,5 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         degenerate_texts=sum(bool(getattr(n, "degenerate", False)) for n in nodes),
         dropped_tensions=head.dropped_tensions,
         ledger=ledger_metrics(nodes),
+        embedding=EmbedCounts.model_validate_json(head.embedding) if head.embedding else None,
     )

@@ -107,6 +107,9 @@ class SessionNode(GraphNode):
     # questions dropped for looping or restating the instructions
     reasks: int = 0
     dropped_tensions: int = 0
+    # JSON {embedded, hits, waits, wait_s: {phase: s}}: its texts embedded, the lookups the
+    # vectors cache answered, and the time its event loop awaited vectors, over its runs
+    embedding: str | None = None
     # how the session fitted the model
     context_window: int | None = None
     context_window_source: str = ""

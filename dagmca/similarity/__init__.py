@@ -1,12 +1,12 @@
 """Similarity: sentence embeddings (bundled all-MiniLM-L6-v2) and Jaccard.
 
 An embedder computes on a thread of its own: `warm_up` starts loading the model there
-as soon as a run begins, and the `a…` methods await their vectors without blocking the
-event loop (a model load takes seconds; an encode, milliseconds). Each distinct text is
-encoded once per process; the texts that concurrent callers ask for while the thread
-is busy are encoded together, in one batch, when it is free. With `keep_in(store)`, the
-vectors are also kept in the store's cache, so a resumed or repeated session encodes
-nothing it encoded before.
+as soon as a run begins; `prefetch` queues texts the moment they exist, and the `a…`
+methods compare vectors on the event loop once they are at hand, awaiting any that are
+not without blocking it (a model load takes seconds; an encode, milliseconds). Each
+distinct text is encoded once per process. With `keep_in(store)`, the vectors are also
+kept in the store's cache, so a resumed or repeated session encodes nothing it encoded
+before.
 """
 
 from __future__ import annotations
@@ -25,7 +25,10 @@ from typing import Protocol, TypeVar, cast
 
 import numpy as np
 
+from dagmca.similarity import counts as session_counts
+from dagmca.similarity.counts import EmbedCounts, EmbedPhase
 from dagmca.similarity.minilm import MiniLM
+from dagmca.similarity.queue import EmbedQueue
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -79,7 +82,14 @@ class VectorStore(Protocol):
 
 
 class Embedder(ABC):
-    """Unit-length sentence vectors; cosine similarity is their dot product."""
+    """Unit-length sentence vectors; cosine similarity is their dot product.
+
+    Texts are embedded ahead of need: `prefetch` queues a text the moment it exists and
+    returns at once; the embedding thread encodes the queue in small batches while the
+    session waits on its model. A check (the `a…` methods) finds its vectors at hand and
+    computes on the event loop; a text it needs that is not encoded yet goes to the
+    front of the queue, ahead of every text queued ahead of need, and the check awaits
+    only that."""
 
     name = "embedder"  # what its vectors are keyed on in a kept cache
 
@@ -88,10 +98,10 @@ class Embedder(ABC):
         self._cache: dict[str, np.ndarray] = {}
         self._lock = threading.Lock()  # one encode at a time, whichever thread asks
         self._pool: ThreadPoolExecutor | None = None
-        # texts asked for by callers whose turn on the thread has not come yet: the first
-        # encode encodes them all, in one batch (a batch of 32 costs little more than one)
-        self._wanted: dict[str, None] = {}
-        self._wanted_lock = threading.Lock()  # never held while encoding: the loop takes it
+        self._queue = EmbedQueue(self._cache)  # what the thread encodes next
+        # the process's totals (each session also counts its own: similarity/counts.py);
+        # counted on the event loop only, where the checks and the texts arrive
+        self.counts = EmbedCounts()
 
     @abstractmethod
     def _encode(self, texts: list[str]) -> np.ndarray: ...
@@ -112,32 +122,50 @@ class Embedder(ABC):
         with self._lock:
             self._prepare()
 
-    def _want(self, texts: Sequence[str]) -> bool:
-        """Queue `texts` for the thread's next encode; whether any was new."""
-        with self._wanted_lock:
-            new = [t for t in texts if t not in self._cache and t not in self._wanted]
-            self._wanted.update(dict.fromkeys(new))
-        return bool(new)
+    def _count(self, *, embedded: int = 0, hits: int = 0) -> None:
+        for counts in (self.counts, session_counts.current()):
+            if counts is not None:
+                counts.add(embedded=embedded, hits=hits)
 
     def _at_hand(self, texts: Sequence[str]) -> bool:
         """Every vector of `texts` encoded already (the cache only grows, and a dict read
         is atomic, so any thread may ask)."""
         return bool(texts) and all(t in self._cache for t in texts)
 
-    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str] = ()) -> T:
-        if self._at_hand(texts):
-            # on the loop: a product of vectors at hand takes microseconds, the trip to
-            # the thread and back milliseconds (and the thread may be mid-batch)
-            return fn()
-        self._want(texts)
-        return await asyncio.get_running_loop().run_in_executor(self._thread(), fn)
+    def prefetch(self, texts: Sequence[str], *, soon: bool = False) -> None:
+        """Queue `texts` for encoding ahead of need and return at once: every text a later
+        check compares (turns, flags, resolutions, syntheses), the moment it exists.
+        `soon`: a check asks for them next (an observer's question, a synthesis), so they
+        go ahead of the rest."""
+        new, start = self._queue.ahead(texts, soon)
+        self._count(embedded=len(new))
+        if start:
+            self._thread().submit(self._drain)
 
-    def prefetch(self, texts: Sequence[str]) -> None:
-        """Encode `texts` when the thread is free, with no caller waiting: texts a report
-        reads at the end of a run (the metrics' contributions), so that end does not wait
-        for them."""
-        if self._want(texts):  # nothing to submit for texts already encoded or queued
-            self._thread().submit(self.embed, ())
+    async def _vectors(self, texts: list[str], urgent: bool) -> None:
+        """Until every vector of `texts` is encoded (`urgent`: its missing ones first in
+        the queue)."""
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        added = self._queue.wait(texts, urgent, done)
+        if added is None:
+            return
+        new, start = added
+        self._count(embedded=len(new))
+        if start:
+            self._thread().submit(self._drain)
+        await done
+
+    def _drain(self) -> None:
+        """On the thread: encode the queue, awaited texts first, the rest in small batches
+        (a check that comes meanwhile waits for one of them at most); wake each check whose
+        vectors are then all at hand."""
+        while (batch := self._queue.take()) is not None:
+            failed: BaseException | None = None
+            try:
+                self._encode_missing(batch)
+            except Exception as exc:  # the checks waiting on these texts fail with it
+                failed = exc
+            self._queue.wake(batch, failed)
 
     def keep_in(self, store: VectorStore | None) -> None:
         """Keep vectors in (and read them back from) `store`'s cache; None stops."""
@@ -167,47 +195,72 @@ class Embedder(ABC):
             self._pool.shutdown(wait=True)
             self._pool = None
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        if self._at_hand(texts):  # without the lock, which an encode may hold for a while
-            return np.stack([self._cache[t] for t in texts])
-        with self._wanted_lock:
-            wanted, self._wanted = self._wanted, {}
-        asked = dict.fromkeys([*texts, *wanted])
+    def _encode_missing(self, texts: list[str]) -> None:
+        """Into the cache: the vectors of `texts` not in it (kept ones read back first)."""
         # Not under the lock: the read waits for the store's thread, and a job there
         # (metrics) may be waiting for the lock to encode.
-        self._read_kept([t for t in asked if t not in self._cache])
+        self._read_kept([t for t in texts if t not in self._cache])
         with self._lock:
-            missing = [t for t in asked if t not in self._cache]
+            missing = [t for t in texts if t not in self._cache]
             if missing:
                 self._prepare()
                 for text, vec in zip(missing, self._encode(missing), strict=True):
                     self._cache[text] = vec
                 self._keep(missing)
-            if not texts:
-                return np.zeros((0, 1))
-            return np.stack([self._cache[t] for t in texts])
 
-    async def aembed(self, texts: Sequence[str]) -> np.ndarray:
-        return await self._off_loop(lambda: self.embed(texts), texts)
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """The vectors of `texts`, encoded on the calling thread where not at hand."""
+        if not texts:
+            return np.zeros((0, 1))
+        if not self._at_hand(texts):  # without the lock, which an encode may hold for a while
+            self._encode_missing(list(dict.fromkeys(texts)))
+        return np.stack([self._cache[t] for t in texts])
 
-    async def asimilarity(self, a: str, b: str) -> float:
-        return await self._off_loop(lambda: self.similarity(a, b), (a, b))
+    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str], phase: EmbedPhase) -> T:
+        """`fn` (a product of `texts`' vectors, microseconds) on the loop, once they are
+        at hand; the time awaited for them, by `phase`."""
+        distinct = list(dict.fromkeys(texts))
+        hits = sum(t in self._cache for t in distinct)
+        self._count(hits=hits)
+        if hits < len(distinct):
+            counting = [c for c in (self.counts, session_counts.current()) if c is not None]
+            for counts in counting:
+                counts.began(phase)
+            try:
+                await self._vectors(distinct, phase.urgent)
+            finally:
+                for counts in counting:
+                    counts.ended(phase)
+        return fn()
 
-    async def amatrix(self, texts: Sequence[str]) -> np.ndarray:
-        return await self._off_loop(lambda: self.matrix(texts), texts)
+    # The `a…` methods: `phase` names the check that awaits, for the session's counts.
+    async def aembed(self, texts: Sequence[str], *, phase: EmbedPhase = EmbedPhase.OTHER) -> np.ndarray:
+        return await self._off_loop(lambda: self.embed(texts), texts, phase)
 
-    async def abest_similarity(self, query: str, text: str) -> float:
+    async def asimilarity(self, a: str, b: str, *, phase: EmbedPhase = EmbedPhase.OTHER) -> float:
+        return await self._off_loop(lambda: self.similarity(a, b), (a, b), phase)
+
+    async def amatrix(self, texts: Sequence[str], *, phase: EmbedPhase = EmbedPhase.OTHER) -> np.ndarray:
+        return await self._off_loop(lambda: self.matrix(texts), texts, phase)
+
+    async def abest_similarity(self, query: str, text: str, *, phase: EmbedPhase = EmbedPhase.OTHER) -> float:
         """`query` against the piece of `text` most like it (all of a short text): the
         model cannot see past the first piece of a long one."""
-        return await self._off_loop(lambda: self.best_similarity(query, text), (query, *pieces(text)))
+        return await self._off_loop(lambda: self.best_similarity(query, text), (query, *pieces(text)), phase)
 
-    async def abest_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
+    async def abest_similarities(
+        self, queries: Sequence[str], text: str, *, phase: EmbedPhase = EmbedPhase.OTHER
+    ) -> np.ndarray:
         """Each query against the piece of `text` most like it: one encode, one product."""
-        return await self._off_loop(lambda: self.best_similarities(queries, text), (*queries, *pieces(text)))
+        return await self._off_loop(
+            lambda: self.best_similarities(queries, text), (*queries, *pieces(text)), phase
+        )
 
-    async def asimilarities(self, query: str, texts: Sequence[str]) -> np.ndarray:
+    async def asimilarities(
+        self, query: str, texts: Sequence[str], *, phase: EmbedPhase = EmbedPhase.OTHER
+    ) -> np.ndarray:
         """`query` against each of `texts`, in one product."""
-        return await self._off_loop(lambda: self.similarities(query, texts), (query, *texts))
+        return await self._off_loop(lambda: self.similarities(query, texts), (query, *texts), phase)
 
     def best_similarities(self, queries: Sequence[str], text: str) -> np.ndarray:
         if not queries:

@@ -61,7 +61,22 @@ class MiniLM:
                 out[rows] = self._forward(batch, mask).numpy()
         return out
 
-    def _forward(self, ids: Any, mask: Any) -> Any:
+    def token_vectors(self, token_ids: list[int], batch: int = 1024) -> np.ndarray:
+        """The mean-pooled output, not unit length, of each vocabulary id alone between
+        [CLS] and [SEP]: the rows a static table is distilled from."""
+        torch = self._torch
+        cls, sep = self.tokenizer.token_to_id("[CLS]"), self.tokenizer.token_to_id("[SEP]")
+        out = np.zeros((len(token_ids), self.dims), dtype=np.float32)
+        for start in range(0, len(token_ids), batch):
+            middle = torch.tensor(token_ids[start : start + batch], dtype=torch.long)
+            # every sequence is three ids long: no padding, the mask is all ones
+            ids = torch.stack([torch.full_like(middle, cls), middle, torch.full_like(middle, sep)], dim=1)
+            with torch.inference_mode():
+                pooled = self._forward(ids, torch.ones(ids.shape, dtype=torch.float32), normalize=False)
+            out[start : start + len(middle)] = pooled.numpy()
+        return out
+
+    def _forward(self, ids: Any, mask: Any, normalize: bool = True) -> Any:
         torch, w = self._torch, self.w
         fn = torch.nn.functional
         (b, n), h, dims = ids.shape, self.heads, self.dims
@@ -93,4 +108,4 @@ class MiniLM:
             x = norm(linear(up, p + "output.dense") + x, p + "output.LayerNorm")
         m = mask[:, :, None]
         pooled = (x * m).sum(1) / m.sum(1).clamp(min=1e-9)
-        return fn.normalize(pooled, p=2.0, dim=1, eps=1e-12)
+        return fn.normalize(pooled, p=2.0, dim=1, eps=1e-12) if normalize else pooled

@@ -18,6 +18,7 @@ from dagmca.debate.dag.monitor import flagged_at
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
+from dagmca.similarity.counts import EmbedPhase
 
 Candidate = tuple[TensionNode, TensionNode, float]  # (later, earlier, cosine)
 Verdicts = list[tuple[TensionNode, TensionNode, float, judge.Decision]]
@@ -78,7 +79,7 @@ async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candi
     first = len(pool) - len(new)
     if st.config.duplicate_prefilter >= 1.0 or not new or len(pool) < 2:
         return []
-    sims = await st.embedder.amatrix([t.question for t in pool])
+    sims = await st.embedder.amatrix([t.question for t in pool], phase=EmbedPhase.DUPLICATES)
     cfg = st.config
     floor = cfg.duplicate_threshold if cfg.judge == "embedding" else cfg.duplicate_prefilter
     out: list[Candidate] = []

@@ -37,6 +37,8 @@ from dagmca.models import (
     TensionStatus,
     TurnNode,
 )
+from dagmca.similarity import pieces
+from dagmca.similarity.counts import EmbedPhase
 
 
 class Explorer:
@@ -108,7 +110,13 @@ class Explorer:
         finally:
             if board is not None:
                 board.stop(debate.id)  # siblings waiting for this branch's next round go on
-        await asyncio.gather(*references)
+        # what its commit compares next, ahead of the queue while its observers finish:
+        # the resolution (a long one piece by piece, against the open stubs) and the
+        # contributions it credits
+        if outcome.resolution:
+            said = _contributions(outcome).values()
+            st.embedder.prefetch([outcome.resolution, *pieces(outcome.resolution), *said], soon=True)
+        st.beside += references  # edges nothing decides on: the debate does not wait for them
         await monitor.drain()
         debate.resolution = outcome.resolution
         debate.degenerate = any(t.degenerate and t.text == outcome.resolution for t in outcome.turns)
@@ -133,7 +141,10 @@ class Explorer:
         ]
         sims: list[float] = []
         if visible:  # one product; nothing to encode when no sibling has shown an output yet
-            sims = [float(x) for x in await st.embedder.asimilarities(turn.text, list(visible.values()))]
+            found = await st.embedder.asimilarities(
+                turn.text, list(visible.values()), phase=EmbedPhase.VISIBILITY
+            )
+            sims = [float(x) for x in found]
         for other, sim in zip(visible, sims, strict=True):
             if other not in cited and sim >= st.config.reference_threshold:
                 edges.append(
@@ -211,7 +222,9 @@ class Explorer:
         if debate.depth >= cfg.max_depth or not candidates or not st.can_branch():
             return None
         similarity = (
-            await st.embedder.amatrix([t.question for t in candidates]) if cfg.strategy == "diverse" else None
+            await st.embedder.amatrix([t.question for t in candidates], phase=EmbedPhase.SELECTION)
+            if cfg.strategy == "diverse"
+            else None
         )
         room = st.room_for_debates()
         limit = cfg.max_branches if room is None else min(cfg.max_branches, room)
@@ -274,9 +287,7 @@ class Explorer:
         outcome = st.outcomes.get(debate.id)
         if outcome is None:
             return {}
-        said = {
-            t.perspective: t.text for t in outcome.turns if t.role is Role.SPECIALIST and t.phase in CONTENT
-        }
+        said = _contributions(outcome)
         survived = await st.contexts.credit(said, debate.resolution, st.embedder, cfg.success_threshold)
         if category is not None:  # every router keeps the record (the personas carry it on)
             for agent in dict.fromkeys(debate.staff or said):
@@ -334,3 +345,8 @@ class Explorer:
             and parent.depth < cfg.max_depth
             and st.can_branch()
         )
+
+
+def _contributions(outcome: DebateOutcome) -> dict[str, str]:
+    """Each specialist's last contribution to a debate, by perspective."""
+    return {t.perspective: t.text for t in outcome.turns if t.role is Role.SPECIALIST and t.phase in CONTENT}

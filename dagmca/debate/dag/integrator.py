@@ -21,6 +21,7 @@ from dagmca.models import (
 )
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import ShortAnswer
+from dagmca.similarity import pieces
 
 Section = tuple[str, str, GraphNode | None]  # label, text, the node it stands for
 MAX_LEVELS = 4
@@ -108,6 +109,7 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
         degenerate=done_final is not None and bool(done_final.degenerate),
         answer=await short_answer(st, main, text) if asked and done_final is not None else None,
     )
+    st.embedder.prefetch([text, *pieces(text)])  # a revisit checks the open stubs against it
     st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in [*used, *parts]])
     st.final = final
     return final

@@ -15,6 +15,8 @@ from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.models import CallPhase, DebateNode, EdgeType, SynthesisNode
 from dagmca.prompts import templates as tpl
+from dagmca.similarity import pieces
+from dagmca.similarity.counts import EmbedPhase
 
 RELATIONS = {"contradict": EdgeType.CONTRADICTS, "elaborate": EdgeType.ELABORATES}
 
@@ -98,7 +100,7 @@ async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: 
     branches = [b for b in branches if not b.degenerate]  # a loop converges with nothing
     if len(branches) < 2:
         return None
-    sim = await st.embedder.amatrix([b.resolution for b in branches])
+    sim = await st.embedder.amatrix([b.resolution for b in branches], phase=EmbedPhase.MERGING)
     candidates = [
         (i, j, float(sim[i, j]))
         for i in range(len(branches))
@@ -190,6 +192,7 @@ def _write_synthesis(
         verdict="converge",
         shared_claim=next((d.claim for d in decisions if d.claim), ""),
     )
+    st.embedder.prefetch([text, *pieces(text)], soon=True)  # checked against the open stubs next
     st.write([synthesis], [st.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members])
     st.emit(
         SynthesisWritten(

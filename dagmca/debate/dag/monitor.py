@@ -24,6 +24,7 @@ from dagmca.models import CallPhase, DebateNode, EdgeRecord, EdgeType, TensionNo
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema
+from dagmca.similarity.counts import EmbedPhase
 
 RECENT_TURNS = 4
 Flags = list[tuple[str, TensionFlag]]  # (lens, flag)
@@ -124,7 +125,7 @@ class Monitor:
         try:
             flags = await ask()
             # encoded while this check waits its turn: recording then compares at once
-            self.state.embedder.prefetch([flag.question.strip() for _, flag in flags])
+            self.state.embedder.prefetch([flag.question.strip() for _, flag in flags], soon=True)
             if before is not None:
                 await before.wait()
             for lens, flag in flags:
@@ -201,7 +202,9 @@ class Monitor:
         line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
         earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
         if earlier:
-            sims = await st.embedder.asimilarities(question, [t.question for t in earlier])
+            sims = await st.embedder.asimilarities(
+                question, [t.question for t in earlier], phase=EmbedPhase.FLAGS
+            )
             best = int(sims.argmax())
             if sims[best] >= st.config.duplicate_threshold:
                 twin = earlier[best]

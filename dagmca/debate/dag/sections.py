@@ -19,6 +19,7 @@ from dagmca.models import CallPhase, DebateNode, DebateOrigin, EdgeRecord, EdgeT
 from dagmca.prompts.budget import Budget, fit, sentence_starts
 from dagmca.prompts.templates import SYSTEM
 from dagmca.prompts.text import fence
+from dagmca.similarity.counts import EmbedPhase
 
 _PARAGRAPH = re.compile(r"\n[ \t]*\n")
 VERBATIM_SHARE = 0.7  # of a branch's passage share: relevant sections verbatim; the rest, the map
@@ -144,7 +145,9 @@ async def block_for(state: SessionState, debate: DebateNode) -> None:
         edges = [state.edge(debate.id, s.id, EdgeType.READS, **{"as": "map"}) for s in state.sections]
         state.write([], edges)
         return
-    sims = await state.embedder.amatrix([debate.question, *(s.text for s in state.sections)])
+    sims = await state.embedder.amatrix(
+        [debate.question, *(s.text for s in state.sections)], phase=EmbedPhase.SECTIONS
+    )
     ranked = sorted(range(len(state.sections)), key=lambda i: (-float(sims[0, i + 1]), i))
     room = int(passage_share(state) * VERBATIM_SHARE)
     chosen: list[int] = []

@@ -12,6 +12,7 @@ from dagmca.debate.dag import judge
 from dagmca.debate.events import StubChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
+from dagmca.similarity.counts import EmbedPhase
 
 # one new node's checks: the node, the stubs checked, their verdicts
 Checks = list[tuple[GraphNode, list[TensionNode], list[judge.Decision]]]
@@ -47,9 +48,9 @@ async def judged(state: SessionState, news: list[tuple[GraphNode, str]], *, once
         if once:  # checked against this node by an earlier run: that check stands
             open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
         # a long text (a new passage, a long answer) is compared piece by piece
-        sims = [
-            float(s) for s in await st.embedder.abest_similarities([t.question for t in open_stubs], text)
-        ]
+        questions = [t.question for t in open_stubs]
+        found = await st.embedder.abest_similarities(questions, text, phase=EmbedPhase.STUBS)
+        sims = [float(s) for s in found]
         checks.append((node, text, open_stubs, sims))
     verdicts = await asyncio.gather(
         *(_judge(st, node, text, stubs, sims) for node, text, stubs, sims in checks)

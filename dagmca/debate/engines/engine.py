@@ -15,7 +15,7 @@ from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta, Completion
 from dagmca.metrics.session import CONTENT
-from dagmca.models import DebateNode, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
+from dagmca.models import DebateNode, DebateOrigin, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.budget import Prompt
 from dagmca.similarity import jaccard
@@ -145,7 +145,11 @@ class Engine(Generic[Outcome]):
         if agent_node is not None:
             edges += st.plays(agent_node)
         st.write([*([agent_node] if agent_node else []), turn], edges)
-        if phase in CONTENT:  # the session's metrics read every contribution at the end
+        # embedded ahead, while the debate waits on its model: the metrics read every
+        # contribution, a resolution is credited and checked against the open stubs, and
+        # a branch's turns are compared with its siblings' outputs
+        branch = self.debate.origin is not DebateOrigin.MAIN
+        if phase in CONTENT or phase is Phase.STRANGE_LOOP or (branch and phase in OBSERVED_PHASES):
             st.embedder.prefetch([text])
         st.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
         return turn

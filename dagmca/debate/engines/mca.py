@@ -19,6 +19,7 @@ from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Reflection
 from dagmca.similarity import jaccard
+from dagmca.similarity.counts import EmbedPhase
 from dagmca.team import Agent
 
 REFLECT_TOKENS = 110
@@ -209,7 +210,7 @@ class MCAEngine(Engine[MCAOutcome]):
     # -- the debate ---------------------------------------------------------------------
     async def _convergence(self, before: str, after: str) -> float:
         if self.state.config.convergence == "embedding":
-            return await self.state.embedder.asimilarity(before, after)
+            return await self.state.embedder.asimilarity(before, after, phase=EmbedPhase.CONVERGENCE)
         return jaccard(before, after)
 
     async def run(self) -> MCAOutcome:

@@ -17,6 +17,7 @@ import numpy as np
 
 from dagmca.debate.ledger.texts import Said
 from dagmca.similarity import Embedder, pieces
+from dagmca.similarity.counts import EmbedPhase
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 _BULLET = " \t-*•"
@@ -57,7 +58,7 @@ async def candidates(
         return [[] for _ in claims]
     parts = [units(t) for t in texts]
     flat = [u for p in parts for u in p]
-    vecs = await embedder.aembed([*claims, *flat])
+    vecs = await embedder.aembed([*claims, *flat], phase=EmbedPhase.LEDGER)
     sims = np.clip(vecs[: len(claims)] @ vecs[len(claims) :].T, -1.0, 1.0)
     ends = np.cumsum([len(p) for p in parts])
     starts = ends - np.array([len(p) for p in parts])
