@@ -81,6 +81,37 @@ def comparisons_table(report: EvalReport) -> Table:
     return table
 
 
+def criteria_table(report: EvalReport) -> Table:
+    table = Table(
+        title="by criterion (Wilson 95% CI over judged pairs; Holm over every criterion row)",
+        title_justify="left",
+    )
+    for name in ("arm", "baseline", "criterion", "W/L/T", "win rate (95% CI)", "p", "p Holm"):
+        table.add_column(name, overflow="fold")
+    for c in report.criteria:
+        table.add_row(
+            c.arm, c.baseline, c.criterion, f"{c.wins}/{c.losses}/{c.ties}",
+            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
+        )  # fmt: skip
+    return table
+
+
+def ledger_table(report: EvalReport) -> Table:
+    table = Table(title="origins of the final answers' claims (95% CI)", title_justify="left")
+    for name in ("arm", "sessions", "claims", "single", "recombined", "emergent", "untraced"):
+        table.add_column(name, overflow="fold")
+    for a in report.arms:
+        if a.ledger is None:
+            continue
+        led = a.ledger
+        shares = [
+            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]"
+            for s in (led.single, led.recombined, led.emergent)
+        ]
+        table.add_row(a.arm, str(led.sessions), str(led.claims), *shares, str(led.untraced))
+    return table
+
+
 def show_projection(p: EvalProjection, as_json: bool) -> None:
     if as_json:
         print(p.model_dump_json(indent=2))
@@ -178,14 +209,19 @@ def eval_(
             markup=False, highlight=False, soft_wrap=True,
         )  # fmt: skip
 
-    report = in_workspace(resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress))
+    report = in_workspace(
+        resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress), embedder=cfg.embedder
+    )
     if out_dir is not None:
-        for path in write_report(report, out_dir):
+        written = write_report(report, out_dir)
+        for path in written.paths:
             err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
-    if report.skipped:
+        for note in written.notes:
+            err.print(f"dagmca: {note}", markup=False, highlight=False, soft_wrap=True)
+    if report.skipped or report.unjudged:
         err.print(
-            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; "
-            "rerun with a raised budget to finish them",
+            f"dagmca: {report.skipped} sessions not run and {report.unjudged} pairs not judged: the eval's "
+            "budget is spent; rerun with a raised budget to finish them",
             markup=False, highlight=False, soft_wrap=True,
         )  # fmt: skip
     if as_json:
@@ -194,6 +230,16 @@ def eval_(
     out.print(arms_table(report))
     if report.comparisons:
         out.print(comparisons_table(report))
+    if report.criteria:
+        out.print(criteria_table(report))
+    if any(a.ledger is not None for a in report.arms):
+        out.print(ledger_table(report))
+    if report.spend is not None:
+        s = report.spend
+        out.print(
+            f"spent: {s.total.calls:,} calls, {s.total.tokens:,} tokens, ${s.total.cost_usd:.4f} "
+            f"(arms {s.arms.calls:,}, ledger {s.ledger.calls:,}, judge {s.judge.calls:,} calls)"
+        )
     if report.noise_floor is not None:
         n = report.noise_floor
         out.print(

@@ -24,12 +24,15 @@ from dagmca.errors import UserError
 # What every arm but `dag` holds fixed so that only the protocol differs: the main
 # debate alone (no observers, branches or merges, whose calls are not the protocol's).
 BARE: dict[str, Any] = {"monitor_every": "off", "max_branches": 0, "max_depth": 0}
-# Every arm: agents that remember nothing of another arm; no emergence ledger (its
-# calls judge the answer, they do not make it); and no reads from the response cache,
-# so that no arm is answered with another's reply to the same prompt, which would
-# make the two correlated and the cached one free. (A resumed session still replays
-# its own calls from the cache.)
+# Every arm: agents that remember nothing of another arm; no emergence ledger unless
+# asked for (its calls judge the answer, they do not make it, so they are counted apart
+# from the arm's); and no reads from the response cache, so that no arm is answered
+# with another's reply to the same prompt, which would make the two correlated and the
+# cached one free. (A resumed session still replays its own calls from the cache.)
 EVERY_ARM: dict[str, Any] = {"agent_memory": "session", "ledger": "off", "cache": False}
+# the ledger settings that turn it on for the arms that trace (`--ledger final` or
+# `all` on the eval); `auto` stays off there, since tracing is a measurement's cost
+TRACING = ("final", "all")
 SINGLE: dict[str, Any] = {"depth": 1, "rounds": 1, "signals": False, "strange_loops": 0, "protocol": "mca"}
 MAX_PEERS = 32  # the most agents the ensemble protocol takes
 # calls every question session makes besides its debates: the final integration and
@@ -43,6 +46,9 @@ class ArmKind:
     about: str
     settings: dict[str, Any]
     matched_to: str | None = None  # the arm whose calls, task by task, set this one's size
+    # the full session's arms: with --ledger final (or all), their finals are traced and
+    # their claims' origins reported beside their quality
+    traced: bool = False
 
 
 VOTE: dict[str, Any] = {**BARE, "protocol": "ensemble"}
@@ -55,7 +61,7 @@ KINDS = {
         ArmKind("ensemble", "independent answers, a vote, the winner synthesizes", VOTE),
         ArmKind("single", "one agent, one call, same model", {**BARE, **SINGLE}),
         ArmKind("vote", "self-consistency matched to mca's calls", VOTE, "mca"),
-        ArmKind("dag", "the full session: observers, branches, merges", {"protocol": "mca"}),
+        ArmKind("dag", "the full session: observers, branches, merges", {"protocol": "mca"}, traced=True),
         ArmKind("dag-vote", "self-consistency matched to dag's calls", VOTE, "dag"),
     )
 }  # fmt: skip
@@ -76,7 +82,9 @@ class Arm:
         return re.sub(r"[^A-Za-z0-9._-]+", "_", self.name).strip("_")
 
     def settings(self, base: Mapping[str, Any], seed: int) -> dict[str, Any]:
-        return {**base, **EVERY_ARM, **self.kind.settings, **self.overrides, "seed": seed}
+        ledger = base.get("ledger") if self.kind.traced and base.get("ledger") in TRACING else "off"
+        every = {**EVERY_ARM, "ledger": ledger}
+        return {**base, **every, **self.kind.settings, **self.overrides, "seed": seed}
 
 
 def _value(text: str) -> Any:

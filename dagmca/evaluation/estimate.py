@@ -64,7 +64,9 @@ def project_eval(
             extra = vote_for(largest[(arm.kind.matched_to, task.id)]) if arm.kind.matched_to else {}
             cfg = SessionConfig.model_validate({**arm.settings(values, base.seed), **extra})
             p = _project(cfg, task)
-            largest[(arm.name, task.id)] = int(p.calls.max)
+            # a matched vote is sized from its target's own calls, not the ledger's tracing of them
+            traced = sum(int(k.max) for name, k in p.by_kind.items() if name.startswith("ledger"))
+            largest[(arm.name, task.id)] = int(p.calls.max) - traced
             lo, hi = lo + int(p.calls.min), hi + int(p.calls.max)
             cost_lo, cost_hi = cost_lo + p.cost_usd.min, cost_hi + p.cost_usd.max
         rows.append(

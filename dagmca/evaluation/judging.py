@@ -14,6 +14,7 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
+from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.models.schema import CallPhase, Strict
 
 PROMPT_VERSION = "pair-1"  # recorded with every eval: verdicts of another prompt do not compare
@@ -130,6 +131,8 @@ async def judge_pair(
                 seed=seed + trial,
                 meta=meta,
             )
+        except BudgetExhausted:  # not asked: the pair is left for a rerun, not made a tie
+            raise
         except LLMError as exc:
             verdicts.append(OrderVerdict(order, "none", f"no verdict: {exc}"))
             continue

@@ -9,41 +9,24 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Literal
 
-from dagmca.evaluation.scoring import Score
+from pydantic import Field
+
+from dagmca.evaluation.breakdown import (
+    ArmLedger,
+    CriterionComparison,
+    EvalSpend,
+    arm_ledger,
+    summed,
+    verdict_outcomes,
+)
+from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, per_dollar, sign_test, wilson, win_rate
 from dagmca.models.schema import Strict
 
-
-@dataclass(frozen=True)
-class RunRecord:
-    """One session of the eval and its scored answer."""
-
-    arm: str
-    protocol: str
-    task: str
-    repeat: int
-    session: str
-    status: str
-    answer: str | None
-    score: Score
-    calls: int
-    tokens: int
-    cost_usd: float
-
-
-@dataclass(frozen=True)
-class Verdict:
-    """A judged pair on one task and repeat (and trial), from `arm`'s side."""
-
-    arm: str
-    baseline: str
-    task: str
-    repeat: int
-    verdict: Literal["win", "loss", "tie"]
+__all__ = ["EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows"]
 
 
 class Accuracy(Strict):
@@ -66,6 +49,7 @@ class ArmRow(Strict):
     accuracy: Accuracy | None
     accuracy_per_usd: float | None = None
     mean_log10_error: float | None = None
+    ledger: ArmLedger | None = None
 
 
 class Comparison(Strict):
@@ -119,11 +103,14 @@ class EvalReport(Strict):
     repeats: int
     arms: list[ArmRow]
     comparisons: list[Comparison]
+    criteria: list[CriterionComparison] = Field(default_factory=list)
     judge: JudgeInfo | None
     noise_floor: NoiseFloor | None
     # sessions not run because the eval's budget was spent: a rerun with a raised budget
     # runs them; until then the comparisons pair only what both arms ran
     skipped: int = 0
+    unjudged: int = 0  # pairs the judge was not asked about, for the same reason
+    spend: EvalSpend | None = None
     results: list[ResultRow]
 
 
@@ -156,6 +143,7 @@ def arm_row(name: str, runs: Sequence[RunRecord]) -> ArmRow:
         accuracy=accuracy,
         accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost),
         mean_log10_error=sum(errors) / len(errors) if errors else None,
+        ledger=arm_ledger(runs),
     )
 
 
@@ -172,21 +160,10 @@ def accuracy_outcomes(arm: Sequence[RunRecord], baseline: Sequence[RunRecord]) -
     return [Outcome(t, w, lo, ti) for t, (w, lo, ti) in sorted(tally.items())]
 
 
-def verdict_outcomes(verdicts: Sequence[Verdict]) -> list[Outcome]:
-    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for v in verdicts:
-        tally[v.task][("win", "loss", "tie").index(v.verdict)] += 1
-    return [Outcome(t, w, lo, ti) for t, (w, lo, ti) in sorted(tally.items())]
-
-
-def _summed(outcomes: Sequence[Outcome]) -> tuple[int, int, int]:
-    return sum(o.wins for o in outcomes), sum(o.losses for o in outcomes), sum(o.ties for o in outcomes)
-
-
 def compare(
     arm: str, baseline: str, kind: Literal["accuracy", "judged"], outcomes: Sequence[Outcome], seed: int
 ) -> Comparison:
-    wins, losses, ties = _summed(outcomes)
+    wins, losses, ties = summed(outcomes)
     lo, hi = bootstrap_win_rate(outcomes, seed=seed)
     return Comparison(
         arm=arm, baseline=baseline, kind=kind, wins=wins, losses=losses, ties=ties,
@@ -208,7 +185,7 @@ def comparisons(
         outcomes = accuracy_outcomes(by_arm[a], by_arm[b])
         if outcomes:
             found.append(compare(a, b, "accuracy", outcomes, seed))
-        judged = [v for v in verdicts if (v.arm, v.baseline) == (a, b)]
+        judged = [v for v in verdicts if (v.arm, v.baseline) == (a, b) and v.criterion == OVERALL]
         if judged:
             found.append(compare(a, b, "judged", verdict_outcomes(judged), seed))
     adjusted = holm([c.p_value for c in found])
@@ -220,7 +197,7 @@ def noise_floor(
 ) -> NoiseFloor | None:
     """`arm`'s repeat 1 against its repeat 0: judged verdicts when there are any
     (`verdicts` hold them as arm `arm#1` against `arm#0`), else right against wrong."""
-    mine = [v for v in verdicts if v.arm == f"{arm}#1" and v.baseline == f"{arm}#0"]
+    mine = [v for v in verdicts if (v.arm, v.baseline, v.criterion) == (f"{arm}#1", f"{arm}#0", OVERALL)]
     kind: Literal["accuracy", "judged"] = "judged" if mine else "accuracy"
     if mine:
         outcomes = verdict_outcomes(mine)
@@ -230,7 +207,7 @@ def noise_floor(
         outcomes = accuracy_outcomes(second, [r for r in own if r.repeat == 0])
     if not outcomes:
         return None
-    wins, losses, ties = _summed(outcomes)
+    wins, losses, ties = summed(outcomes)
     lo, hi = bootstrap_win_rate(outcomes, seed=seed)
     return NoiseFloor(
         arm=arm, kind=kind, wins=wins, losses=losses, ties=ties, win_rate=win_rate(outcomes), lo=lo, hi=hi

@@ -17,11 +17,12 @@ from itertools import combinations
 from typing import Any, Literal, TypeVar
 
 from dagmca import tracing
-from dagmca.api import ClientLike, Workspace, settings_from
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm, session_id, vote_for
+from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
 from dagmca.evaluation.graph import evaluation_record, final_id, judged_edges, ran_edge
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer, PairResult, judge_pair
+from dagmca.evaluation.records import ORIGINS, OVERALL
 from dagmca.evaluation.report import (
     EvalReport,
     JudgeInfo,
@@ -33,11 +34,14 @@ from dagmca.evaluation.report import (
     result_rows,
 )
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
+from dagmca.evaluation.sessions import EvalSessions, spent
 from dagmca.evaluation.tasks import Task
-from dagmca.llm.metered import MeteredLLM, role_terms
-from dagmca.models import EdgeRecord, FinalNode, ModelRole, NodeKind, node_from_record
-from dagmca.store.background import BackgroundStore
+from dagmca.llm.stack.base import BudgetExhausted
+from dagmca.metrics.ledger import final_claims, shares
+from dagmca.models import CallPhase, EdgeRecord, FinalNode, ModelRole, NodeKind, node_from_record
 from dagmca.store.base import GraphStore
+from dagmca.workspace import BaseWorkspace as Workspace
+from dagmca.workspace import ClientLike, settings_from
 
 T = TypeVar("T")
 # a session in one of these states has its answer (or has none for good): it is read,
@@ -67,12 +71,6 @@ class _Done:
     final_text: str | None
 
 
-def _store(ws: Workspace) -> BackgroundStore:
-    # the workspace's store, behind its writer thread: the eval's node, edges and the
-    # judge's cache live where its sessions do
-    return ws._opened()[0]
-
-
 def _read_run(
     store: GraphStore, arm: Arm, protocol: str, task: Task, repeat: int, sid: str, tol: float
 ) -> _Done:
@@ -82,14 +80,20 @@ def _read_run(
     final = node_from_record(final_record) if final_record is not None else None
     answer = final.answer if isinstance(final, FinalNode) else None
     text = final.text if isinstance(final, FinalNode) else None
-    # the requests made: a resumed session's replies replayed from the cache cost nothing
-    # and were counted when they were first asked
-    calls = [c for c in store.calls(sid) if not c.cache_hit]
+    # the requests made (a resumed session's replies replayed from the cache cost nothing
+    # and were counted when they were first asked); the ledger's apart from the arm's,
+    # which a matched vote arm is sized from
+    made = store.calls(sid)
+    calls, tokens, cost = spent([c for c in made if c.phase != CallPhase.LEDGER])
+    ledger = spent([c for c in made if c.phase == CallPhase.LEDGER])
+    claims = final_claims(store, sid)
+    traced = shares(claims)
+    origins = {o: sum(1 for c in claims if c.origin.value == o) for o in ORIGINS}
     record = RunRecord(
         arm=arm.name, protocol=protocol, task=task.id, repeat=repeat, session=sid, status=status,
-        answer=answer, score=score(task, answer, tol), calls=len(calls),
-        tokens=sum(c.prompt_tokens + c.completion_tokens for c in calls),
-        cost_usd=sum(c.cost_usd for c in calls),
+        answer=answer, score=score(task, answer, tol), calls=calls, tokens=tokens, cost_usd=cost,
+        ledger_calls=ledger[0], ledger_tokens=ledger[1], ledger_cost_usd=ledger[2],
+        origins=origins if claims else {}, untraced=traced.untraced if traced else 0,
     )  # fmt: skip
     return _Done(record, text)
 
@@ -104,30 +108,14 @@ class _Eval:
         on_done: Callable[[RunRecord], None] | None,
     ) -> None:
         self.ws, self.plan, self.base, self.client, self.on_done = ws, plan, base, client, on_done
-        self.store = _store(ws)
+        # one gate, one rate limiter per endpoint and one spend for every session and the judge
+        self.runner = EvalSessions(ws, base, client)
+        self.store = ws.store
         self.values = base.model_dump()
         self.limit = asyncio.Semaphore(max(1, plan.parallel))
         self.done: dict[tuple[str, str, int], _Done] = {}
-        self.skipped = 0
-
-    def budget_left(self) -> dict[str, Any] | None:
-        """The eval's budgets (the settings' max_llm_calls, max_tokens, max_cost_usd)
-        less what its sessions have spent, as a new session's budgets; None when one is
-        spent. Sessions run at once may together pass it by what they spend at once."""
-        runs = [d.record for d in self.done.values()]
-        spent = {
-            "max_llm_calls": sum(r.calls for r in runs),
-            "max_tokens": sum(r.tokens for r in runs),
-            "max_cost_usd": sum(r.cost_usd for r in runs),
-        }
-        left: dict[str, Any] = {}
-        for key, used in spent.items():
-            cap = getattr(self.base, key)
-            if cap is not None:
-                if used >= cap:
-                    return None
-                left[key] = cap - used
-        return left
+        self.skipped = 0  # sessions not run, for the budget
+        self.unjudged = 0  # pairs not judged, for the budget
 
     async def one(self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any]) -> _Done | None:
         sid = session_id(self.plan.eval_id, arm, task.id, repeat)
@@ -135,16 +123,14 @@ class _Eval:
         async with self.limit:
             node = await self.store.aread(lambda s: s.get_node(sid))
             if node is None:
-                left = self.budget_left()
-                if left is None:  # not run: a rerun with a raised budget runs it
+                if self.runner.spent_out():  # not run: a rerun with a raised budget runs it
                     self.skipped += 1
                     return None
-                cfg = settings_from(cfg, left)
-                await self.ws.run(
-                    task.passage, question=task.question, settings=cfg, client=self.client, session=sid
-                )
-            elif node.kind is NodeKind.SESSION and node.props.get("status") not in ENDED:
-                await self.ws.resume(sid, client=self.client)
+                await self.runner.run(cfg, sid, task.passage, task.question)
+            else:  # what it spent in an earlier run counts against the eval's budgets
+                self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
+                if node.kind is NodeKind.SESSION and node.props.get("status") not in ENDED:
+                    await self.runner.resume(sid)
         self.store.write(edges=[ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat)])
         tol = self.plan.tolerance
         done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
@@ -214,28 +200,35 @@ def _pairs(plan: EvalPlan, trials: int) -> list[_Pair]:
 async def _judge(e: _Eval, llm: Completer, trials: int) -> tuple[list[Verdict], list[EdgeRecord]]:
     max_tokens = e.base.role(ModelRole.JUDGE).final_tokens()
 
-    async def one(job: _Pair) -> tuple[Verdict, list[EdgeRecord]]:
+    async def one(job: _Pair) -> tuple[list[Verdict], list[EdgeRecord]]:
         task = job.task
         mine = e.done[(job.arm, task.id, job.repeat)]
         theirs = e.done[(job.baseline, task.id, job.baseline_repeat)]
+        labels = (job.label, job.baseline_label, task.id, job.repeat)
         if not mine.final_text or not theirs.final_text:  # no answer loses to an answer
             verdict: Literal["win", "loss", "tie"] = (
                 "tie" if mine.final_text == theirs.final_text else ("win" if mine.final_text else "loss")
             )
-            return Verdict(job.label, job.baseline_label, task.id, job.repeat, verdict), []
-        result: PairResult = await judge_pair(
-            llm, question=task.question, passage=task.passage, answer=mine.final_text,
-            baseline=theirs.final_text, max_tokens=max_tokens, seed=e.base.seed, trial=job.trial,
-        )  # fmt: skip
+            return [Verdict(*labels, verdict)], []
+        try:
+            result: PairResult = await judge_pair(
+                llm, question=task.question, passage=task.passage, answer=mine.final_text,
+                baseline=theirs.final_text, max_tokens=max_tokens, seed=e.base.seed, trial=job.trial,
+            )  # fmt: skip
+        except BudgetExhausted:  # not judged: a rerun with a raised budget judges it
+            e.unjudged += 1
+            return [], []
         mine_final, their_final = final_id(mine.record.session), final_id(theirs.record.session)
         edges = judged_edges(e.plan.eval_id, mine_final, their_final, result, job.trial)
-        return Verdict(job.label, job.baseline_label, task.id, job.repeat, result.verdict), edges
+        found = [Verdict(*labels, result.verdict, OVERALL)]
+        found += [Verdict(*labels, v, c) for c, v in result.criteria.items()]
+        return found, edges
 
     # a pair one of whose sessions was not run (the eval's budget was spent) is not judged
     ran = [j for j in _pairs(e.plan, trials) if (j.arm, j.task.id, j.repeat) in e.done]
     jobs = [j for j in ran if (j.baseline, j.task.id, j.baseline_repeat) in e.done]
     found = await _all([one(j) for j in jobs])
-    return [v for v, _ in found], [x for _, es in found for x in es]
+    return [v for vs, _ in found for v in vs], [x for _, es in found for x in es]
 
 
 async def run_eval(
@@ -271,11 +264,15 @@ async def run_eval(
     verdicts: list[Verdict] = []
     judge_model = ""
     if needs_judge:
-        llm, judge_model = (
-            (judge, _model_of(judge)) if judge is not None else await _judge_llm(ws, base, client, eval_id)
-        )
+        # the judge's calls of earlier runs count against the eval's budgets; asked again,
+        # they are answered from the cache
+        e.runner.charge(await e.store.aread(lambda s: s.calls(eval_id)))
+        llm, judge_model = (judge, _model_of(judge)) if judge is not None else await e.runner.judge(eval_id)
         verdicts, edges = await _judge(e, llm, plan.judge_trials)
         e.store.write(edges=edges)
+    await e.store.flush()
+    calls, tokens, cost = spent(await e.store.aread(lambda s: s.calls(eval_id)))
+    judged = Cost(calls=calls, tokens=tokens, cost_usd=round(cost, 6))
     runs = [d.record for d in e.done.values()]
     names = [a.name for a in plan.arms]
     report = EvalReport(
@@ -284,6 +281,7 @@ async def run_eval(
         repeats=plan.repeats,
         arms=[arm_row(n, [r for r in runs if r.arm == n]) for n in names],
         comparisons=comparisons(names, runs, verdicts, seed=base.seed),
+        criteria=criterion_comparisons(names, verdicts),
         judge=JudgeInfo(
             model=judge_model, orders=len(ORDERS), trials=plan.judge_trials, prompt_version=PROMPT_VERSION
         )
@@ -293,6 +291,8 @@ async def run_eval(
         if plan.noise_floor and plan.repeats >= 2
         else None,
         skipped=e.skipped,
+        unjudged=e.unjudged,
+        spend=eval_spend(runs, judged),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
     )
     summary = report.model_dump(mode="json", exclude={"results"})
@@ -311,23 +311,3 @@ def _settings(base: SessionConfig, plan: EvalPlan) -> dict[str, Any]:
         "judge_all": plan.judge_all, "judge_trials": plan.judge_trials, "noise_floor": plan.noise_floor,
         "arm_settings": {a.name: a.overrides for a in plan.arms},
     }  # fmt: skip
-
-
-async def _judge_llm(
-    ws: Workspace, base: SessionConfig, client: ClientLike | None, eval_id: str
-) -> tuple[Completer, str]:
-    store = _store(ws)
-    backend = await ws._backends.get(base, client)
-    llm = MeteredLLM(
-        backend.client,
-        concurrency=base.concurrency,
-        terms=role_terms(base, backend.client),
-        cache=store,
-        read_cache=base.cache,
-        record=lambda call: store.record_calls([call]),
-        session=eval_id,
-        down_after=base.endpoint_down_after,
-    )
-    # not closed here: its backend is the workspace's, which closes it
-    model = base.role(ModelRole.JUDGE).model or backend.model
-    return llm, model

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 Z95 = 1.959963984540054  # the normal quantile of a two-sided 95% interval
 
 
-def wilson(successes: int, trials: int, z: float = Z95) -> tuple[float, float]:
+def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]:
     """The Wilson score interval of a proportion: unlike the normal interval it stays
-    inside [0, 1] and is not empty at 0 or n successes. (0, 1) with no trials."""
+    inside [0, 1] and is not empty at 0 or n successes. (0, 1) with no trials.
+    `successes` may be fractional (a tie counted as half a win)."""
     if trials <= 0:
         return 0.0, 1.0
     p = successes / trials
@@ -92,6 +93,28 @@ def bootstrap_win_rate(
     tail = (1 - level) / 2
     lo = rates[min(resamples - 1, math.floor(tail * resamples))]
     hi = rates[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
+    return lo, hi
+
+
+def bootstrap_share(
+    counts: Sequence[tuple[int, int]], *, resamples: int = 2000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """A percentile bootstrap interval of a pooled share, sum(k) / sum(n) over groups
+    given as (k, n) (a task's claims of one origin, and all its claims), resampling the
+    groups with replacement; seeded. (0, 1) when there is nothing to share."""
+    groups = [(k, n) for k, n in counts if n > 0]
+    if not groups:
+        return 0.0, 1.0
+    rng = random.Random(seed)
+    size = len(groups)
+    shares = []
+    for _ in range(resamples):
+        drawn = [groups[rng.randrange(size)] for _ in range(size)]
+        shares.append(sum(k for k, _ in drawn) / sum(n for _, n in drawn))
+    shares.sort()
+    tail = (1 - level) / 2
+    lo = shares[min(resamples - 1, math.floor(tail * resamples))]
+    hi = shares[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
     return lo, hi
 
 

@@ -1,0 +1,159 @@
+"""The parts of an evaluation's report below its headline comparisons: each of the
+judge's criteria as its own comparison, the origins of each arm's traced claims, and
+what the eval's requests cost by what made them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from itertools import combinations
+
+from dagmca.evaluation.judging import CRITERIA
+from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
+from dagmca.evaluation.stats import Outcome, bootstrap_share, holm, sign_test, wilson
+from dagmca.models.schema import Strict
+
+
+class Share(Strict):
+    value: float
+    lo: float
+    hi: float
+
+
+class ArmLedger(Strict):
+    """The origins of an arm's final claims, pooled over its traced sessions. Each
+    interval is the wider of the Wilson interval over the claims and a bootstrap over
+    tasks (the claims of one answer are not independent of each other)."""
+
+    sessions: int
+    claims: int
+    untraced: int
+    single: Share
+    recombined: Share
+    emergent: Share
+
+
+class CriterionComparison(Strict):
+    """Two arms on one of the judge's criteria: wins, losses and ties (a win holds in
+    both orders), the win rate (wins plus half the ties) with its Wilson interval over
+    the judged pairs, the sign test, and Holm over every criterion row of the eval."""
+
+    arm: str
+    baseline: str
+    criterion: str
+    wins: int
+    losses: int
+    ties: int
+    win_rate: float
+    lo: float
+    hi: float
+    p_value: float
+    p_holm: float
+
+
+class Cost(Strict):
+    calls: int = 0
+    tokens: int = 0
+    cost_usd: float = 0.0
+
+
+class EvalSpend(Strict):
+    """What the eval's requests cost, by what made them: the arms' sessions, the
+    emergence ledger in them, and the judge's pairs; `total` is what the budgets cap."""
+
+    arms: Cost
+    ledger: Cost
+    judge: Cost
+    total: Cost
+
+
+def verdict_outcomes(verdicts: Sequence[Verdict]) -> list[Outcome]:
+    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for v in verdicts:
+        tally[v.task][("win", "loss", "tie").index(v.verdict)] += 1
+    return [Outcome(t, w, lo, ti) for t, (w, lo, ti) in sorted(tally.items())]
+
+
+def summed(outcomes: Sequence[Outcome]) -> tuple[int, int, int]:
+    return sum(o.wins for o in outcomes), sum(o.losses for o in outcomes), sum(o.ties for o in outcomes)
+
+
+def arm_ledger(runs: Sequence[RunRecord], seed: int = 0) -> ArmLedger | None:
+    """The origins of the claims of `runs`' traced finals; None when none was traced."""
+    traced = [r for r in runs if r.origins]
+    if not traced:
+        return None
+    by_task: dict[str, list[RunRecord]] = defaultdict(list)
+    for r in traced:
+        by_task[r.task].append(r)
+    claims = sum(sum(r.origins.values()) for r in traced)
+
+    def share(origin: str) -> Share:
+        k = sum(r.origins.get(origin, 0) for r in traced)
+        w_lo, w_hi = wilson(k, claims)
+        counts = [
+            (sum(r.origins.get(origin, 0) for r in rs), sum(sum(r.origins.values()) for r in rs))
+            for rs in by_task.values()
+        ]
+        b_lo, b_hi = bootstrap_share(counts, seed=seed)
+        return Share(value=k / claims, lo=min(w_lo, b_lo), hi=max(w_hi, b_hi))
+
+    return ArmLedger(
+        sessions=len(traced), claims=claims, untraced=sum(r.untraced for r in traced),
+        single=share("single"), recombined=share("recombined"), emergent=share("emergent"),
+    )  # fmt: skip
+
+
+def eval_spend(runs: Sequence[RunRecord], judge: Cost) -> EvalSpend:
+    arms = Cost(
+        calls=sum(r.calls for r in runs),
+        tokens=sum(r.tokens for r in runs),
+        cost_usd=round(sum(r.cost_usd for r in runs), 6),
+    )
+    ledger = Cost(
+        calls=sum(r.ledger_calls for r in runs),
+        tokens=sum(r.ledger_tokens for r in runs),
+        cost_usd=round(sum(r.ledger_cost_usd for r in runs), 6),
+    )
+    parts = (arms, ledger, judge)
+    total = Cost(
+        calls=sum(c.calls for c in parts),
+        tokens=sum(c.tokens for c in parts),
+        cost_usd=round(sum(c.cost_usd for c in parts), 6),
+    )
+    return EvalSpend(arms=arms, ledger=ledger, judge=judge, total=total)
+
+
+def criterion_comparisons(arms: Sequence[str], verdicts: Sequence[Verdict]) -> list[CriterionComparison]:
+    """Every pair of arms on each criterion the judge gave (in the order the judge's
+    schema lists them), Holm-corrected over all these rows together."""
+    found: list[CriterionComparison] = []
+    names = sorted({v.criterion for v in verdicts if v.criterion != OVERALL}, key=_criterion_rank)
+    for a, b in combinations(arms, 2):
+        for criterion in names:
+            mine = [v for v in verdicts if (v.arm, v.baseline, v.criterion) == (a, b, criterion)]
+            if not mine:
+                continue
+            wins, losses, ties = summed(verdict_outcomes(mine))
+            n = wins + losses + ties
+            lo, hi = wilson_rate(wins, ties, n)
+            rate = (wins + 0.5 * ties) / n
+            p = sign_test(wins, losses)
+            row = CriterionComparison(
+                arm=a, baseline=b, criterion=criterion, wins=wins, losses=losses, ties=ties,
+                win_rate=rate, lo=lo, hi=hi, p_value=p, p_holm=1.0,
+            )  # fmt: skip
+            found.append(row)
+    adjusted = holm([c.p_value for c in found])
+    return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
+
+
+def wilson_rate(wins: int, ties: int, n: int) -> tuple[float, float]:
+    """The Wilson interval of a win rate that counts a tie as half a win: a verdict
+    scored 0, 1/2 or 1 varies no more than one scored 0 or 1 at the same mean, so the
+    interval is, if anything, too wide."""
+    return wilson(wins + ties / 2, n)
+
+
+def _criterion_rank(name: str) -> tuple[int, str]:  # the judge's schema's order
+    return (CRITERIA.index(name) if name in CRITERIA else len(CRITERIA), name)

@@ -1,0 +1,50 @@
+"""What an evaluation found, one record at a time: each session's scored answer and
+spend, and each judged pair's verdict. The report is built from these."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from dagmca.evaluation.scoring import Score
+
+OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
+ORIGINS = ("single", "recombined", "emergent")  # a traced claim's origin (the emergence ledger)
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One session of the eval and its scored answer."""
+
+    arm: str
+    protocol: str
+    task: str
+    repeat: int
+    session: str
+    status: str
+    answer: str | None
+    score: Score
+    calls: int  # the arm's own: the emergence ledger's calls are counted apart
+    tokens: int
+    cost_usd: float
+    ledger_calls: int = 0
+    ledger_tokens: int = 0
+    ledger_cost_usd: float = 0.0
+    # the final's traced claims by origin (empty when it was not traced), and claims
+    # it was split into that a budget left untraced
+    origins: Mapping[str, int] = field(default_factory=dict)
+    untraced: int = 0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A judged pair on one task and repeat (and trial), from `arm`'s side, on one
+    criterion (the overall verdict, or one the judge gave beside it)."""
+
+    arm: str
+    baseline: str
+    task: str
+    repeat: int
+    verdict: Literal["win", "loss", "tie"]
+    criterion: str = OVERALL

@@ -1,0 +1,131 @@
+"""An evaluation's sessions under one set of limits: every arm, task and repeat, and
+the judge, share one concurrency gate, one rate limiter per endpoint and one spend
+against the eval's budgets, as the sessions of a `build` do. Each session alone would
+otherwise be let in at the full concurrency and budget, and an eval of many sessions
+run at once would send many times the requests its settings allow.
+
+The backend is shared across seeds: the seed reaches each request with the call
+itself, so two repeats need no backend (and no rate limiter) of their own."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+from dagmca.config import SessionConfig
+from dagmca.errors import EndpointError
+from dagmca.llm.base import EndpointDown
+from dagmca.llm.factory import Backend
+from dagmca.llm.gate import Gate
+from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
+from dagmca.models import CallRecord, ModelRole
+from dagmca.passage import title_of
+from dagmca.runner import Shared, open_state, run_and_report, stored_config
+from dagmca.store.background import BackgroundStore
+from dagmca.workspace import BaseWorkspace as Workspace
+from dagmca.workspace import ClientLike, Handed
+from dagmca.workspace.backends import backend_key
+
+
+def spent(calls: Sequence[CallRecord]) -> tuple[int, int, float]:
+    """Calls, tokens and dollars of the requests among `calls` (a reply replayed from
+    the cache costs nothing: it was counted when it was first asked)."""
+    made = [c for c in calls if not c.cache_hit]
+    return len(made), sum(c.prompt_tokens + c.completion_tokens for c in made), sum(c.cost_usd for c in made)
+
+
+class EvalSessions:
+    """Runs and finishes an eval's sessions in `ws`, and builds its judge, all within
+    `base`'s concurrency and budgets together. `client`: the debaters' client instead
+    of the settings' backend."""
+
+    def __init__(self, ws: Workspace, base: SessionConfig, client: ClientLike | None) -> None:
+        self.ws, self.base, self.client = ws, base, client
+        self.store: BackgroundStore = ws.store
+        budget = Budget(base.max_llm_calls, base.max_tokens, base.max_cost_usd)
+        self.shared = Shared(store=self.store, gate=Gate(base.concurrency), pool=Pool(budget))
+        self._backends: dict[str, Backend | Handed] = {}
+        self._starting = asyncio.Lock()
+
+    @property
+    def pool(self) -> Pool:
+        return self.shared.pool
+
+    def charge(self, calls: Sequence[CallRecord]) -> None:
+        """What earlier runs of the eval spent, into its pool: a rerun's budget is the
+        eval's, not what is left of this run's."""
+        n, tokens, cost = spent(calls)
+        self.pool.calls += n
+        self.pool.tokens += tokens
+        self.pool.cost_usd += cost
+
+    def spent_out(self) -> bool:
+        return self.pool.over(0)
+
+    async def backend(self, cfg: SessionConfig) -> Backend | Handed:
+        """The backend of `cfg`'s settings but its seed: one for every arm and repeat
+        that only the seed tells apart (a client handed in is wrapped once)."""
+        unseeded = cfg.model_copy(update={"seed": self.base.seed})
+        key = backend_key(unseeded)
+        async with self._starting:
+            if key not in self._backends:
+                self._backends[key] = await self.ws.backend(unseeded, self.client)
+            return self._backends[key]
+
+    async def run(self, cfg: SessionConfig, session: str, passage: str | None, question: str) -> None:
+        """A new session `session` answering `question` (on `passage`)."""
+        await self._go(cfg, session, passage or "", question, title_of(question, session), replay=False)
+
+    async def resume(self, session: str) -> None:
+        """A session cut short, finished with its stored settings; its finished calls
+        are replayed from the cache."""
+        node = await self.store.aread(lambda s: s.get_node(session))
+        assert node is not None
+        cfg = stored_config(node)
+        asked = str(node.props.get("question") or "") or None
+        title = str(node.props.get("title", session))
+        await self._go(cfg, session, str(node.props.get("passage", "")), asked, title, replay=True)
+
+    async def _go(
+        self,
+        cfg: SessionConfig,
+        session: str,
+        passage: str,
+        question: str | None,
+        title: str,
+        *,
+        replay: bool,
+    ) -> None:
+        backend = await self.backend(cfg)
+        embedder = self.ws.embedder
+        folder = self.ws.reports_dir(session)
+        try:
+            async with open_state(
+                cfg, self.store, client=backend.client, session_id=session, passage=passage,
+                embedder=embedder, earlier="replay" if replay else None, shared=self.shared,
+                question=question,
+            ) as state:  # fmt: skip
+                await run_and_report(state, title=title, model=backend.model, out_dir=folder)
+        except EndpointDown as exc:
+            raise EndpointError(
+                str(exc), "every finished session is kept; run the eval again to finish it"
+            ) from None
+
+    async def judge(self, eval_id: str) -> tuple[MeteredLLM, str]:
+        """The judge role's client on the eval's gate and spend, its calls logged under
+        the eval id and kept in the store's response cache (a rerun asks nothing again)."""
+        backend = await self.backend(self.base)
+        llm = MeteredLLM(
+            backend.client,
+            concurrency=self.base.concurrency,
+            terms=role_terms(self.base, backend.client),
+            cache=self.store,
+            read_cache=self.base.cache,
+            record=lambda call: self.store.record_calls([call]),
+            session=eval_id,
+            down_after=self.base.endpoint_down_after,
+            gate=self.shared.gate,
+            pool=self.pool,
+        )
+        # not closed here: its backend is the workspace's, which closes it
+        return llm, self.base.role(ModelRole.JUDGE).model or backend.model
