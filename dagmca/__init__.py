@@ -4,7 +4,8 @@
     result = dagmca.run(passage=text, llm="fake", store="graph.db")
     print(result.final.text)
 
-`Workspace` is the async form (many sessions, one store); `SessionConfig` holds every
+`Workspace` is the async form (many sessions, one store, builds and evaluations);
+`build` and `evaluate` the synchronous forms of those; `SessionConfig` holds every
 setting; `dagmca.errors` the exceptions. The names are loaded on first use, so that
 `import dagmca` (and the CLI's start) does not load the pipeline until it is needed.
 """
@@ -17,7 +18,18 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from dagmca.api import RevisitResult, RunResult, Spend, Workspace, run
+    from dagmca.api import (
+        BuildResult,
+        EvalReport,
+        LedgerReport,
+        RevisitResult,
+        RunResult,
+        Spend,
+        Workspace,
+        build,
+        evaluate,
+        run,
+    )
     from dagmca.config import SessionConfig
     from dagmca.config.roles import RoleSettings
     from dagmca.errors import DagmcaError
@@ -27,6 +39,11 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "Workspace": "dagmca.api",
     "run": "dagmca.api",
+    "build": "dagmca.api",
+    "evaluate": "dagmca.api",
+    "BuildResult": "dagmca.api",
+    "EvalReport": "dagmca.api",
+    "LedgerReport": "dagmca.api",
     "RunResult": "dagmca.api",
     "RevisitResult": "dagmca.api",
     "Spend": "dagmca.api",
@@ -37,7 +54,10 @@ _EXPORTS = {
 }
 
 __all__ = [
+    "BuildResult",
     "DagmcaError",
+    "EvalReport",
+    "LedgerReport",
     "ModelRole",
     "RevisitResult",
     "RoleSettings",
@@ -46,6 +66,8 @@ __all__ = [
     "Spend",
     "Workspace",
     "__version__",
+    "build",
+    "evaluate",
     "run",
 ]
 

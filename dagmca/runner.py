@@ -2,38 +2,39 @@
 embedder and the state, started once and stopped cleanly however the run ends; and the
 reports written beside the graph when it does.
 
-`execute` is what the CLI runs; `open_state` is the part tests share with it (they hand
-in a scripted client and a test embedder)."""
+`open_state` is what the Python API's workspace runs each session in; tests use it too
+(they hand in a scripted client and a test embedder)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Literal, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from dagmca import aio, tracing
+from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink, NoEvents
 from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
 from dagmca.debate.state import SessionState
-from dagmca.errors import EndpointError, Interrupted, UserError
-from dagmca.llm.base import EndpointDown, LLMClient
-from dagmca.llm.factory import context_window, open_backend
+from dagmca.errors import UserError
+from dagmca.llm.base import LLMClient
+from dagmca.llm.factory import context_window
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget as Spend
 from dagmca.llm.metered import Meter, MeteredLLM, Pool, role_terms
-from dagmca.llm.tokens import TokenCounter
-from dagmca.models import GraphNode, NodeRecord
+from dagmca.llm.routing import routes_of
+from dagmca.llm.tokens import ContextWindow, TokenCounter
+from dagmca.models import GraphNode, ModelRole, NodeRecord
 from dagmca.prompts.budget import Budget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus
-from dagmca.similarity import Embedder, MiniLMEmbedder
+from dagmca.similarity import Embedder
 from dagmca.store import DEFAULT_STORE
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
@@ -60,6 +61,17 @@ class Display(EventSink, Protocol):
 
     def start(self, meter: Meter) -> None: ...
     def stop(self) -> None: ...
+
+
+def role_window(cfg: SessionConfig, role: ModelRole, client: LLMClient) -> ContextWindow:
+    """The context window of `role`'s model: its own setting, else what its endpoint
+    reports or a known model's. The session's --context-window is the session's model's:
+    a role on another model does not inherit it."""
+    own = cfg.role(role)
+    set_by_role = (r := cfg.roles.get(role)) is not None and r.context_window is not None
+    if own.model != cfg.model and not set_by_role:
+        own = own.model_copy(update={"context_window": None})
+    return context_window(own, routes_of(client)[role].client)
 
 
 @contextlib.asynccontextmanager
@@ -127,6 +139,10 @@ async def open_state(
                 synthesis=cfg.synthesis_tokens(),
                 final=cfg.final_tokens(),
             )
+            # the judge's prompts fit its own model's window, which may be smaller or
+            # larger than the debaters'
+            judged = role_window(cfg, ModelRole.JUDGE, client)
+            judge_budget = replace(budget, window=judged.tokens) if judged.tokens != window.tokens else None
             yield SessionState(
                 config=cfg,
                 session_id=session_id,
@@ -138,6 +154,7 @@ async def open_state(
                 budget=budget,
                 window=window,
                 events=events or NoEvents(),
+                judge_budget=judge_budget,
             )
         finally:
             try:
@@ -147,71 +164,6 @@ async def open_state(
                     embedder.keep_in(None)
                     background.close()
                     await llm.aclose()
-
-
-def execute(
-    cfg: SessionConfig,
-    store: GraphStore,
-    *,
-    session_id: str,
-    passage: str,
-    work: Work[T],
-    display: Display | None = None,
-    embedder: Embedder | None = None,
-    earlier: Earlier = None,
-) -> tuple[T, MeteredLLM]:
-    """Start the backend, run `work(state, model)` in an event loop, stop everything, and
-    turn the ways a run can stop into clear endings (Interrupted, EndpointError)."""
-    own_embedder = embedder is None
-    emb = embedder or MiniLMEmbedder()
-    # The embedding model loads on its own thread while the backend starts and the
-    # pre-flight runs, not after them. A local model server's start is a wait it fills;
-    # an endpoint's start is importing its client, work for the interpreter that a load
-    # beside it only slows (the first call came 1.1 s later), so it loads after that.
-    waits = cfg.llm == "local"
-    if waits:
-        emb.warm_up()
-    try:
-        backend = open_backend(cfg)
-    except BaseException:
-        if own_embedder:
-            emb.close()
-        raise
-    if not waits:
-        emb.warm_up()
-    used: list[MeteredLLM] = []
-
-    async def main() -> T:
-        async with open_state(
-            cfg,
-            store,
-            client=backend.client,
-            session_id=session_id,
-            passage=passage,
-            embedder=emb,
-            events=display,
-            earlier=earlier,
-        ) as state:
-            used.append(state.llm)
-            if display is not None:
-                display.start(state.llm.meter)
-            try:
-                return await work(state, backend.model)
-            finally:
-                if display is not None:
-                    display.stop()
-
-    try:
-        return aio.run(main()), used[0]
-    except KeyboardInterrupt:
-        raise Interrupted(session_id, store.location) from None
-    except EndpointDown as exc:
-        resume_hint = f"`dagmca resume {session_id}` continues it"
-        raise EndpointError(str(exc), f"every finished turn is kept; {resume_hint}") from None
-    finally:
-        backend.stop()
-        if own_embedder:
-            emb.close()
 
 
 async def run_and_report(state: SessionState, *, title: str, model: str, out_dir: Path) -> SessionResult:

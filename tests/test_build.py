@@ -170,12 +170,13 @@ def test_three_workers_run_every_passage_exactly_once(tmp_path: Path) -> None:
 
 
 def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -> None:
-    """Unbudgeted, a passage here takes about 30 calls: with --max-llm-calls 45 the
-    first ends within it, and the second is stopped by the build's total, not its own."""
+    """Unbudgeted, the first passage here takes about 50 calls (the later ones more: they
+    also check the earlier sessions' stubs): with --max-llm-calls 60 the first ends within
+    it, and the second is stopped by the build's total, not its own."""
     folder = corpus(tmp_path / "three", [f"{PASSAGE}\n\nCase {i}." for i in range(3)])
     db = tmp_path / "budget.db"
     proc = dagmca(
-        "build", str(folder), "--store", str(db), "--llm", "fake", "--json", "--max-llm-calls", "45", *SMALL,
+        "build", str(folder), "--store", str(db), "--llm", "fake", "--json", "--max-llm-calls", "60", *SMALL,
         "--parallel-sessions", "1", cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -184,9 +185,9 @@ def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -
     with SQLiteStore(db) as st:
         statuses = [st.get_node(p["session"]).props["status"] for p in report["passages"]]  # type: ignore[union-attr]
     assert statuses == ["done", "budget_exhausted", "budget_exhausted"], (statuses, calls)
-    assert calls[1] < 45, "the second session was stopped by the build's budget, not its own"
+    assert calls[1] < 60, "the second session was stopped by the build's budget, not its own"
     # each session may still write its final answer once the budget is spent
-    assert report["totals"]["calls"] <= 45 + len(calls), calls
+    assert report["totals"]["calls"] <= 60 + len(calls), calls
 
 
 # -- across passages, on the Bolt server, with the cookbook's corpus queries ---------------

@@ -1,19 +1,49 @@
-"""dagmca's Python API: `Workspace` (async, a store opened once for many sessions) and
-`run` (one session, synchronously). The CLI is a client of it."""
+"""dagmca's Python API: `Workspace` (async, a store opened once for many sessions, a
+corpus build, an evaluation) and `run` (one session, synchronously) with the
+synchronous `build` and `evaluate`. The CLI is a client of it."""
 
-from dagmca.api.backends import ClientLike
-from dagmca.api.results import RevisitResult, RoleShare, RunResult, Spend
-from dagmca.api.sync import in_workspace, run
-from dagmca.api.workspace import SettingsLike, Workspace, settings_from
+from dagmca.api.building import (
+    BuildResult,
+    BuildTotals,
+    BuildWatcher,
+    CrossLink,
+    PassageOutcome,
+    SkippedSource,
+)
+from dagmca.api.sync import build, evaluate, in_workspace, run
+from dagmca.api.workspace import Workspace
+from dagmca.evaluation import EvalReport
+from dagmca.workspace import (
+    BaseWorkspace,
+    ClientLike,
+    LedgerReport,
+    RevisitResult,
+    RoleShare,
+    RunResult,
+    SettingsLike,
+    Spend,
+    settings_from,
+)
 
 __all__ = [
+    "BaseWorkspace",
+    "BuildResult",
+    "BuildTotals",
+    "BuildWatcher",
     "ClientLike",
+    "CrossLink",
+    "EvalReport",
+    "LedgerReport",
+    "PassageOutcome",
     "RevisitResult",
     "RoleShare",
     "RunResult",
     "SettingsLike",
+    "SkippedSource",
     "Spend",
     "Workspace",
+    "build",
+    "evaluate",
     "in_workspace",
     "run",
     "settings_from",

@@ -1,19 +1,22 @@
-"""`dagmca.run`: one session from a script, without writing async code."""
+"""`dagmca.run`, `dagmca.build` and `dagmca.evaluate`: a session, a corpus build or an
+evaluation from a script, without writing async code. Each opens a `Workspace` around
+its work and closes it after."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from dagmca import aio
-from dagmca.api.backends import ClientLike
-from dagmca.api.results import RunResult
-from dagmca.api.workspace import SettingsLike, Workspace
+from dagmca.api.building import BuildResult
+from dagmca.api.workspace import DEFAULT_ARMS, Workspace
+from dagmca.evaluation import Arm, EvalReport, Task
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
+from dagmca.workspace import ClientLike, RunResult, SettingsLike
 
 T = TypeVar("T")
 
@@ -51,19 +54,87 @@ def run(
                 **overrides,
             )
 
+    return blocking(main())
+
+
+def build(
+    sources: Sequence[str | Path],
+    *,
+    store: str | Path | GraphStore | None = None,
+    settings: SettingsLike = None,
+    client: ClientLike | None = None,
+    parallel: int | None = None,
+    cross_revisits: int = 3,
+    embedder: Embedder | None = None,
+    reports: str | Path | None = None,
+    **overrides: Any,
+) -> BuildResult:
+    """Debate many passages (files, folders, JSONL) into `store`, a session each: the
+    same as `Workspace(store).build(...)`, opened and closed around it. Run it again to
+    resume. Works where an event loop is already running, as `run` does."""
+
+    async def main() -> BuildResult:
+        async with Workspace(store, embedder=embedder, reports=reports) as ws:
+            return await ws.build(
+                sources,
+                settings=settings,
+                client=client,
+                parallel=parallel,
+                cross_revisits=cross_revisits,
+                **overrides,
+            )
+
+    return blocking(main())
+
+
+def evaluate(
+    tasks: str | Path | Sequence[Task],
+    *,
+    store: str | Path | GraphStore | None = None,
+    arms: str | Sequence[Arm] = DEFAULT_ARMS,
+    repeats: int = 1,
+    eval_id: str | None = None,
+    settings: SettingsLike = None,
+    client: ClientLike | None = None,
+    embedder: Embedder | None = None,
+    **options: Any,
+) -> EvalReport:
+    """Run (or finish) an evaluation of `arms` over `tasks` in `store`: the same as
+    `Workspace(store).eval(...)`, opened and closed around it. `options`: the rest of
+    `Workspace.eval`'s (`judge_all=True`, `parallel=2`, ...) and settings. Works where
+    an event loop is already running, as `run` does."""
+
+    async def main() -> EvalReport:
+        async with Workspace(store, embedder=embedder) as ws:
+            return await ws.eval(
+                tasks,
+                arms=arms,
+                repeats=repeats,
+                eval_id=eval_id,
+                settings=settings,
+                client=client,
+                **options,
+            )
+
+    return blocking(main())
+
+
+def blocking(work: Coroutine[Any, Any, T]) -> T:
+    """`work` run to its end: on an event loop of its own, or, where one is already
+    running (Jupyter), on a loop of its own in a worker thread that this call waits for."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return aio.run(main())
+        return aio.run(work)
     with ThreadPoolExecutor(1, thread_name_prefix="dagmca-run") as pool:
-        return pool.submit(aio.run, main()).result()
+        return pool.submit(aio.run, work).result()
 
 
 def in_workspace(
     store: str | Path | GraphStore | None,
     work: Callable[[Workspace], Awaitable[T]],
     *,
-    embedder: Embedder | None = None,
+    embedder: Embedder | str | None = None,
 ) -> T:
     """`work(workspace)` on a workspace opened around it, on an event loop of its own:
     what a synchronous caller (the CLI) runs a session's work with."""

@@ -13,6 +13,7 @@ from typer.exceptions import TyperException
 from dagmca import tracing
 from dagmca.cli import agents, ask, build, compare, config, db, estimate, ledger, read, run
 from dagmca.cli import eval as eval_command
+from dagmca.cli import mcp as mcp_command
 from dagmca.cli.console import err, out
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
 
@@ -54,6 +55,7 @@ cache_app.command("prune")(db.cache_prune)
 app.command()(db.push)
 app.command()(db.delete)
 app.command()(read.query)
+app.command("mcp")(mcp_command.mcp)
 
 
 # The exit code of each kind of error (the library's errors carry none): 2 bad input,

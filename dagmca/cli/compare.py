@@ -17,19 +17,16 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.errors import Interrupted, UserError
 from dagmca.evaluation.arms import matched_vote as vote_size
 from dagmca.llm.factory import check_backend
-from dagmca.metrics.ledger import LedgerShares, arm_shares
+from dagmca.metrics.ledger import LedgerShares
 from dagmca.passage import read_passage, title_of
 from dagmca.reports.models import MCAReport
-from dagmca.store import open_store, resolve_store
-from dagmca.store.base import GraphStore
+from dagmca.store import resolve_store
 
 if TYPE_CHECKING:
-    from dagmca.debate.session import SessionResult
-    from dagmca.debate.state import SessionState
-    from dagmca.similarity import Embedder
+    from dagmca.api import RunResult, Workspace
 
 # What a comparison holds fixed so that only the protocol differs: no observers and
 # no branches (they would add calls that are not the protocol's), and no reads from
@@ -103,13 +100,16 @@ class Arm:
         }
 
 
-def collect(store: GraphStore, spec: ArmSpec, session: str, out_dir: Path, wall_s: float) -> Arm:
-    """One arm's numbers: its main debate's report, and the tokens of its calls."""
-    path = out_dir / "mca_report.json"
+async def collect(ws: Workspace, spec: ArmSpec, result: RunResult, wall_s: float) -> Arm:
+    """One arm's numbers: its main debate's report, the tokens of its calls, and its
+    final's claims by origin."""
+    path = result.reports / "mca_report.json"
     report = MCAReport.model_validate_json(path.read_text(encoding="utf-8"))
-    main = f"{session}/main"
-    tokens = sum(c.prompt_tokens + c.completion_tokens for c in store.calls(session) if c.debate == main)
-    return Arm(spec, session, path, report, wall_s, tokens, arm_shares(store, session))
+    main = f"{result.id}/main"
+    calls = await ws.calls(result.id)
+    tokens = sum(c.prompt_tokens + c.completion_tokens for c in calls if c.debate == main)
+    ledger = (await ws.claims(result.id)).final
+    return Arm(spec, result.id, path, report, wall_s, tokens, ledger)
 
 
 def _fmt(value: Any) -> str:
@@ -203,8 +203,8 @@ def compare(
     Each arm is a stored session with the main debate only (no observers, no branches,
     no cache reads), so the numbers are the protocol's own."""
     values = cfg.model_dump()
-    from dagmca import runner
-    from dagmca.similarity import MiniLMEmbedder
+    from dagmca.api import in_workspace
+    from dagmca.runner import new_session_id
 
     specs = _arms(protocols)
     configs = {a.name: o.build_config({**values, **ARM_SETTINGS, "protocol": a.protocol}) for a in specs}
@@ -212,60 +212,43 @@ def compare(
     text = read_passage(passage, first.max_passage_bytes)
     check_backend(first)
     o.check_session_id(session)
-    prefix = session or "compare-" + runner.new_session_id(text)
+    prefix = session or "compare-" + new_session_id(text)
+    title = title_of(text, passage.stem)
     location = resolve_store(store)
-    arms: list[Arm] = []
-    embedder = MiniLMEmbedder()  # one model for every arm
+
+    async def run_arms(ws: Workspace) -> list[Arm]:
+        stored = {s.id for s in await ws.sessions()}
+        taken = next((f"{prefix}-{s.name}" for s in specs if f"{prefix}-{s.name}" in stored), None)
+        if taken is not None:
+            raise UserError(f"session {taken!r} already exists", "choose another --session")
+        arms: list[Arm] = []
+        for spec in specs:
+            arm_cfg = configs[spec.name]
+            if spec.matched:
+                size = matched_vote(arms[0].report)
+                arm_cfg = o.build_config({**values, **ARM_SETTINGS, "protocol": spec.protocol, **size})
+            sid = f"{prefix}-{spec.name}"
+            started = time.monotonic()
+            result = await ws.run(
+                text,
+                settings=arm_cfg,
+                session=sid,
+                title=title,
+                events=None if quiet else LiveProgress(err),
+                out_dir=out_dir / spec.name if out_dir else None,
+            )
+            arms.append(await collect(ws, spec, result, time.monotonic() - started))
+            if not as_json:
+                err.print(f"{spec.name}: session {sid} done in {arms[-1].wall_s:.1f}s")
+        return arms
+
     try:
-        with open_store(location, create=True) as graph_store:
-            graph_store.init_schema()
-            for spec in specs:
-                if graph_store.has_session(f"{prefix}-{spec.name}"):
-                    raise UserError(
-                        f"session {prefix}-{spec.name!r} already exists", "choose another --session"
-                    )
-            for spec in specs:
-                cfg = configs[spec.name]
-                if spec.matched:
-                    size = matched_vote(arms[0].report)
-                    cfg = o.build_config({**values, **ARM_SETTINGS, "protocol": spec.protocol, **size})
-                title = title_of(text, passage.stem)
-                arms.append(
-                    _arm(spec, cfg, graph_store, text, title, prefix, location, out_dir, embedder, quiet)
-                )
-                if not as_json:
-                    err.print(f"{spec.name}: session {arms[-1].session} done in {arms[-1].wall_s:.1f}s")
-    finally:
-        embedder.close()
+        arms = in_workspace(location, run_arms)  # one store, embedder and backend for every arm
+    except KeyboardInterrupt:
+        raise Interrupted(prefix, location) from None
     if as_json:
         print(json.dumps([a.row() for a in arms], indent=2))
         return
     out.print(compare_table(arms))
     for arm in arms:
         out.print(f"{arm.spec.name} report: {arm.report_path}", soft_wrap=True)
-
-
-def _arm(
-    spec: ArmSpec,
-    cfg: SessionConfig,
-    store: GraphStore,
-    text: str,
-    title: str,
-    prefix: str,
-    location: str,
-    out_dir: Path | None,
-    embedder: Embedder,
-    quiet: bool,
-) -> Arm:
-    from dagmca import runner
-
-    sid = f"{prefix}-{spec.name}"
-    target = runner.reports_dir(location, sid, out_dir / spec.name if out_dir else None)
-
-    async def work(state: SessionState, model: str) -> SessionResult:
-        return await runner.run_and_report(state, title=title, model=model, out_dir=target)
-
-    started = time.monotonic()
-    display = None if quiet else LiveProgress(err)
-    runner.execute(cfg, store, session_id=sid, passage=text, work=work, display=display, embedder=embedder)
-    return collect(store, spec, sid, target, time.monotonic() - started)

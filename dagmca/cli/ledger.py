@@ -8,7 +8,7 @@ session does not load it."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from rich.markup import escape
 from rich.table import Table
@@ -17,44 +17,14 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import LiveProgress
 from dagmca.cli.render import claims_row
-from dagmca.cli.run import OVERRIDES, resumed_config
-from dagmca.errors import UserError
-from dagmca.metrics.ledger import ClaimLine, claim_lines, shares
-from dagmca.models import ClaimNode, node_from_record
+from dagmca.cli.run import OVERRIDES, in_session, resumed_config
+from dagmca.metrics.ledger import ClaimLine
 from dagmca.store import open_existing, require_session, resolve_store
-from dagmca.store.base import GraphStore
-
-if TYPE_CHECKING:
-    from dagmca.debate.ledger import LedgerResult
-    from dagmca.debate.state import SessionState
+from dagmca.workspace import LedgerReport
 
 # what the ledger may be told beside what `resume` may change: which texts, how many
 # claims, and its prefilter
 LEDGER_SETTINGS = ("ledger", "ledger_max_claims", "ledger_prefilter", "ledger_candidates")
-
-
-def _lines(st: GraphStore, session: str) -> list[ClaimLine]:
-    nodes = [node_from_record(r) for r in st.nodes(session)]
-    return claim_lines(nodes, st.edges(session))
-
-
-def _trace(st: GraphStore, node: Any, overrides: dict[str, Any], quiet: bool) -> LedgerResult:
-    from dagmca import runner
-    from dagmca.debate.session import ledger_session
-
-    cfg = resumed_config(node, overrides)
-    if cfg.ledger_mode() == "off":  # asked for by this command, whatever the run said
-        cfg = cfg.model_copy(update={"ledger": "final"})
-
-    async def work(state: SessionState, model: str) -> LedgerResult:
-        return await ledger_session(state)
-
-    display = None if quiet else LiveProgress(err)
-    result, _ = runner.execute(
-        cfg, st, session_id=node.id, passage=str(node.props["passage"]), work=work, display=display,
-        earlier="charge",
-    )  # fmt: skip
-    return result
 
 
 def claims_table(lines: list[ClaimLine]) -> Table:
@@ -89,27 +59,22 @@ def ledger(
     budget. Tracing spends judge calls; what is already traced is not asked again."""
     with open_existing(resolve_store(store)) as st:
         node = require_session(st, session)
-        lines = _lines(st, session)
-        if not lines or overrides:
-            if st.get_node(f"{session}/final") is None:
-                hint = f"`dagmca resume {session}` finishes it"
-                raise UserError(f"session {session} has no final answer to trace", hint)
-            result = _trace(st, node, overrides, quiet or as_json)
-            lines = _lines(st, session)
-            if result.untraced:
+        # read as it is stored, with no workspace (nor its embedder) opened for it
+        report = LedgerReport.of(session, st.nodes(session), st.edges(session))
+        if not report.claims or overrides:
+            cfg = resumed_config(node, overrides)
+            display = None if quiet or as_json else LiveProgress(err)
+            report = in_session(st, session, lambda ws: ws.ledger(session, settings=cfg, events=display))
+            if report.untraced:
                 err.print(
-                    f"dagmca: note: {result.untraced} claims or texts not traced (budget spent or a call "
+                    f"dagmca: note: {report.untraced} claims or texts not traced (budget spent or a call "
                     "failed); run `dagmca ledger` again with a raised budget to trace them",
                     markup=False,
                     highlight=False,
                     soft_wrap=True,
                 )
-        finals = [r.id for r in st.nodes(session) if r.kind.value == "Final"]
-        claims = [n for n in (node_from_record(r) for r in st.nodes(session)) if isinstance(n, ClaimNode)]
     if as_json:
-        print(json.dumps({"claims": [c.model_dump() for c in lines]}, indent=2, ensure_ascii=False))
+        print(json.dumps({"claims": [c.model_dump() for c in report.claims]}, indent=2, ensure_ascii=False))
         return
-    out.print(claims_table(lines))
-    current = {c.id for c in lines}
-    of_final = [c for c in claims if c.id in current and c.stated_in in finals]
-    out.print(f"final answer: {claims_row(shares(of_final))}", markup=False, highlight=False)
+    out.print(claims_table(report.claims))
+    out.print(f"final answer: {claims_row(report.final)}", markup=False, highlight=False)

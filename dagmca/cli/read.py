@@ -162,12 +162,17 @@ def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = Fa
     root novelty; per session, specialization S, context divergence D, functional
     differentiation F (chi-square of agent x tension category, with p), cost per node."""
     from dagmca.metrics.session import session_metrics
-    from dagmca.similarity import MiniLMEmbedder
+    from dagmca.similarity.choose import make_embedder
 
-    embedder = MiniLMEmbedder()
     with open_existing(resolve_store(store)) as st:
-        require_session(st, session)
-        m = session_metrics(st, session, embedder)
+        settings = json.loads(str(require_session(st, session).props.get("config") or "{}"))
+        # the embedder the session ran with, so its figures are the run's own (sessions
+        # stored before the setting existed ran on MiniLM)
+        embedder = make_embedder(settings.get("embedder", "minilm"))
+        try:
+            m = session_metrics(st, session, embedder)
+        finally:
+            embedder.close()
     if as_json:
         print(m.model_dump_json(indent=2))
         return

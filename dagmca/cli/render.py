@@ -115,7 +115,9 @@ def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Tab
     edges = Counter(e.type.value for e in store.edges(session))
     table = Table(title=f"session {session}", show_header=False, title_justify="left")
     table.add_column(style="bold cyan")
-    table.add_column()
+    # fold: a path or id longer than the column breaks onto the next line whole, where
+    # the default would cut it with an ellipsis and leave nothing to copy
+    table.add_column(overflow="fold")
     for key, value in extra.items():
         table.add_row(key, value)
     table.add_row("nodes", ", ".join(f"{k} {v}" for k, v in sorted(nodes.items())) or "none")
@@ -240,6 +242,17 @@ def role_calls_text(usage: Any) -> str:
     )
 
 
+def embedding_text(counts: Any) -> str:
+    """Texts embedded, cache hits, and the event loop's embed-wait by check."""
+    if counts is None:
+        return "- (not counted when this session ran)"
+    waits = ", ".join(f"{k} {v:.2f}s" for k, v in sorted(counts.wait_s.items(), key=lambda kv: -kv[1]))
+    return (
+        f"{counts.embedded:,} texts embedded, {counts.hits:,} cache hits; the event loop awaited "
+        f"vectors {counts.waits:,} times, {counts.wait_total_s:.2f}s" + (f" ({waits})" if waits else "")
+    )
+
+
 def metrics_tables(m: Any) -> list[Table]:
     """`dagmca metrics`: one table for the session, one row per debate."""
     head = Table(title=f"session {m.session}", show_header=False, title_justify="left")
@@ -273,6 +286,7 @@ def metrics_tables(m: Any) -> list[Table]:
     ):
         head.add_row(label, value)
     head.add_row("calls by role", role_calls_text(m.by_role))
+    head.add_row("embedding", embedding_text(m.embedding))
     ledger = m.ledger
     head.add_row("emergence ledger: final", claims_row(ledger.final if ledger else None))
     if ledger is not None:
@@ -314,7 +328,7 @@ def status_table(data: dict[str, Any]) -> Table:
     """`dagmca status`: status.json, read by another process than the one running."""
     table = Table(title=f"session {data.get('session')}", show_header=False, title_justify="left")
     table.add_column(style="bold cyan")
-    table.add_column()
+    table.add_column(overflow="fold")  # paths and ids whole, as in the summary
     table.add_row("status", f"{data.get('status')} ({data.get('phase')})")
     table.add_row("elapsed", f"{data.get('elapsed_s', 0):.1f}s (updated {data.get('updated_at', '')[:19]})")
     table.add_row(

@@ -135,15 +135,19 @@ def run(
                 events=display,
                 out_dir=target,
             ),
+            cfg.embedder,
         )
         summarize(result, graph_store, cfg, projected, started)
 
 
-def in_session(store: GraphStore, session_id: str, work: Callable[[Workspace], Awaitable[T]]) -> T:
-    """`work` on a workspace around the open store; Ctrl-C is an Interrupted naming the
-    session (every finished turn is kept)."""
+def in_session(
+    store: GraphStore, session_id: str, work: Callable[[Workspace], Awaitable[T]], embedder: str | None = None
+) -> T:
+    """`work` on a workspace around the open store, with the embedder of that name (None:
+    $DAGMCA_EMBEDDER's, else the default); Ctrl-C is an Interrupted naming the session
+    (every finished turn is kept)."""
     try:
-        return in_workspace(store, work)
+        return in_workspace(store, work, embedder=embedder)
     except KeyboardInterrupt:
         raise Interrupted(session_id, store.location) from None
 
@@ -265,7 +269,10 @@ def resume(
         projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
         display = None if quiet else LiveProgress(err)
         result = in_session(
-            st, session, lambda ws: ws.resume(session, settings=cfg, events=display, out_dir=target)
+            st,
+            session,
+            lambda ws: ws.resume(session, settings=cfg, events=display, out_dir=target),
+            cfg.embedder,
         )
         summarize(result, st, cfg, projected, started, resumed=True)
 
@@ -295,6 +302,7 @@ def revisit(
             st,
             session,
             lambda ws: ws.revisit(session, passage=new_text, settings=cfg, events=display, out_dir=target),
+            cfg.embedder,
         )
         out.print(
             f"revisited {session}: {result.checked} open stubs checked against "

@@ -125,10 +125,10 @@ class EngineSettings(Strict):
         description="Debate protocol: mca (bottom-up rounds), decompose (the top-down baseline), "
         "vote (MassGen-style answers and votes) or ensemble (independent answers, one vote each)",
     )
-    cpp: int = Field(3, ge=1, le=8, description="Children per parent in the agent tree")
+    cpp: int = Field(3, ge=1, le=8, description="Children per parent in the agent tree (local model: 2)")
     depth: int = Field(2, ge=1, le=4, description="Levels in the agent tree (1 = a single agent)")
-    rounds: int = Field(2, ge=1, le=20, description="Maximum rounds per debate")
-    signals: bool = Field(True, description="Parents send a nudge down each round")
+    rounds: int = Field(2, ge=1, le=20, description="Maximum rounds per debate (local model: 1)")
+    signals: bool = Field(True, description="Parents send a nudge down each round (local model: off)")
     convergence: Literal["jaccard", "embedding"] = Field(
         "jaccard", description="Convergence measure: jaccard or embedding"
     )
@@ -136,7 +136,7 @@ class EngineSettings(Strict):
         0.85, ge=0.0, le=1.0, description="Stop when root outputs are this similar"
     )
     strange_loops: int = Field(
-        1, ge=0, le=5, description="Self-reflection passes at the root after the last round"
+        1, ge=0, le=5, description="Self-reflection passes at the root after the last round (local model: 0)"
     )
     perspectives: tuple[str, ...] = Field(
         DEFAULT_PERSPECTIVES, description="Comma-separated leaf perspectives"
@@ -202,7 +202,9 @@ class AgentsSettings(Strict):
 class MonitorSettings(Strict):
     """monitor: the observers that flag tensions in the turns."""
 
-    observers: tuple[str, ...] = Field(DEFAULT_OBSERVERS, description="Comma-separated observer lenses")
+    observers: tuple[str, ...] = Field(
+        DEFAULT_OBSERVERS, description="Comma-separated observer lenses (local model: the first two)"
+    )
     # turn: every observer checks every turn. round: one call per observer per
     # round over the round's turns. auto: round for the embedded CPU model (it makes a
     # default session several times cheaper), turn for every other backend. off: no
@@ -229,10 +231,10 @@ class BranchesSettings(Strict):
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
         "diverse", description="Selection strategy: diverse, urgent, deep or meta"
     )
-    max_branches: int = Field(3, ge=0, le=16, description="Branches per node")
+    max_branches: int = Field(3, ge=0, le=16, description="Branches per node (local model: 2)")
     max_depth: int = Field(1, ge=0, le=6, description="Maximum branch depth (0 = main debate only)")
     max_revisits: int = Field(
-        1, ge=0, le=32, description="Stubs that may be explored when they become relevant"
+        1, ge=0, le=32, description="Stubs that may be explored when they become relevant (local model: 0)"
     )
     max_nodes: int | None = Field(
         None, ge=10, description="Cap on the session's nodes: no branch starts that would pass it"
@@ -260,6 +262,12 @@ class JudgeSettings(Strict):
         description="Who decides merges, relations and stub revisits: llm (a judge with a recorded "
         "verdict and reason) or embedding (similarity alone, for budget runs)",
     )
+    # the thresholds below are calibrated on the default (docs/concepts/embeddings.md)
+    embedder: Literal["minilm", "minilm-onnx", "minilm-onnx-int8", "static"] = Field(
+        "static",
+        description="Sentence embedder of the prefilters and similarities: minilm (torch), minilm-onnx, "
+        "minilm-onnx-int8 (onnxruntime) or static (distilled); all from the bundled all-MiniLM-L6-v2",
+    )
     pair_prefilter: float = Field(
         0.35,
         ge=0.0,
@@ -281,24 +289,26 @@ class JudgeSettings(Strict):
     reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
     # the lowest cosine that merges no pair of different questions in the labelled set
     # (scripts/calibrate_duplicates.py): embeddings cannot tell a paraphrase from another
-    # question in the same words, so only near-restatements merge
-    duplicate_threshold: float = Field(0.95, ge=0.0, le=1.0)
+    # question in the same words, so only near-restatements merge (the static embedder,
+    # blind to word order, scores such pairs higher than MiniLM: the bound is its)
+    duplicate_threshold: float = Field(0.98, ge=0.0, le=1.0)
     # Across the session, when a level of debates is done, each new open stub's most
     # similar earlier open stub is a candidate from this cosine, and the judge decides:
-    # 0.6 keeps 89% of the labelled paraphrases (scripts/calibrate_duplicates.py)
+    # the highest that keeps, on the default embedder, as many labelled paraphrases as
+    # MiniLM kept at its own prefilter (scripts/calibrate_duplicates.py)
     duplicate_prefilter: float = Field(
-        0.6,
+        0.52,
         ge=0.0,
         le=1.0,
         description="Cosine of two open stubs' questions from which the judge checks whether they ask "
-        "the same (1 turns it off; with --judge embedding, the duplicate threshold 0.95 decides)",
+        "the same (1 turns it off; with --judge embedding, the duplicate threshold 0.98 decides)",
     )
     max_stub_checks: int = Field(
         8,
         ge=0,
         le=10_000,
         description="Open stubs the judge checks against each new text: the most similar past the "
-        "prefilter; the rest stay open, recorded as not judged",
+        "prefilter; the rest stay open, recorded as not judged (local model: 3)",
     )
     # The emergence ledger always asks the judge: similarity cannot tell a claim from its
     # reversal in the same words, so --judge embedding does not apply to it. auto: final on

@@ -39,6 +39,9 @@ class RoleSettings(Strict):
     price_per_1k_completion: float | None = Field(
         None, ge=0.0, description="Price of 1,000 completion tokens, USD"
     )
+    context_window: int | None = Field(
+        None, ge=1024, description="Context window of this role's model in tokens (unset: reported or known)"
+    )
     rpm: float | None = Field(None, gt=0, description="Requests per minute this role's endpoint allows")
     tpm: float | None = Field(None, gt=0, description="Tokens per minute this role's endpoint allows")
 

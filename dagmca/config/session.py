@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import field_validator, model_validator
 
 from dagmca.config.groups import (
+    DEFAULT_OBSERVERS,
     AgentsSettings,
     BranchesSettings,
     BudgetSettings,
@@ -43,6 +44,24 @@ RETIRED = frozenset(
     }
 )
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
+# The embedded CPU model's defaults where they differ from an endpoint's, for the
+# settings no source gave. The local model is for trying the tool on a small machine:
+# a smaller session still shows every phase (a main debate whose agents answer, revise
+# against each other and are integrated; the observers' tensions; branches; judged
+# decisions; the final answer) in a few minutes, where the endpoint defaults take many
+# times longer for text no better from a 135M model. With one round a parent's nudge
+# for the next round has no reader, and a strange loop is a turn more for the observers
+# to check. docs/guides/local-models.md lists them.
+LOCAL_DEFAULTS: dict[str, Any] = {
+    "cpp": 2,
+    "rounds": 1,
+    "signals": False,
+    "strange_loops": 0,
+    "observers": DEFAULT_OBSERVERS[:2],
+    "max_branches": 2,
+    "max_revisits": 0,
+    "max_stub_checks": 3,
+}
 
 
 # pydantic collects inherited fields from the last base to the first: the bases are
@@ -68,6 +87,14 @@ class SessionConfig(
         """Settings of earlier versions, dropped so their stored sessions still load."""
         if isinstance(data, dict):
             return {k: v for k, v in data.items() if k not in RETIRED}
+        return data
+
+    @model_validator(mode="before")
+    @classmethod
+    def _local_defaults(cls, data: Any) -> Any:
+        """The local model's own defaults (LOCAL_DEFAULTS) for what `data` leaves unset."""
+        if isinstance(data, dict) and data.get("llm", "local") == "local":
+            return {**LOCAL_DEFAULTS, **data}
         return data
 
     @field_validator("sampling")

@@ -170,7 +170,10 @@ class Build:
 
     async def _run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
         self.limiter = getattr(client, "limiter", None)
-        background = BackgroundStore(self.store)
+        # a store already behind a thread (a workspace's) is used as it is and left open,
+        # with the client: both are the workspace's
+        background = self.store if isinstance(self.store, BackgroundStore) else BackgroundStore(self.store)
+        own = background is not self.store
         shared = Shared(
             background,
             Gate(self.cfg.concurrency),
@@ -201,9 +204,10 @@ class Build:
             try:
                 await background.flush()
             finally:
-                embedder.keep_in(None)  # the sessions kept their vectors through this thread
-                background.close()
-                await client.aclose()
+                if own:
+                    embedder.keep_in(None)  # the sessions kept their vectors through this thread
+                    background.close()
+                    await client.aclose()
 
     async def _session(
         self,

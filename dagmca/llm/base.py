@@ -42,6 +42,9 @@ class CallMeta(Strict):
     phase: str = ""
     omitted_chars: int = 0  # of quoted material, cut to fit the context window
     reask: bool = False  # asking again after a degenerate reply
+    # the request's response-cache key, made once by the outermost layer of the stack
+    # that needs it and read by those below (a hash of the whole request, not free)
+    key: str = ""
 
 
 class Completion(BaseModel):

@@ -74,6 +74,11 @@ def find_gguf() -> Path:
     )
 
 
+def default_threads() -> int:
+    """llama.cpp's threads: the cores present less one, at least one."""
+    return max(1, len(os.sched_getaffinity(0)) - 1)
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -120,9 +125,11 @@ class LocalModelServer:
         params.verbosity = 0  # llama.cpp logs every slot event to stderr otherwise
         params.sampling.seed = self.seed
         params.sampling.temp = 0.0
-        # llama.cpp's own default oversubscribes small machines (measured here: single
-        # calls ~3x slower than with the thread count set to the cores we have).
-        threads = self.threads or max(1, len(os.sched_getaffinity(0)))
+        # One core is left to the session's own process (event loop, embedder, store):
+        # llama.cpp's threads meet at a barrier after every operation, so one thread
+        # that another process or our own preempts stalls them all, and on a busy small
+        # machine a thread per core is many times slower than one fewer.
+        threads = self.threads or default_threads()
         params.cpuparams.n_threads = threads
         params.cpuparams_batch.n_threads = threads
         self._server = xlc.Server(params)

@@ -77,7 +77,7 @@ def _who(agent: Agent, single: bool = False) -> str:
 
 
 def _length(frame: Frame) -> str:
-    return f"Prose (paragraphs or a list where it helps), at most {Budget.words(frame.budget.turn)} words."
+    return Budget.prose(frame.budget.turn)
 
 
 def _agent_prompt(agent: Agent, frame: Frame, parts: list[Part], goal: str, single: bool = False) -> Prompt:

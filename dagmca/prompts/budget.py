@@ -21,6 +21,7 @@ from dagmca.prompts.text import fence
 # where a sentence or a line starts: after end punctuation and white space, or a newline
 _SENTENCE_START = re.compile(r"(?<=[.!?…])[ \t]+(?=\S)|\n+")
 JOINER = "\n\n"  # between the parts of a prompt's user message
+SHORT_WORDS = 60  # about one paragraph: a cap worth fewer words asks for one
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,16 @@ class Budget:
     def words(cap: int) -> int:
         """About how many words of prose a cap of `cap` tokens holds, with room to spare."""
         return max(10, int(cap * 0.6))
+
+    @staticmethod
+    def prose(cap: int) -> str:
+        """How long and in what shape to answer within a cap of `cap` tokens: a cap that
+        holds less than a paragraph asks for one short paragraph, since an answer in
+        paragraphs or a list cannot fit it and would be cut."""
+        words = Budget.words(cap)
+        if words < SHORT_WORDS:
+            return f"One short paragraph, at most {words} words."
+        return f"Prose (paragraphs or a list where it helps), at most {words} words."
 
 
 @dataclass(frozen=True)

@@ -81,7 +81,7 @@ def split_claims(frame: Frame, label: str, text: str, most: int) -> Prompt:
         "claims. If the text makes more claims than that, keep those it gives the most weight. "
         "Reply with one JSON object: claims, the list of claims in the order the text makes them.",
     ]
-    return messages(frame, parts, frame.budget.synthesis, LEDGER_ROLE)
+    return messages(frame, parts, frame.budget.synthesis, LEDGER_ROLE, frame.judging)
 
 
 def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]]) -> Prompt:
@@ -104,4 +104,4 @@ def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]]) -> P
         "quoted word for word (empty when unrelated); and reason, one sentence that names what "
         "decides the verdict."
     )
-    return messages(frame, parts, frame.budget.flag * max(1, len(texts)), LEDGER_ROLE)
+    return messages(frame, parts, frame.budget.flag * max(1, len(texts)), LEDGER_ROLE, frame.judging)

@@ -19,7 +19,7 @@ def _who(agent: Agent, number: int) -> str:
 
 
 def _length(frame: Frame) -> str:
-    return f"Prose (paragraphs or a list where it helps), at most {Budget.words(frame.budget.turn)} words."
+    return Budget.prose(frame.budget.turn)
 
 
 def first_answer(agent: Agent, number: int, frame: Frame, context: Sequence[Part] = ()) -> Prompt:

@@ -37,6 +37,13 @@ class Frame:
     passage: str  # the passage block, rendered
     budget: Budget
     background: tuple[Part, ...] = ()
+    # the judge role's, sized to its own model's context window (None: the debate's)
+    judge: Budget | None = None
+
+    @property
+    def judging(self) -> Budget:
+        """What a judge-role prompt may hold: its model's window, not the debaters'."""
+        return self.judge or self.budget
 
     def head(self) -> list[Part]:
         # The passage first: it is the one text every call of the session shares, so it
@@ -52,13 +59,15 @@ SYSTEM = (
 )
 
 
-def messages(frame: Frame, parts: Sequence[Part], reserve: int, role: str = "") -> Prompt:
+def messages(
+    frame: Frame, parts: Sequence[Part], reserve: int, role: str = "", budget: Budget | None = None
+) -> Prompt:
     """Every prompt of a debate starts with the same system text, passage, question and
     background, whoever asks, so a server's prompt cache (llama.cpp reuses the longest
     common prefix) serves them to every call; what differs per call comes after: the
     `role` (who is asked: a specialist, the integrator, the judge), then `parts`.
-    `reserve`: the call's output cap."""
-    return fit(SYSTEM, frame.head(), [*([role] if role else []), *parts], frame.budget, reserve)
+    `reserve`: the call's output cap; `budget`: another role's (default: the debate's)."""
+    return fit(SYSTEM, frame.head(), [*([role] if role else []), *parts], budget or frame.budget, reserve)
 
 
 def quote(label: str, text: str) -> Quote:
@@ -164,7 +173,8 @@ def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> Prompt:
         "write one synthesis that keeps what each contributes, states the claim they share, "
         f"and says where they still differ. Prose, at most {words} words."
     )
-    return messages(frame, parts, frame.budget.synthesis)
+    # a merge is the judge role's call: sized to its model's window
+    return messages(frame, parts, frame.budget.synthesis, budget=frame.judging)
 
 
 JUDGE_ROLE = (
@@ -191,7 +201,7 @@ def judge_pair(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -
         "sentence (for converge and elaborate; empty otherwise); and reason, one or two "
         "sentences that name what decides the verdict.",
     ]
-    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
+    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
 
 def judge_stub(frame: Frame, question: str, text_label: str, text: str) -> Prompt:
@@ -208,7 +218,7 @@ def judge_stub(frame: Frame, question: str, text_label: str, text: str) -> Promp
         "that answers the question, quoted word for word (empty unless answered); and "
         "reason, one or two sentences.",
     ]
-    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
+    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
 
 def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
@@ -225,7 +235,7 @@ def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
         "Reply with one JSON object: verdict; and reason, one or two sentences that name "
         "what decides the verdict.",
     ]
-    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE)
+    return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
 
 def integrate(

@@ -53,6 +53,9 @@ class Accounting(Wrapper):
         meta: CallMeta | None = None,
     ) -> Completion:
         meta = meta or CallMeta()
+        if not meta.key:  # made once here, for the cache and the replays below
+            key = self.key(messages, schema, max_tokens, temperature, seed)
+            meta = meta.model_copy(update={"key": key})
         try:
             done = await self.inner.complete(
                 messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
@@ -61,7 +64,7 @@ class Accounting(Wrapper):
             self.meter.refused += 1
             raise
         except LLMError as exc:
-            self._failed(meta, self.key(messages, schema, max_tokens, temperature, seed), exc)
+            self._failed(meta, meta.key, exc)
             raise
         m, share = self.meter, self.meter.of(self.role, self.model)
         if done.cache_hit:
@@ -79,7 +82,7 @@ class Accounting(Wrapper):
         u = done.usage
         self._emit(
             meta,
-            self.key(messages, schema, max_tokens, temperature, seed),
+            meta.key,
             prompt_tokens=u.prompt_tokens,
             completion_tokens=u.completion_tokens,
             cached_tokens=u.cached_tokens,

@@ -55,6 +55,21 @@ class Wrapper(LLMClient):
         wire_messages, wire_schema = self.inner.wire(messages, schema)
         return cache_key(self.model, wire_messages, wire_schema, max_tokens, temperature, seed, self.sampling)
 
+    def key_of(
+        self,
+        meta: CallMeta | None,
+        messages: list[Message],
+        schema: type[BaseModel] | None,
+        max_tokens: int,
+        temperature: float,
+        seed: int | None,
+    ) -> str:
+        """The request's key as a layer above made it (on the call's meta), else made
+        here: the same request gets the same key at every layer."""
+        if meta is not None and meta.key:
+            return meta.key
+        return self.key(messages, schema, max_tokens, temperature, seed)
+
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         return self.inner.wire(messages, schema)
 

@@ -33,7 +33,7 @@ class Cached(Wrapper):
         seed: int | None = None,
         meta: CallMeta | None = None,
     ) -> Completion:
-        key = self.key(messages, schema, max_tokens, temperature, seed)
+        key = self.key_of(meta, messages, schema, max_tokens, temperature, seed)
         if self.read:
             raw = await self.cache.acache_get(key)
             hit = decode(raw, schema) if raw is not None else None

@@ -63,5 +63,5 @@ class Replaying(Wrapper):
             messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
         )
         if done.cache_hit:
-            self.earlier.replayed(self.key(messages, schema, max_tokens, temperature, seed))
+            self.earlier.replayed(self.key_of(meta, messages, schema, max_tokens, temperature, seed))
         return done

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dagmca.models import FinalNode, SessionNode
+from dagmca.metrics.ledger import ClaimLine, LedgerShares, claim_lines, shares
+from dagmca.models import (
+    ClaimNode,
+    EdgeRecord,
+    FinalNode,
+    NodeKind,
+    NodeRecord,
+    SessionNode,
+    Strict,
+    node_from_record,
+)
 
 
 @dataclass(frozen=True)
@@ -83,3 +94,30 @@ class RevisitResult:
     explored: list[str]
     final: FinalNode | None
     spend: Spend
+
+
+class LedgerReport(Strict):
+    """A session's traced claims: each with its origin and the texts it derives from;
+    the shares by origin of the final answer's claims (None when none is traced);
+    what this tracing left untraced (a budget spent, a call failed) and the calls it
+    made."""
+
+    session: str
+    claims: list[ClaimLine]
+    final: LedgerShares | None = None
+    untraced: int = 0
+    calls: int = 0
+
+    @classmethod
+    def of(
+        cls, session: str, records: Sequence[NodeRecord], edges: Sequence[EdgeRecord], **counts: int
+    ) -> LedgerReport:
+        """The report of a session's stored nodes and edges."""
+        nodes = [node_from_record(r) for r in records]
+        lines = claim_lines(nodes, edges)
+        finals = {r.id for r in records if r.kind is NodeKind.FINAL}
+        current = {c.id for c in lines}
+        of_final = [
+            n for n in nodes if isinstance(n, ClaimNode) and n.id in current and n.stated_in in finals
+        ]
+        return cls(session=session, claims=lines, final=shares(of_final), **counts)
