@@ -908,10 +908,15 @@ def page_api() -> str:
     # settings are the API's types, the errors what it raises
     directives = [
         "::: dagmca.api.Workspace",
+        "::: dagmca.workspace.BaseWorkspace",
         "::: dagmca.api.run",
+        "::: dagmca.api.build",
+        "::: dagmca.api.evaluate",
         "::: dagmca.api.RunResult",
         "::: dagmca.api.RevisitResult",
         "::: dagmca.api.Spend",
+        "::: dagmca.api.BuildResult",
+        "::: dagmca.api.LedgerReport",
         "::: dagmca.config.roles.RoleSettings",
         "::: dagmca.errors",
     ]

@@ -100,7 +100,7 @@ def test_stub_label_follows_status_and_rich_values_become_json() -> None:
 
 
 def test_config_defaults_and_bounds() -> None:
-    cfg = SessionConfig()
+    cfg = SessionConfig(llm="openai")
     assert (cfg.cpp, cfg.depth, cfg.rounds, cfg.max_branches) == (3, 2, 2, 3)
     assert cfg.urgency_threshold == 0.3 and cfg.merge_threshold == 0.7
     assert cfg.convergence_threshold == 0.85 and cfg.max_passage_bytes == 200_000
@@ -108,3 +108,18 @@ def test_config_defaults_and_bounds() -> None:
     for bad in ({"cpp": 0}, {"rounds": 0}, {"urgency_threshold": 1.5}, {"strategy": "loud"}):
         with pytest.raises(ValidationError):
             SessionConfig(**bad)  # type: ignore[arg-type]
+
+
+def test_the_local_model_has_its_own_defaults_and_a_given_value_wins() -> None:
+    local, endpoint = SessionConfig(), SessionConfig(llm="openai")
+    assert (local.cpp, local.rounds, local.signals, local.strange_loops) == (2, 1, False, 0)
+    assert (local.max_branches, local.max_revisits, local.max_stub_checks) == (2, 0, 3)
+    assert local.observers == ("dialectical", "skeptical")
+    assert (endpoint.cpp, endpoint.rounds, endpoint.signals, endpoint.strange_loops) == (3, 2, True, 1)
+    assert (endpoint.max_branches, endpoint.max_revisits, endpoint.max_stub_checks) == (3, 1, 8)
+    assert len(endpoint.observers) == 3
+    assert (local.turn_tokens(), endpoint.turn_tokens()) == (64, 600)
+    given = SessionConfig(rounds=3, max_branches=4)
+    assert (given.rounds, given.max_branches, given.max_stub_checks) == (3, 4, 3)
+    # a stored session keeps what it ran with, whichever defaults came later
+    assert SessionConfig.model_validate_json(given.model_dump_json()) == given
