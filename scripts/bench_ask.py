@@ -4,7 +4,7 @@ exists, what a second ask embeds, and each cookbook query on the embedded store.
     .venv/bin/python scripts/bench_ask.py [--nodes 20000] [--edges 30000] [--runs 5]
         [--embedder minilm|hashing] [--keep PATH] [--profile] [--no-cookbook]
 
-The store is one synthetic session (tests/synthetic.py) in a fresh SQLite file (with
+The store is one synthetic session (tests/support/synthetic.py) in a fresh SQLite file (with
 --keep, that file, made on the first run and reused after, index and all). The first
 ask builds the index (timed apart); then `--runs` retrievals of the same question and
 of others are timed, as `dagmca ask --retrieve-only --all` runs them: the question
@@ -32,7 +32,7 @@ from dagmca.ask import retrieve
 from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
 from dagmca.store import embedded
 from dagmca.store.sqlite import SQLiteStore
-from tests.synthetic import synthetic_session
+from tests.support.synthetic import synthetic_session
 from tests.test_embedded_cypher import COOKBOOK
 
 QUESTIONS = [

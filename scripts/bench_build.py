@@ -1,7 +1,7 @@
 """`dagmca build` against an endpoint's rate limit: how much of the limit it uses, and
 its wall time against running the same passages one after another.
 
-A local OpenAI-compatible fake (tests/fault_server.py) answers every chat request after
+A local OpenAI-compatible fake (tests/support/fault_server.py) answers every chat request after
 a fixed latency and refuses, with a 429 and Retry-After, any request beyond its
 requests-per-minute limit over the last 60 seconds, as a real endpoint does. The same
 N passages are built twice, each into a fresh store against a fresh server, alternating
@@ -33,7 +33,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_server import FaultServer, most_in_window  # noqa: E402
+from tests.support.fault_server import FaultServer, most_in_window  # noqa: E402
 
 CONFIG = ["--cpp", "2", "--depth", "1", "--rounds", "2", "--observers", "skeptical,dialectical"]
 CONFIG += ["--max-branches", "1", "--max-depth", "1"]

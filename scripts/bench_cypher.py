@@ -2,7 +2,7 @@
 unchanged with the Bolt server's rows, and how long it takes to load the store and
 answer them; then the chosen engine on a synthetic store of 20,000 nodes.
 
-The sessions are the scripted fake's (tests/cypher_sessions.py: one rich session and a
+The sessions are the scripted fake's (tests/support/cypher_sessions.py: one rich session and a
 built corpus of two passages); the reference is ArcadeDB's Bolt server in a process of
 its own, holding the same sessions. An engine that is not installed is skipped:
 
@@ -32,8 +32,8 @@ from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
-from tests.synthetic import synthetic_session
+from tests.support.bolt_server import BoltServer
+from tests.support.synthetic import synthetic_session
 from tests.test_embedded_cypher import COOKBOOK, NOT_ON_THE_TEST_SERVER, STORES, comparable
 
 Records = tuple[list[NodeRecord], list[EdgeRecord]]

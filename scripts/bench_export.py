@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.export.formats import WRITERS
-from tests.synthetic import synthetic_session
+from tests.support.synthetic import synthetic_session
 
 
 def main() -> None:
@@ -42,7 +42,7 @@ def main() -> None:
 def viewer_open(html: str, runs: int = 5) -> None:
     """Open the viewer `runs` times, each in a fresh tab: the median time from opening
     the file to a drawn, interactive first view; what that view draws; its labels' size."""
-    from tests.browser import Browser, chromium_path
+    from tests.support.browser import Browser, chromium_path
 
     binary = chromium_path()
     if binary is None:

@@ -33,8 +33,8 @@ from dagmca.similarity import MiniLMEmbedder
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
 from tests.conftest import PASSAGE
+from tests.support.bolt_server import BoltServer
 
 PROBE_S = 0.005
 

@@ -7,7 +7,7 @@ costs and how busy it keeps the endpoint (issue "Scale").
 
 The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2 (with
 --default, none: a default session), on a 1,300-word passage. The fake
-(tests/fault_server.py) answers every request after the latency, with schema-valid word
+(tests/support/fault_server.py) answers every request after the latency, with schema-valid word
 salad (with --reply-words N, a plain reply is N words drawn from the passage's own
 vocabulary, by a hash of the request); with --spread S, every call waits up to S more, by
 a hash of its messages (calls of different lengths, as a real model's; siblings then
@@ -45,7 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_server import FaultServer, request_key  # noqa: E402
+from tests.support.fault_server import FaultServer, request_key  # noqa: E402
 
 CONFIG = ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"]
 

@@ -40,7 +40,7 @@ from dagmca.store import cypher
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore, sqlite_edge_row, sqlite_node_row
-from tests.synthetic import synthetic_session
+from tests.support.synthetic import synthetic_session
 
 Rows = tuple[list[NodeRecord], list[EdgeRecord]]
 
@@ -123,7 +123,7 @@ def bolt_targets(count: int) -> Iterator[Callable[[], BoltTarget]]:
         target = BoltTarget.parse(os.environ["NEO4J_URI"])
         yield lambda: target
         return
-    from tests.bolt_server import BoltServer
+    from tests.support.bolt_server import BoltServer
 
     with BoltServer.in_child_process(count) as targets:
         left = list(targets)

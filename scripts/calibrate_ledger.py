@@ -18,7 +18,7 @@ recall and precision of the shipped `ledger_prefilter`, and with --sweep those o
 threshold from 0.20 to 0.70, from which it was chosen.
 
 --cost: what the ledger adds to a default session (every setting at its default, the
-final traced) on the scripted strong model of the tests (tests/strong_fake.py, on the
+final traced) on the scripted strong model of the tests (tests/support/strong_fake.py, on the
 1,241-word essay tests/data/four_day_week.txt): its calls beside the session's others.
 """
 
@@ -87,7 +87,7 @@ def cost() -> None:
     from dagmca.models import CallPhase
     from dagmca.store.sqlite import SQLiteStore
     from tests.conftest import run_scripted
-    from tests.strong_fake import LONG_PASSAGE, StrongModel
+    from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
     with tempfile.TemporaryDirectory() as tmp, SQLiteStore(Path(tmp) / "cost.db") as store:
         store.init_schema()

@@ -1,6 +1,6 @@
 """What whole texts cost: prompt tokens of a default session on each shipped example,
 against a local OpenAI-compatible endpoint that answers like a strong model (answers of
-200-300 words in paragraphs; tests/strong_fake.py) and counts every request's tokens
+200-300 words in paragraphs; tests/support/strong_fake.py) and counts every request's tokens
 with tiktoken's cl100k_base.
 
     .venv/bin/python scripts/prompt_tokens.py [--python CMD] [--json] [EXAMPLE ...]
@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.llm.tokens import TokenCounter
 from dagmca.prompts.templates import JUDGE_SYSTEM
-from tests.fault_server import FaultServer
-from tests.strong_fake import answer
+from tests.support.fault_server import FaultServer
+from tests.support.strong_fake import answer
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples").glob("*.txt"))

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs the linters, the layer rules and the whole test suite.
 # `--fast`: the everyday lane, on a machine already set up: the linters and the tests
-# not marked slow (tests/lanes.py), without the documentation build or the Debian
+# not marked slow (tests/support/lanes.py), without the documentation build or the Debian
 # packages. Other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."

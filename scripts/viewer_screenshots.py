@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser import Browser, chromium_path
+from tests.support.browser import Browser, chromium_path
 
 
 def main() -> None:

@@ -18,8 +18,8 @@ from dagmca.prompts.schemas import TensionFlag, joint_lenses, joint_turns
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
-from tests.lanes import place
+from tests.support.bolt_server import BoltServer
+from tests.support.lanes import place
 
 PASSAGE = (
     "Cities should price road space. Congestion is a cost each driver imposes on others. "
@@ -29,12 +29,12 @@ PASSAGE = (
 
 # Settings a developer's shell may carry: none of them may reach a test (OTEL_*: a
 # collector's endpoint would trace every test to it). (A real Neo4j for the contract
-# suite is read once, at import, by tests/bolt_server.py.)
+# suite is read once, at import, by tests/support/bolt_server.py.)
 ISOLATED_PREFIXES = ("DAGMCA_", "NEO4J_", "OPENAI_", "OTEL_")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test's lane (tests/lanes.py): `scripts/test.sh --fast` leaves the slow out."""
+    """Each test's lane (tests/support/lanes.py): `scripts/test.sh --fast` leaves the slow out."""
     for item in items:
         place(item)
 

@@ -20,9 +20,9 @@ from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import Neo4jStore
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
+from tests.support.bolt_server import BoltServer
+from tests.support.fault_server import FaultServer
 
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
 

@@ -28,9 +28,9 @@ from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
 from tests.conftest import run_scripted
-from tests.judges import judge_reply
+from tests.support.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
+from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
 # s1: three branches; A and B converge, B and C converge, A and C contradict: one

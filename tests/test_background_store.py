@@ -17,7 +17,7 @@ from dagmca.store.background import BackgroundStore, BlockingReadOnLoop
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
+from tests.support.bolt_server import BoltServer
 
 
 def node(i: int) -> NodeRecord:

@@ -10,7 +10,7 @@ from pathlib import Path
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
+from tests.support.fault_server import FaultServer
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 from tests.test_resume import SETTINGS, kill_after

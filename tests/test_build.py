@@ -15,10 +15,10 @@ from dagmca.corpus.sources import collect, session_id
 from dagmca.models import EdgeType
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer, most_in_window
-from tests.sandbox import process_env
+from tests.support.bolt_server import BoltServer
+from tests.support.fault_server import FaultServer, most_in_window
+from tests.support.sandbox import process_env
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 from tests.test_resume import cached_keys, kill_when, preflight_keys
@@ -199,7 +199,7 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
     from dagmca.similarity import HashingEmbedder
     from dagmca.store.neo4j import Neo4jStore, connect
     from tests.conftest import lens_by_lens
-    from tests.cookbook import load_cookbook
+    from tests.support.cookbook import load_cookbook
     from tests.test_pipeline import QUESTIONS, scripted
 
     shops = "Shops in the centre lose few suburban visitors."

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSAGE
-from tests.sandbox import process_env
+from tests.support.sandbox import process_env
 
 
 def dagmca(

@@ -18,7 +18,7 @@ from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, ed
 from dagmca.store.check import check_store
 from dagmca.store.graph import load_graph
 from tests.conftest import RunSession
-from tests.judges import judge_reply
+from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS
 
 CONVERGED = "Pricing works when revenue funds buses and exemptions protect workers. See [B1] and [B2]."

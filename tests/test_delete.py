@@ -16,8 +16,8 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
-from tests.cypher_sessions import built_corpus
+from tests.support.bolt_server import BoltServer
+from tests.support.cypher_sessions import built_corpus
 from tests.test_ask import run_fairness, run_prices
 from tests.test_cli import dagmca
 

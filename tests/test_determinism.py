@@ -18,7 +18,7 @@ from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
-from tests.judges import pair_texts
+from tests.support.judges import pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
 

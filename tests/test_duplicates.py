@@ -28,7 +28,7 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_provenance
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.judges import judge_reply
+from tests.support.judges import judge_reply
 
 TREES = "Who pays for the upkeep of street trees once they are planted?"
 # (debate, question): main first, then two sibling branches

@@ -17,9 +17,9 @@ from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer
-from tests.cookbook import CookbookQuery, load_cookbook
-from tests.cypher_sessions import CORPUS, RICH, built_corpus, rich_session
+from tests.support.bolt_server import BoltServer
+from tests.support.cookbook import CookbookQuery, load_cookbook
+from tests.support.cypher_sessions import CORPUS, RICH, built_corpus, rich_session
 from tests.test_cli import assert_user_error, dagmca
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -25,7 +25,7 @@ from dagmca.metrics.ledger import final_claims
 from dagmca.models import EVALUATION_SESSION, CallPhase, EdgeType
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
-from tests.strong_fake import LONG_PASSAGE, SENTENCES, StrongModel
+from tests.support.strong_fake import LONG_PASSAGE, SENTENCES, StrongModel
 from tests.test_eval import EVAL
 
 BASE = SessionConfig.model_validate({"llm": "fake"})

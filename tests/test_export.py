@@ -17,8 +17,8 @@ from dagmca.export.formats import WRITERS, cypher_literal, cypher_statements
 from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.check import check_store
 from dagmca.store.neo4j import connect
-from tests.bolt_server import BoltServer
-from tests.synthetic import synthetic_session
+from tests.support.bolt_server import BoltServer
+from tests.support.synthetic import synthetic_session
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 NASTY = (

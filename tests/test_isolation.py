@@ -12,7 +12,7 @@ import sys
 import pytest
 from pytest_socket import SocketConnectBlockedError
 
-from tests.sandbox import process_env
+from tests.support.sandbox import process_env
 
 ELSEWHERE = ("203.0.113.7", 9)  # TEST-NET-3: never a real host
 

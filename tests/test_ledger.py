@@ -31,8 +31,8 @@ from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, run_scripted
-from tests.judges import ledger_reply, sentences_of
-from tests.strong_fake import LONG_PASSAGE, StrongModel
+from tests.support.judges import ledger_reply, sentences_of
+from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
 # a main debate only, two leaves under the root, two rounds, no observers
 SMALL: dict[str, Any] = dict(cpp=2, depth=2, rounds=2, max_depth=0, monitor_every="off", ledger="final")
@@ -409,7 +409,7 @@ def test_the_cookbook_ledger_queries_return_the_claims_the_json_lists(
 ) -> None:
     from dagmca.store.neo4j import Neo4jStore, connect
     from dagmca.store.push import push_session
-    from tests.cookbook import load_cookbook
+    from tests.support.cookbook import load_cookbook
 
     queries = {q.name: q for q in load_cookbook(Path(__file__).parents[1] / "examples" / "queries.cypher")}
     listed = lines(store)
@@ -441,7 +441,7 @@ def test_the_viewer_lists_the_finals_claims_and_a_click_draws_and_selects_their_
 ) -> None:
     from dagmca.export.html import to_html
     from dagmca.store.graph import session_records
-    from tests.browser import Browser, chromium_path
+    from tests.support.browser import Browser, chromium_path
 
     binary = chromium_path()
     if binary is None:

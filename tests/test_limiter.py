@@ -12,7 +12,7 @@ from openai import AsyncOpenAI
 from dagmca.llm.limiter import MARGIN, RateLimiter
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryPolicy
-from tests.fault_server import FaultServer, most_in_window
+from tests.support.fault_server import FaultServer, most_in_window
 
 
 class Clock:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import RunSession
-from tests.sandbox import process_env
+from tests.support.sandbox import process_env
 
 
 def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from dagmca.reports.models import FinalState, MCAReport
 from dagmca.reports.quality import report
 from dagmca.similarity import MiniLMEmbedder, jaccard
 from tests.conftest import PASSAGE
-from tests.sandbox import process_env
+from tests.support.sandbox import process_env
 from tests.test_cli import assert_user_error, dagmca
 
 pytestmark = pytest.mark.local_model

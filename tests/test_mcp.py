@@ -24,8 +24,8 @@ from dagmca.errors import UserError
 from dagmca.mcp.readonly import refuse_writes
 from dagmca.mcp.tools import RUN_CALL_CAP
 from dagmca.store.sqlite import SQLiteStore
-from tests.fault_server import FaultServer
-from tests.sandbox import process_env
+from tests.support.fault_server import FaultServer
+from tests.support.sandbox import process_env
 from tests.test_ask import run_prices
 
 TOOLS = {"list_sessions", "show_session", "ask", "search", "query", "get_node", "open_questions", "run"}

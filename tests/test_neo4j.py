@@ -21,9 +21,9 @@ from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.push import push_session
 from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer, free_port
 from tests.conftest import RunSession
-from tests.cookbook import load_cookbook
+from tests.support.bolt_server import BoltServer, free_port
+from tests.support.cookbook import load_cookbook
 from tests.test_cli import dagmca
 from tests.test_pipeline import QUESTIONS, scripted
 

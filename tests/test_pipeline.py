@@ -10,7 +10,7 @@ from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
-from tests.judges import PairRule, StubRule, judge_reply, never_answered, same_text
+from tests.support.judges import PairRule, StubRule, judge_reply, never_answered, same_text
 
 QUESTIONS = [
     "Is a flat charge fair to low wage workers",
@@ -38,7 +38,7 @@ def scripted(
 ) -> Any:
     """Main-debate observers flag `main_flags` (one per check, in order); a branch's
     turns answer with branch_answers[its question] (default: its question); the judge
-    decides by `pair` and `stub` (tests/judges.py)."""
+    decides by `pair` and `stub` (tests/support/judges.py)."""
     pending = list(main_flags)
 
     def respond(call: ScriptedCall) -> Any:

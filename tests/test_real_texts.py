@@ -17,7 +17,7 @@ from dagmca.models import CallPhase, EdgeType, NodeKind, Phase
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
-from tests.strong_fake import LONG_PASSAGE, StrongModel, words
+from tests.support.strong_fake import LONG_PASSAGE, StrongModel, words
 
 MARK = re.compile(r"\[… (\d+) earlier sentences? left out to fit the context window …\] ")
 TURN_PHASES = {p.value for p in Phase}

@@ -1,5 +1,5 @@
 """The LLM layer under faults, against a real HTTP server that speaks the OpenAI API
-(tests/fault_server.py): retries, repair, accounting, the cache, budgets, a down
+(tests/support/fault_server.py): retries, repair, accounting, the cache, budgets, a down
 endpoint, and secrets kept out of everything a run leaves behind."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.fault_server import CLIENT_KIND, FAULTS, FaultServer
+from tests.support.fault_server import CLIENT_KIND, FAULTS, FaultServer
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 
@@ -189,7 +189,7 @@ def test_each_budget_stops_cleanly_and_keeps_the_final(kind: str, sqlite: SQLite
 
 
 def test_an_endpoint_that_is_down_fails_the_run_within_seconds(tmp_path: Path) -> None:
-    from tests.bolt_server import free_port
+    from tests.support.bolt_server import free_port
 
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")

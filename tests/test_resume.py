@@ -18,8 +18,8 @@ from dagmca.models import PERSONA_SESSION, NodeKind, PersonaNode, node_from_reco
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
-from tests.sandbox import process_env
+from tests.support.fault_server import FaultServer
+from tests.support.sandbox import process_env
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 

@@ -21,7 +21,7 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, RunSession, lens_by_lens
-from tests.judges import judge_reply, stub_parts
+from tests.support.judges import judge_reply, stub_parts
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
 from tests.test_pipeline import QUESTIONS

@@ -29,7 +29,7 @@ from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
+from tests.support.fault_server import FaultServer
 
 JUDGE_PHASES = {CallPhase.JUDGE.value, CallPhase.MERGE.value, CallPhase.LEDGER.value}
 SMALL = dict(max_branches=2, max_depth=1, rounds=1, monitor_every="turn", cache=False)

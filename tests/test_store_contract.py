@@ -16,7 +16,7 @@ from dagmca.store.base import GraphStore, SessionLinked, StoreError
 from dagmca.store.graph import load_graph
 from dagmca.store.neo4j import Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore
-from tests.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
+from tests.support.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
 
 REAL_NEO4J = pytest.param("neo4j", marks=pytest.mark.allow_hosts(real_neo4j_hosts()))
 

@@ -1,5 +1,5 @@
 """Structured output on any endpoint, against a real HTTP server that speaks
-the OpenAI API (tests/fault_server.py) and refuses what real endpoints refuse: the
+the OpenAI API (tests/support/fault_server.py) and refuses what real endpoints refuse: the
 pre-flight negotiates a mode once, records it, and the session works in it; reasoning
 models get their parameters; a session whose every flag failed says so, with its exit
 code, and is not taken for a down endpoint."""
@@ -15,7 +15,7 @@ import pytest
 from dagmca.models import NodeKind
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
-from tests.fault_server import FaultServer
+from tests.support.fault_server import FaultServer
 from tests.test_cli import dagmca
 
 KEY = "sk-test-structured-1b2c3d"

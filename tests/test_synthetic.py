@@ -5,7 +5,7 @@ from __future__ import annotations
 from dagmca.models import NodeKind
 from dagmca.store.check import check_graph
 from dagmca.store.graph import build_graph
-from tests.synthetic import synthetic_session
+from tests.support.synthetic import synthetic_session
 
 
 def test_exact_sizes_valid_and_deterministic() -> None:

@@ -36,7 +36,7 @@ from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
-from tests.sandbox import process_env
+from tests.support.sandbox import process_env
 from tests.test_pipeline import QUESTIONS, scripted
 
 # a session that branches (three branches of the main debate), judges and merges them

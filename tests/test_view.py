@@ -7,7 +7,7 @@ import pytest
 
 from dagmca.export.view import VISIBLE, first_view
 from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
-from tests.synthetic import synthetic_session
+from tests.support.synthetic import synthetic_session
 
 
 def reachable(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> tuple[set[str], int]:

@@ -17,8 +17,8 @@ from dagmca.export.html import script_json, to_html
 from dagmca.models import EdgeType, NodeKind
 from dagmca.store.graph import session_records
 from dagmca.store.sqlite import SQLiteStore
-from tests.browser import Browser, Page, chromium_path
-from tests.synthetic import synthetic_session
+from tests.support.browser import Browser, Page, chromium_path
+from tests.support.synthetic import synthetic_session
 from tests.test_cli import dagmca
 
 HOSTILE = (

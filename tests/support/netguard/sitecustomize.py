@@ -1,4 +1,4 @@
-"""Loaded by every Python process a test starts (tests/sandbox.py puts this folder on
+"""Loaded by every Python process a test starts (tests/support/sandbox.py puts this folder on
 its PYTHONPATH): a connection to anything but this machine is refused, as pytest-socket
 refuses it inside the test process itself."""
 

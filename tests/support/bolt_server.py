@@ -81,8 +81,8 @@ class BoltServer:
         JVM inside the measured process competes with it for the interpreter lock), with
         `databases` fresh databases; stopped on exit."""
         proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.bolt_server", str(databases)],
-            cwd=Path(__file__).resolve().parents[1],
+            [sys.executable, "-m", "tests.support.bolt_server", str(databases)],
+            cwd=Path(__file__).resolve().parents[2],  # the repository: `tests` is a package there
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -129,7 +129,7 @@ def wiped(target: BoltTarget) -> Neo4jStore:
     return store
 
 
-if __name__ == "__main__":  # `python -m tests.bolt_server N`: see BoltServer.in_child_process
+if __name__ == "__main__":  # `python -m tests.support.bolt_server N`: see BoltServer.in_child_process
     with tempfile.TemporaryDirectory() as root:
         server = BoltServer.start(Path(root))
         names = [server.new_target().database for _ in range(int(sys.argv[1]))]

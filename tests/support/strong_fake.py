@@ -23,9 +23,9 @@ from dagmca.prompts.schemas import (
     joint_lenses,
     joint_turns,
 )
-from tests.judges import duplicate_questions, ledger_reply, sentences_of, stub_parts, verbatim
+from tests.support.judges import duplicate_questions, ledger_reply, sentences_of, stub_parts, verbatim
 
-LONG_PASSAGE = (Path(__file__).parent / "data" / "four_day_week.txt").read_text(encoding="utf-8")
+LONG_PASSAGE = (Path(__file__).parents[1] / "data" / "four_day_week.txt").read_text(encoding="utf-8")
 
 SENTENCES = (
     "Hours at a desk measure presence, not the quantity of concentrated work a team produces.",

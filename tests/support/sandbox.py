@@ -1,6 +1,6 @@
 """The environment of every process a test starts: a short list of what a process
 needs from the shell (nothing that configures dagmca, Neo4j or an LLM endpoint unless
-the test passes it), and the network guard of tests/netguard/ on its path."""
+the test passes it), and the network guard of tests/support/netguard/ on its path."""
 
 from __future__ import annotations
 

@@ -1,0 +1,3 @@
+"""What the tests share that is not a test: servers (Bolt, a faulty OpenAI-compatible
+endpoint), a browser driver, scripted judges and a strong-model fake, synthetic graphs,
+the sandbox every started process runs in, and each test's lane."""
