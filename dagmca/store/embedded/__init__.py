@@ -11,22 +11,45 @@ comprehensions, CASE, temporal values), and a one-line refusal naming anything e
 
 from __future__ import annotations
 
+import contextlib
+import gc
+from collections.abc import Iterator
 from typing import Any
 
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.engine import Result, run
+from dagmca.store.embedded.rows import store_rows
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 from dagmca.store.embedded.values import Graph
-from dagmca.store.graph import store_records
 
 __all__ = ["CypherSyntaxError", "Graph", "Result", "Unsupported", "load", "query", "run"]
 
 
 def load(store: GraphStore) -> Graph:
     """Every session of the store, the personas and the relationships between them."""
-    return Graph(*store_records(store))
+    with _collection_paused():
+        return Graph.from_rows(*store_rows(store))
 
 
 def query(store: GraphStore, text: str, params: dict[str, Any]) -> Result:
     """Run a read-only query on the whole store: its column names and JSON-ready rows."""
-    return run(load(store), text, params)
+    with _collection_paused():
+        graph = load(store)
+        try:
+            return run(graph, text, params)
+        finally:
+            graph.release()
+
+
+@contextlib.contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while the graph is built and read: building
+    tens of thousands of objects at once sets it off again and again, each time
+    scanning all of them, and none of them is garbage until the query is answered."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

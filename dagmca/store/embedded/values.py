@@ -1,20 +1,27 @@
-"""The graph the engine reads (loaded from a store's records) and Cypher's rules for
+"""The graph the engine reads (built from a store's rows or records) and Cypher's rules for
 its values: equality and comparison with null, the order ORDER BY sorts in, and the
 JSON-ready form rows are printed in (the same as `dagmca query` prints from Neo4j)."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dagmca.models import EdgeRecord, NodeRecord
-from dagmca.store.cypher import NODE_LABEL, to_temporal
+from dagmca.store.cypher import NODE_LABEL, TIME_KEYS, to_temporal
+
+# A node and a relationship as the graph is built from them, without pydantic's
+# validation (the store's own rows, read only): id, session, kind, extra labels,
+# created_at, properties; and source, target, type, session, properties. The property
+# dicts become the graph's own.
+NodeRow = tuple[str, str, str, Sequence[str], str, dict[str, Any]]
+EdgeRow = tuple[str, str, str, str, dict[str, Any]]
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """Compared by identity: one object per stored node."""
 
@@ -25,7 +32,7 @@ class Node:
     inc: list[Rel] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Rel:
     key: int
     type: str
@@ -46,31 +53,52 @@ class Graph:
     datetimes: the same graph `dagmca push` writes into Neo4j."""
 
     def __init__(self, nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> None:
+        self._fill(
+            ((n.id, n.session, n.kind.value, n.labels, n.created_at, dict(n.props)) for n in nodes),
+            ((e.source, e.target, e.type.value, e.session, dict(e.props)) for e in edges),
+        )
+
+    @classmethod
+    def from_rows(cls, nodes: Iterable[NodeRow], edges: Iterable[EdgeRow]) -> Graph:
+        """The graph of rows in the order they were created (it numbers them `seq`)."""
+        graph = cls.__new__(cls)
+        graph._fill(nodes, edges)
+        return graph
+
+    def _fill(self, nodes: Iterable[NodeRow], edges: Iterable[EdgeRow]) -> None:
         self.nodes: list[Node] = []
         self.by_id: dict[str, Node] = {}
         self.by_label: dict[str, list[Node]] = {}
         self.rels: list[Rel] = []
         self._indexes: dict[tuple[str, str], dict[Any, list[Node]]] = {}
-        for seq, n in enumerate(nodes, 1):
-            props = {k: to_temporal(k, v) for k, v in n.props.items()}
-            props.update(
-                id=n.id, session=n.session, created_at=to_temporal("created_at", n.created_at), seq=seq
-            )
-            node = Node(len(self.nodes), (NODE_LABEL, n.kind.value, *sorted(n.labels)), props)
-            self.nodes.append(node)
-            self.by_id[n.id] = node
+        # one pass over each list: every store's graph is built here, per query
+        all_nodes, by_id, by_label = self.nodes, self.by_id, self.by_label
+        for seq, (id_, session, kind, labels, created_at, props) in enumerate(nodes, 1):
+            _temporals(props)
+            props.update(id=id_, session=session, created_at=to_temporal("created_at", created_at), seq=seq)
+            node = Node(seq - 1, (NODE_LABEL, kind, *sorted(labels)), props)
+            all_nodes.append(node)
+            by_id[id_] = node
             for label in node.labels:
-                self.by_label.setdefault(label, []).append(node)
-        for seq, e in enumerate(edges, 1):
-            start, end = self.by_id.get(e.source), self.by_id.get(e.target)
+                by_label.setdefault(label, []).append(node)
+        rels = self.rels
+        for seq, (source, target, type_, session, props) in enumerate(edges, 1):
+            start, end = by_id.get(source), by_id.get(target)
             if start is None or end is None:  # an end outside what was loaded
                 continue
-            props = {k: to_temporal(k, v) for k, v in e.props.items()}
-            props.update(session=e.session, seq=seq)
-            rel = Rel(len(self.rels), e.type.value, start, end, props)
-            self.rels.append(rel)
+            _temporals(props)
+            props.update(session=session, seq=seq)
+            rel = Rel(len(rels), type_, start, end, props)
+            rels.append(rel)
             start.out.append(rel)
             end.inc.append(rel)
+
+    def release(self) -> None:
+        """Drop the links from nodes to their relationships: without those cycles the
+        graph is freed as soon as it is dropped, not at the collector's next full pass."""
+        for node in self.nodes:
+            node.out.clear()
+            node.inc.clear()
 
     def lookup(self, label: str | None, key: str, value: Any) -> list[Node]:
         """Nodes (of `label`) whose property `key` equals `value`, through an index built
@@ -87,6 +115,13 @@ class Graph:
                     index.setdefault(hashable(v), []).append(node)
             self._indexes[(label or "", key)] = index
         return index.get(hashable(value), [])
+
+
+def _temporals(props: dict[str, Any]) -> None:
+    """Timestamps among the properties as datetimes, in place."""
+    for key in TIME_KEYS:
+        if key in props:
+            props[key] = to_temporal(key, props[key])
 
 
 def hashable(v: Any) -> Any:
