@@ -109,7 +109,7 @@ def test_config_show_gives_each_setting_its_value_and_source(
         "depth": (1, "profile:fast"),
         "seed": (7, file),
         "perspectives": (["analytical", "critical"], file),
-        "strange_loops": (1, "default"),
+        "strange_loops": (0, "default"),  # the local model's default
         "judge.model": ("flag-judge", "flag"),
         "observer.model": ("obs", "env"),
         "judge.base_url": ("http://profile.invalid/v1", "profile:fast"),

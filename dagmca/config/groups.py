@@ -202,9 +202,7 @@ class AgentsSettings(Strict):
 class MonitorSettings(Strict):
     """monitor: the observers that flag tensions in the turns."""
 
-    observers: tuple[str, ...] = Field(
-        DEFAULT_OBSERVERS, description="Comma-separated observer lenses (local model: the first two)"
-    )
+    observers: tuple[str, ...] = Field(DEFAULT_OBSERVERS, description="Comma-separated observer lenses")
     # turn: every observer checks every turn. round: one call per observer per
     # round over the round's turns. auto: round for the embedded CPU model (it makes a
     # default session several times cheaper), turn for every other backend. off: no

@@ -15,7 +15,6 @@ from typing import Any, Literal
 from pydantic import field_validator, model_validator
 
 from dagmca.config.groups import (
-    DEFAULT_OBSERVERS,
     AgentsSettings,
     BranchesSettings,
     BudgetSettings,
@@ -46,9 +45,9 @@ RETIRED = frozenset(
 NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 # The embedded CPU model's defaults where they differ from an endpoint's, for the
 # settings no source gave. The local model is for trying the tool on a small machine:
-# a smaller session still shows every phase (a main debate whose agents answer, revise
-# against each other and are integrated; the observers' tensions; branches; judged
-# decisions; the final answer) in a few minutes, where the endpoint defaults take many
+# a smaller session still runs every phase (a main debate whose agents answer, revise
+# against each other and are integrated; the observers' tensions; branches; the judge's
+# checks; the final answer) in a few minutes, where the endpoint defaults take many
 # times longer for text no better from a 135M model. With one round a parent's nudge
 # for the next round has no reader, and a strange loop is a turn more for the observers
 # to check. docs/guides/local-models.md lists them.
@@ -57,7 +56,6 @@ LOCAL_DEFAULTS: dict[str, Any] = {
     "rounds": 1,
     "signals": False,
     "strange_loops": 0,
-    "observers": DEFAULT_OBSERVERS[:2],
     "max_branches": 2,
     "max_revisits": 0,
     "max_stub_checks": 3,
