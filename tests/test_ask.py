@@ -290,8 +290,9 @@ def test_fusion_ranks_by_reciprocal_rank() -> None:
 
 @pytest.fixture
 def hashing_cli(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The CLI with the hashing embedder instead of MiniLM (same code path, instant)."""
-    monkeypatch.setattr("dagmca.similarity.MiniLMEmbedder", HashingEmbedder)
+    """The CLI with the hashing embedder instead of the configured one (same code path,
+    instant)."""
+    monkeypatch.setattr("dagmca.similarity.choose.make_embedder", lambda name=None: HashingEmbedder())
 
 
 def ask_calls(path: Path) -> list[dict[str, Any]]:

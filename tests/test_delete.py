@@ -116,7 +116,7 @@ def index_rows(path: Path, session: str) -> tuple[int, int, int]:
 def test_a_deleted_session_leaves_the_ask_index(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr("dagmca.similarity.MiniLMEmbedder", HashingEmbedder)
+    monkeypatch.setattr("dagmca.similarity.choose.make_embedder", lambda name=None: HashingEmbedder())
     path = tmp_path / "two.db"
     with SQLiteStore(path) as st:
         st.init_schema()
