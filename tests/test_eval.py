@@ -350,10 +350,11 @@ def test_the_settings_budget_caps_the_whole_eval_and_a_rerun_with_more_finishes_
     found = tasks(4, answer="0")
     client = scripted(lambda a, t, r: "0")
     two = SessionConfig.model_validate({"llm": "fake", "max_llm_calls": 6})  # two single sessions
-    report, _ = run(tmp_path, client, found, "single", base=two)
+    # one session at a time, so the budget is spent exactly when the second one ends
+    report, _ = run(tmp_path, client, found, "single", base=two, parallel=1)
     assert report.skipped == 2 and report.arms[0].sessions == 2 and len(client.calls) == 6
     four = SessionConfig.model_validate({"llm": "fake", "max_llm_calls": 12})
-    report, _ = run(tmp_path, client, found, "single", base=four)
+    report, _ = run(tmp_path, client, found, "single", base=four, parallel=1)
     assert report.skipped == 0 and report.arms[0].sessions == 4 and len(client.calls) == 12
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from dagmca.api import Workspace
 from dagmca.config import SessionConfig
 from dagmca.evaluation import EvalReport, Task, parse_arms
@@ -17,6 +19,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.models import CallPhase
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
+from tests.support.fault_server import FaultServer
 from tests.test_eval import EVAL, _longer, scripted
 
 BASE = SessionConfig.model_validate({"llm": "fake"})
@@ -113,6 +116,33 @@ def test_an_earlier_runs_spend_counts_against_the_budget_of_a_rerun(tmp_path: Pa
     made = len(client.calls)
     # the two sessions run before spent six calls: a cap of nine leaves room for one more
     capped = BASE.model_copy(update={"max_llm_calls": 9})
-    report = run(tmp_path, client, found, "single", capped)
+    # one session at a time, so the fourth finds the budget spent before it starts
+    report = run(tmp_path, client, found, "single", capped, parallel=1)
     assert report.skipped == 1 and report.arms[0].sessions == 3
     assert len(client.calls) == made + 3
+
+
+def test_sessions_starting_together_on_one_endpoint_count_each_request_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The arms share one backend: sessions that start at once negotiate its structured
+    mode once between them, and the calls the report counts are the requests the
+    endpoint received, so a vote arm is matched to what mca really asked."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    found = [Task(id=f"t{i}", question=f"What is {i} + {i}?", answer=str(2 * i)) for i in range(3)]
+    with FaultServer(latency_s=0.05) as server:
+        cfg = SessionConfig.model_validate(
+            {"llm": "openai", "model": "fault-model", "base_url": server.base_url, "cpp": 2, "depth": 1}
+        )
+        plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms("mca,vote,single", cfg.model_dump()))
+
+        async def main() -> EvalReport:
+            async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
+                return await run_eval(ws, plan, cfg)
+
+        report = asyncio.run(main())
+        requests = len(server.arrivals)
+    calls = {a.arm: a.calls for a in report.arms}
+    assert report.spend is not None and report.spend.total.calls == requests == sum(calls.values())
+    # the one negotiation is in whichever session pinged first
+    assert abs(calls["vote"] - calls["mca"]) <= len(found)

@@ -156,6 +156,7 @@ def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: 
     run = slow_dagmca(
         tmp_path, "run", str(passage), "--session", "deep", "-q", *shape,
         "--max-depth", "0", "--monitor-every", "off", "--self-reflect", "--strange-loops", "1",
+        "--signals",  # the counts below include the nudges, off by default on the local model
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     out = tmp_path / ".dagmca" / "sessions" / "deep"
@@ -174,7 +175,9 @@ def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: 
 
 def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> None:
     example = Path(__file__).parent.parent / "examples" / "congestion_pricing.txt"
-    proc = slow_dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q")
+    # the shape the counts below are for, not the local model's smaller defaults
+    shape = ["--cpp", "3", "--depth", "2", "--rounds", "2", "--signals", "--strange-loops", "1"]
+    proc = slow_dagmca(tmp_path, "compare", str(example), "--session", "cmp", "-q", *shape)
     assert proc.returncode == 0, proc.stderr[-2000:]
     header = next(line for line in proc.stdout.splitlines() if "mca" in line and "decompose" in line)
     assert header.index("mca") < header.index("decompose") < header.index("vote")

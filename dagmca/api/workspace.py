@@ -83,7 +83,7 @@ class Workspace(BaseWorkspace):
         judge_all: bool = False,
         judge_trials: int = 1,
         noise_floor: bool = False,
-        parallel: int = 1,
+        parallel: int | None = None,
         settings: SettingsLike = None,
         client: ClientLike | None = None,
         judge: Completer | None = None,
@@ -96,8 +96,9 @@ class Workspace(BaseWorkspace):
         graph. `tasks`: a JSONL file or folder of .txt passages, or `Task`s; `arms`: as
         `--arms` (`"mca:rounds=1,vote,single"`) or parsed `Arm`s. The same `eval_id`
         (default: from the tasks, arms and repeats) resumes: nothing finished is run or
-        judged again. `client`: the debaters' client; `judge`: the judge's (default: the
-        settings' judge role); `on_done`: told of each session as it ends."""
+        judged again. `parallel`: sessions at once (default: 1 on the local model, else
+        the settings' concurrency). `client`: the debaters' client; `judge`: the judge's
+        (default: the settings' judge role); `on_done`: told of each session as it ends."""
         from dagmca.evaluation.running import EvalPlan, run_eval
 
         cfg = settings_from(settings, overrides)

@@ -157,7 +157,15 @@ def eval_(
     noise: Annotated[
         bool, typer.Option("--noise-floor", help="The first arm against its own repeat (needs --repeats 2+)")
     ] = False,
-    parallel: Annotated[int, typer.Option("--parallel-sessions", min=1, help="Sessions run at once")] = 1,
+    parallel: Annotated[
+        int | None,
+        typer.Option(
+            "--parallel-sessions",
+            min=1,
+            max=64,
+            help="Sessions run at once (default: 1 on the local model, else --concurrency, at least 2)",
+        ),
+    ] = None,
     store: o.Store = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Folder for eval.json, eval.md and quality-cost.svg")

@@ -62,7 +62,15 @@ class EvalPlan:
     judge_all: bool = False
     judge_trials: int = 1
     noise_floor: bool = False
-    parallel: int = 1
+    parallel: int | None = None  # sessions at once (default: `default_parallel`)
+
+
+def default_parallel(cfg: SessionConfig) -> int:
+    """1 on the local model (its server is the bottleneck: parallel sessions only queue
+    there), else as many sessions as calls may be in flight: an arm's session is the
+    main debate alone, with fewer calls ready at once than a build's full session, and
+    the shared gate holds the calls to `concurrency` however many sessions wait on it."""
+    return 1 if cfg.llm == "local" else max(2, cfg.concurrency)
 
 
 @dataclass(frozen=True)
@@ -112,7 +120,7 @@ class _Eval:
         self.runner = EvalSessions(ws, base, client)
         self.store = ws.store
         self.values = base.model_dump()
-        self.limit = asyncio.Semaphore(max(1, plan.parallel))
+        self.limit = asyncio.Semaphore(max(1, plan.parallel or default_parallel(base)))
         self.done: dict[tuple[str, str, int], _Done] = {}
         self.skipped = 0  # sessions not run, for the budget
         self.unjudged = 0  # pairs not judged, for the budget
@@ -149,9 +157,15 @@ class _Eval:
     async def sessions(self) -> None:
         plain = [a for a in self.plan.arms if a.kind.matched_to is None]
         matched = [a for a in self.plan.arms if a.kind.matched_to is not None]
-        units = [(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)]
-        await _all([self.one(a, t, r, {}) for t, r in units for a in plain])
-        await _all([self.matched(a, t, r) for t, r in units for a in matched])
+
+        async def unit(task: Task, repeat: int) -> None:
+            # a task's matched arms start once its own targets end, not once every
+            # task's have: no wave of sessions waits on the slowest of another wave, so
+            # --parallel-sessions stay busy to the end
+            await _all([self.one(a, task, repeat, {}) for a in plain])
+            await _all([self.matched(a, task, repeat) for a in matched])
+
+        await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
 
 
 async def _all(work: list[Coroutine[Any, Any, T]]) -> list[T]:

@@ -98,6 +98,7 @@ class OpenAIBackend(LLMClient):
         self.reasoning_effort = reasoning_effort
         self.preflight: list[PreflightCall] = []
         self.negotiated = False  # this pre-flight settled the mode by asking
+        self._pinging = asyncio.Lock()
 
     def redact(self, text: str) -> str:
         for secret in self._secrets:
@@ -128,14 +129,18 @@ class OpenAIBackend(LLMClient):
         tries, a dead one fails in about a second), and the structured-output mode is
         negotiated, unless it is fixed. The two go out together: the negotiation waits
         one round trip less, and when the endpoint or the model is wrong, that error is
-        the one reported (the negotiation is cancelled)."""
-        if not self.negotiate:
-            await self._check_endpoint()
-            return
-        negotiation = asyncio.create_task(self._negotiate())
-        async with aio.cancelled_on_failure(negotiation):
-            await self._check_endpoint()
-        await negotiation
+        the one reported (the negotiation is cancelled). A backend shared by sessions
+        that start together (an eval's, a build's) negotiates once, and each ping's
+        `preflight_calls` are its own requests, so none is accounted twice."""
+        async with self._pinging:
+            self.preflight = []
+            if not self.negotiate or self.negotiated:
+                await self._check_endpoint()
+                return
+            negotiation = asyncio.create_task(self._negotiate())
+            async with aio.cancelled_on_failure(negotiation):
+                await self._check_endpoint()
+            await negotiation
 
     async def _check_endpoint(self) -> None:
         for attempt in range(1, 4):
