@@ -71,7 +71,7 @@ def test_a_phase_of_siblings_is_checked_in_one_call_each_flag_on_its_turn(run_fa
     # 3 specialists under the root: respond, lateral, root observe, signal per round,
     # then the strange loop alone; the estimate's formula gives the same
     assert [n for n, _ in observers.groups] == [3, 3, 1, 1] * 2 + [1]
-    turns = [c for c in fake.calls if c.meta.phase not in ("monitor", "final", "ledger")]
+    turns = [c for c in fake.calls if c.meta.phase not in ("monitor", "final", "ledger", "judge")]
     assert len(checks) == 9 == observer_calls(cfg, len(turns), 2) < len(turns)
     # each call quotes its group's turns, numbered, with the transcript before them
     respond = observers.groups[0][1]
@@ -98,5 +98,5 @@ def test_a_group_larger_than_a_check_is_split(run_fake: RunSession) -> None:
     _, state, fake = run_fake(observers, cpp=6, rounds=1, max_depth=0, monitor_every="turn")
     sizes = [n for n, _ in observers.groups]
     assert sizes[:4] == [4, 2, 4, 2]  # six specialists respond, then lateral
-    turns = [c for c in fake.calls if c.meta.phase not in ("monitor", "final", "ledger")]
+    turns = [c for c in fake.calls if c.meta.phase not in ("monitor", "final", "ledger", "judge")]
     assert len(observers.groups) == observer_calls(state.config, len(turns), 1)
