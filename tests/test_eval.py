@@ -365,7 +365,7 @@ def test_a_session_cut_short_by_a_dead_endpoint_is_resumed_by_the_rerun(tmp_path
     def dying(call: ScriptedCall) -> object:  # the second task's calls all fail
         return None if "t1-r0" in call.meta.debate else healthy.responder(call)
 
-    with pytest.raises(EndpointError):
+    with pytest.raises(EndpointError) as raised:
         run(
             tmp_path,
             ScriptedLLM(dying),
@@ -373,6 +373,8 @@ def test_a_session_cut_short_by_a_dead_endpoint_is_resumed_by_the_rerun(tmp_path
             "single",
             base=BASE.model_copy(update={"endpoint_down_after": 2}),
         )
+    # the fix is the eval's: rerunning it resumes the session, no `dagmca resume` needed
+    assert raised.value.fix == "every finished session is kept; run the eval again to finish it"
     with open_store(str(tmp_path / "e.db")) as st:
         assert st.get_node("ev-single-t1-r0") is not None
         assert st.get_node("ev-single-t1-r0").props["status"] != "done"  # type: ignore[union-attr]

@@ -33,14 +33,14 @@ class ArmLedger(Strict):
     emergent: Share
 
 
-class CriterionComparison(Strict):
-    """Two arms on one of the judge's criteria: wins, losses and ties (a win holds in
-    both orders), the win rate (wins plus half the ties) with its Wilson interval over
-    the judged pairs, the sign test, and Holm over every criterion row of the eval."""
+class PairedComparison(Strict):
+    """Two arms paired: wins, losses and ties, the win rate (wins plus half the ties)
+    with its interval, the sign test's p-value, and the same corrected by Holm over
+    every row of its table. The report's comparisons and its criteria extend it with
+    what was compared."""
 
     arm: str
     baseline: str
-    criterion: str
     wins: int
     losses: int
     ties: int
@@ -49,6 +49,14 @@ class CriterionComparison(Strict):
     hi: float
     p_value: float
     p_holm: float
+
+
+class CriterionComparison(PairedComparison):
+    """Two arms on one of the judge's criteria (a win holds in both orders): the
+    interval is Wilson's over the judged pairs, and Holm runs over every criterion row
+    of the eval."""
+
+    criterion: str
 
 
 class Cost(Strict):

@@ -18,6 +18,7 @@ from dagmca.evaluation.breakdown import (
     ArmLedger,
     CriterionComparison,
     EvalSpend,
+    PairedComparison,
     arm_ledger,
     summed,
     verdict_outcomes,
@@ -52,18 +53,11 @@ class ArmRow(Strict):
     ledger: ArmLedger | None = None
 
 
-class Comparison(Strict):
-    arm: str
-    baseline: str
+class Comparison(PairedComparison):
+    """Two arms over the tasks: on accuracy or by the judge's overall verdict, with the
+    bootstrap interval over tasks."""
+
     kind: Literal["accuracy", "judged"]
-    wins: int
-    losses: int
-    ties: int
-    win_rate: float
-    lo: float
-    hi: float
-    p_value: float
-    p_holm: float
 
 
 class JudgeInfo(Strict):

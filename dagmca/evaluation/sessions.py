@@ -13,18 +13,17 @@ import asyncio
 from collections.abc import Sequence
 
 from dagmca.config import SessionConfig
-from dagmca.errors import EndpointError
-from dagmca.llm.base import EndpointDown
+from dagmca.debate.state import SessionState
 from dagmca.llm.factory import Backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
 from dagmca.models import CallRecord, ModelRole
 from dagmca.passage import title_of
-from dagmca.runner import Shared, open_state, run_and_report, stored_config
+from dagmca.runner import Shared, run_and_report, stored_config
 from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, Handed
-from dagmca.workspace.backends import backend_key
+from dagmca.workspace.backends import Sharing, backend_key
 
 
 def spent(calls: Sequence[CallRecord]) -> tuple[int, int, float]:
@@ -74,7 +73,7 @@ class EvalSessions:
 
     async def run(self, cfg: SessionConfig, session: str, passage: str | None, question: str) -> None:
         """A new session `session` answering `question` (on `passage`)."""
-        await self._go(cfg, session, passage or "", question, title_of(question, session), replay=False)
+        await self._go(cfg, session, passage or "", question, title_of(question, session), None)
 
     async def resume(self, session: str) -> None:
         """A session cut short, finished with its stored settings; its finished calls
@@ -84,7 +83,7 @@ class EvalSessions:
         cfg = stored_config(node)
         asked = str(node.props.get("question") or "") or None
         title = str(node.props.get("title", session))
-        await self._go(cfg, session, str(node.props.get("passage", "")), asked, title, replay=True)
+        await self._go(cfg, session, str(node.props.get("passage", "")), asked, title, "replay")
 
     async def _go(
         self,
@@ -93,23 +92,17 @@ class EvalSessions:
         passage: str,
         question: str | None,
         title: str,
-        *,
-        replay: bool,
+        earlier: str | None,
     ) -> None:
-        backend = await self.backend(cfg)
-        embedder = self.ws.embedder
+        """The workspace's session, on the eval's backend, gate and spend."""
         folder = self.ws.reports_dir(session)
-        try:
-            async with open_state(
-                cfg, self.store, client=backend.client, session_id=session, passage=passage,
-                embedder=embedder, earlier="replay" if replay else None, shared=self.shared,
-                question=question,
-            ) as state:  # fmt: skip
-                await run_and_report(state, title=title, model=backend.model, out_dir=folder)
-        except EndpointDown as exc:
-            raise EndpointError(
-                str(exc), "every finished session is kept; run the eval again to finish it"
-            ) from None
+        fix = "every finished session is kept; run the eval again to finish it"
+        sharing = Sharing(await self.backend(cfg), self.shared, fix)
+
+        async def work(state: SessionState, model: str) -> None:
+            await run_and_report(state, title=title, model=model, out_dir=folder)
+
+        await self.ws._session(cfg, session, passage, None, None, earlier, work, question, sharing)
 
     async def judge(self, eval_id: str) -> tuple[MeteredLLM, str]:
         """The judge role's client on the eval's gate and spend, its calls logged under

@@ -43,7 +43,7 @@ from dagmca.store import open_store, require_session, resolve_store
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.store.graph import load_graph
-from dagmca.workspace.backends import Backends, ClientLike, Handed
+from dagmca.workspace.backends import Backends, ClientLike, Handed, Sharing
 from dagmca.workspace.inputs import (
     BUDGETS,
     MAX_QUESTION_BYTES,
@@ -336,11 +336,12 @@ class BaseWorkspace:
         earlier: Any,
         work: Callable[[SessionState, str], Awaitable[T]],
         question: str | None = None,
+        sharing: Sharing | None = None,
     ) -> T:
         background, embedder = self._opened()
-        backend = await self._backends.get(cfg, client)
-        # the session's own concurrency limit and budgets; the store's thread is the workspace's
-        shared = Shared(store=background, gate=Gate(cfg.concurrency), pool=Pool(Budget()))
+        backend = sharing.backend if sharing else await self._backends.get(cfg, client)
+        # a session run alone has its own concurrency limit and budgets; the store's thread is the workspace's
+        shared = sharing.shared if sharing else Shared(background, Gate(cfg.concurrency), Pool(Budget()))
         try:
             async with open_state(
                 cfg,
@@ -365,9 +366,8 @@ class BaseWorkspace:
                     if display is not None:
                         display.stop()
         except EndpointDown as exc:
-            raise EndpointError(
-                str(exc), f"every finished turn is kept; `dagmca resume {session_id}` continues it"
-            ) from None
+            fix = f"every finished turn is kept; `dagmca resume {session_id}` continues it"
+            raise EndpointError(str(exc), sharing.fix if sharing else fix) from None
 
     # -- reading -----------------------------------------------------------------------
     async def sessions(self) -> list[SessionNode]:

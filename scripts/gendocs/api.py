@@ -1,0 +1,33 @@
+"""api.md: mkdocstrings directives for the public Python API."""
+
+from __future__ import annotations
+
+from .markdown import HEADER
+
+
+def page_api() -> str:
+    # each directive renders the object's docstring and signature; the results and the
+    # settings are the API's types, the errors what it raises
+    directives = [
+        "::: dagmca.api.Workspace",
+        "::: dagmca.workspace.BaseWorkspace",
+        "::: dagmca.api.run",
+        "::: dagmca.api.build",
+        "::: dagmca.api.evaluate",
+        "::: dagmca.api.RunResult",
+        "::: dagmca.api.RevisitResult",
+        "::: dagmca.api.Spend",
+        "::: dagmca.api.BuildResult",
+        "::: dagmca.api.LedgerReport",
+        "::: dagmca.config.roles.RoleSettings",
+        "::: dagmca.errors",
+    ]
+    return "\n".join(
+        [
+            HEADER,
+            "# Python API reference\n",
+            "Generated from the docstrings by mkdocstrings. How to use the API is in the "
+            "[Python API guide](../guides/python-api.md).\n",
+            *(d + "\n" for d in directives),
+        ]
+    )
