@@ -300,3 +300,64 @@ def test_sessions_keeps_each_id_whole_on_an_80_column_terminal(tmp_path: Path, p
     assert listed.returncode == 0
     assert sid in listed.stdout
     assert max(len(line) for line in listed.stdout.splitlines()) <= 80
+
+
+# which of the command modules, and of the heavy libraries, a process has imported
+_LOADED = (
+    "import json, sys\n"
+    "from dagmca.cli.app import main\n"
+    "code = main(sys.argv[1:])\n"
+    "print(json.dumps(sorted(m for m in sys.modules if m.startswith(('dagmca.cli.', 'dagmca.api', "
+    "'dagmca.debate', 'numpy', 'torch', 'networkx', 'openai', 'mcp', 'httpx')))), file=sys.stderr)\n"
+    "raise SystemExit(code)\n"
+)
+
+
+def _loaded(cwd: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], set[str]]:
+    proc = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env=process_env(None),
+        timeout=120,
+    )
+    return proc, set(json.loads(proc.stderr.strip().splitlines()[-1]))
+
+
+def test_help_and_query_import_only_their_own_command(tmp_path: Path) -> None:
+    from dagmca.cli.app import Commands
+
+    modules = {e.module for e in Commands.entries}
+    helped, loaded = _loaded(tmp_path, "--help")
+    assert helped.returncode == 0
+    for entry in Commands.entries:  # every command listed, by its summary
+        assert entry.name in helped.stdout and entry.summary in helped.stdout, entry.name
+    assert not loaded & modules, "--help must not import a command's module"
+    assert not {m.split(".")[0] for m in loaded} & {"numpy", "torch", "networkx", "openai", "mcp", "httpx"}
+    store = tmp_path / "s.db"
+    assert dagmca("db", "init", "--store", str(store), cwd=tmp_path).returncode == 0
+    queried, loaded = _loaded(
+        tmp_path, "query", "MATCH (d:Debate) RETURN count(d) AS c", "--json", "--store", str(store)
+    )
+    assert queried.returncode == 0, queried.stderr
+    assert json.loads(queried.stdout) == [{"c": 0}]
+    assert loaded & modules == {"dagmca.cli.read"}
+    assert not {m for m in loaded if m.startswith(("dagmca.api", "dagmca.debate", "numpy", "openai"))}
+
+
+def test_every_listed_command_is_built_from_its_module() -> None:
+    import typer.main
+
+    from dagmca.cli.app import Commands, app
+
+    group = typer.main.get_command(app)
+    for entry in Commands.entries:
+        command = group.commands[entry.name]  # type: ignore[attr-defined]
+        assert command.name == entry.name and command.short_help == entry.summary
+        assert "\n" not in entry.summary and len(entry.summary) <= 70, entry.name
+        callback = getattr(command, "callback", None)
+        if callback is not None and getattr(command, "commands", None) is None:
+            assert callback.__module__ == entry.module, entry.name
+    assert set(group.commands) == {e.name for e in Commands.entries}  # type: ignore[attr-defined]
+    assert group.get_command(None, "no-such-command") is None  # type: ignore[arg-type]

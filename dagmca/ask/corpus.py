@@ -33,6 +33,9 @@ class Scope:
     sessions: list[str]
     note: str
     every: bool = False
+    # when each session's Session node was made: a session deleted and run again under
+    # its id starts its graph version again, and this tells the two apart
+    born: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def filter(self) -> list[str] | None:
@@ -43,20 +46,23 @@ def scope_of(store: GraphStore, sessions: Sessions) -> Scope:
     """The sessions named (each must exist); "all": every session of the store; None:
     the most recent one, and the note says so. A store without sessions: an empty scope."""
     if sessions == "all":
-        found = [s.id for s in store.sessions()]
-        return Scope(found, f"every session of the store ({len(found)})", every=True)
+        nodes = store.sessions()
+        found = [s.id for s in nodes]
+        born = {s.id: s.created_at for s in nodes}
+        return Scope(found, f"every session of the store ({len(found)})", every=True, born=born)
     if sessions is not None:
         if isinstance(sessions, str):
             raise UserError(f"sessions must be a list of ids or 'all', not {sessions!r}")
-        for s in sessions:
-            require_session(store, s)
-        named = list(dict.fromkeys(sessions))
-        return Scope(named, f"session {named[0]}" if len(named) == 1 else f"sessions {', '.join(named)}")
+        born = {s: require_session(store, s).created_at for s in sessions}
+        named = list(born)
+        note = f"session {named[0]}" if len(named) == 1 else f"sessions {', '.join(named)}"
+        return Scope(named, note, born=born)
     every = store.sessions()
     if not every:
         return Scope([], "no session: the store holds none yet")
     latest = max(every, key=lambda s: str(s.props.get("started_at") or s.created_at))
-    return Scope([latest.id], f"the most recent session, {latest.id} (--session or --all to choose)")
+    note = f"the most recent session, {latest.id} (--session or --all to choose)"
+    return Scope([latest.id], note, born={latest.id: latest.created_at})
 
 
 def text_sha(text: str) -> str:

@@ -13,13 +13,16 @@ import numpy as np
 from dagmca.ask.corpus import Corpus, Entry
 from dagmca.ask.models import IndexStats
 from dagmca.ask.onstore import OnStore
+from dagmca.ask.recent import Recent
 from dagmca.similarity import Embedder, pieces
 from dagmca.store.base import GraphStore
-from dagmca.store.search import IndexRow, TextIndex
+from dagmca.store.search import IndexRow
 
 # texts embedded and written at a time: a first index of a large store is kept as it
 # goes, so an interrupted one resumes where it stopped
 BATCH = 256
+# each session's block of vectors (ids, float32 rows) read in this process, by version
+BLOCKS: Recent[tuple[list[str], bytes]] = Recent()
 
 
 @dataclass(frozen=True)
@@ -76,7 +79,7 @@ class EmbeddingIndex:
         ask of sessions still at those versions reads the blocks and nothing else."""
         name, scope = self.embedder.name, corpus.scope
         if corpus.versions:
-            blocks = await self._on_store(lambda s: _kept(s.text_index(), name, corpus))
+            blocks = await self._on_store(lambda s: _kept(s, name, corpus))
             if blocks is not None and (kept := _joined(blocks, dims)) is not None:
                 return IndexStats(embedder=name, indexed=len(corpus.entries)), kept
 
@@ -113,19 +116,30 @@ class EmbeddingIndex:
         return stats, _matrix(vectors, dims)
 
 
-def _kept(index: TextIndex, embedder: str, corpus: Corpus) -> list[tuple[list[str], bytes]] | None:
+def _kept(store: GraphStore, embedder: str, corpus: Corpus) -> list[tuple[list[str], bytes]] | None:
     """Each session's vectors as kept after the last ask, when every session of the
     scope is still at the version they were kept at (then nothing is left to embed or
-    drop), else None. A scope of the whole store also needs no session to drop."""
+    drop), else None. A scope of the whole store also needs no session to drop. A
+    block this process already read at that version is not read again."""
+    index = store.text_index()
     if corpus.scope.every and index.sessions() - set(corpus.scope.sessions):
         return None
     blocks = []
     for session in corpus.scope.sessions:
-        kept = index.matrix(session, embedder, corpus.versions[session])
+        key, version = _block(session, embedder), corpus.versions[session]
+        stamp = (version, corpus.scope.born.get(session, ""))
+        kept = BLOCKS.get(store, key, stamp)
         if kept is None:
-            return None
+            kept = index.matrix(session, embedder, version)
+            if kept is None:
+                return None
+            BLOCKS.put(store, key, stamp, kept)
         blocks.append(kept)
     return blocks
+
+
+def _block(session: str, embedder: str) -> str:
+    return f"{session}\x1f{embedder}"
 
 
 def _joined(blocks: list[tuple[list[str], bytes]], dims: int) -> Vectors | None:
@@ -153,6 +167,8 @@ def _keep(embedder: str, corpus: Corpus, vectors: dict[str, bytes]) -> Callable[
         for session, ids in by_session.items():
             block = b"".join(vectors[node] for node in ids)
             index.keep_matrix(session, embedder, corpus.versions[session], ids, block)
+            stamp = (corpus.versions[session], corpus.scope.born.get(session, ""))
+            BLOCKS.put(store, _block(session, embedder), stamp, (ids, block))
 
     return keep
 

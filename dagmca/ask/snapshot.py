@@ -12,6 +12,7 @@ import json
 from typing import Any
 
 from dagmca.ask.corpus import Corpus, Entry, Scope, SessionPart, part_of
+from dagmca.ask.recent import Recent
 from dagmca.models import NodeKind
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.search import TextIndex
@@ -20,6 +21,7 @@ FORMAT = 1  # raised when the layout changes: a snapshot of another is read afre
 # what Entry.label reads of a node's properties
 LABEL_KEYS = ("origin", "depth", "stated_in", "observer", "perspective", "agent", "phase", "round")
 KINDS = {k.value: k for k in NodeKind}  # a lookup: calling the enum for each entry cost more
+PARTS: Recent[SessionPart] = Recent()  # the parts decoded in this process, by version
 
 
 def encode(part: SessionPart) -> str:
@@ -67,7 +69,8 @@ def _index(store: GraphStore) -> TextIndex | None:
 
 def load_corpus(store: GraphStore, scope: Scope) -> Corpus:
     """The corpus of `scope`: each session from its snapshot when the graph has not
-    changed since it was taken, else read from the graph (and its snapshot taken).
+    changed since it was taken, else read from the graph (and its snapshot taken); a
+    part this process already decoded at that version is not read again.
     The version is read before the nodes: a write between the two gives the snapshot
     a version older than what it holds, so the next ask reads the graph again (never a
     version newer than what it holds, which would keep a stale one)."""
@@ -78,10 +81,14 @@ def load_corpus(store: GraphStore, scope: Scope) -> Corpus:
     corpus = Corpus(scope, versions=versions)
     for session in scope.sessions:
         version = versions[session]
-        kept = index.snapshot(session, version)
-        part = decode(session, kept) if kept is not None else None
+        stamp = (version, scope.born.get(session, ""))
+        part = PARTS.get(store, session, stamp)
         if part is None:
-            part = part_of(store, session)
-            index.keep_snapshot(session, version, encode(part))
+            kept = index.snapshot(session, version)
+            part = decode(session, kept) if kept is not None else None
+            if part is None:
+                part = part_of(store, session)
+                index.keep_snapshot(session, version, encode(part))
+            PARTS.put(store, session, stamp, part)
         corpus.add(part)
     return corpus

@@ -11,51 +11,61 @@ import typer
 from typer.exceptions import TyperException
 
 from dagmca import tracing
-from dagmca.cli import agents, ask, build, compare, config, db, estimate, ledger, read, run
-from dagmca.cli import eval as eval_command
-from dagmca.cli import mcp as mcp_command
 from dagmca.cli.console import err, out
+from dagmca.cli.lazy import Lazy, LazyGroup
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
+
+
+class Commands(LazyGroup):
+    """Every command, imported only when it is used: `dagmca query` does not import what
+    `dagmca run` needs, and `dagmca --help` imports none of them."""
+
+    entries = (
+        # spending LLM calls
+        Lazy("run", "run:run", "Debate a passage, or a question about one (or alone)."),
+        Lazy("build", "build:build", "Debate many passages into one graph, a session each."),
+        Lazy("estimate", "estimate:estimate", "Project a run's calls, tokens and cost; spend nothing."),
+        Lazy("compare", "compare:compare", "Run protocols on the same passage and compare them."),
+        Lazy("eval", "eval:eval_", "Run arms over tasks: accuracy, judged wins, paired tests, cost."),
+        Lazy("resume", "run:resume", "Finish a session that was killed, interrupted or stopped."),
+        # reading
+        Lazy("sessions", "read:sessions", "List the sessions in the store."),
+        Lazy("show", "read:show", "Print a session (or the whole store) as a tree."),
+        Lazy("export", "read:export", "Export a session or the store for visualization and tools."),
+        Lazy("status", "read:status", "Where a session is: phase, debates, calls, cost, last event."),
+        Lazy("metrics", "read:metrics", "Emergence metrics computed from the stored graph."),
+        Lazy("check", "read:check", "Check the graph schema's invariants."),
+        Lazy("agents", "agents:agents", "List the agents that persist across sessions."),
+        Lazy("revisit", "run:revisit", "Re-check a finished session's open stubs with new context."),
+        Lazy("ledger", "ledger:ledger", "Each claim of a session's answer, its origin and sources."),
+        Lazy("ask", "ask:ask", "Ask the stored graph a question: cited answer and dissent."),
+        # administration
+        Lazy("doctor", "db:doctor", "Check that a run can start."),
+        Lazy("push", "db:push", "Copy a session from the embedded store into Neo4j."),
+        Lazy("delete", "db:delete", "Remove a session from the store."),
+        Lazy("query", "read:query", "Run Cypher against the store and print the rows."),
+        Lazy("mcp", "mcp:mcp", "Serve the store over MCP (stdio, or streamable HTTP)."),
+        Lazy("db", "db:db_app", "Store administration."),
+        Lazy("cache", "db:cache_app", "The response cache and the call log."),
+        Lazy("config", "config:app", "The settings: what each one is, and where its value comes from."),
+    )
+
 
 app = typer.Typer(
     name="dagmca",
+    cls=Commands,
     help="Turn a text passage into a DAG of LLM debates stored in a graph database.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-db_app = typer.Typer(help="Store administration.", no_args_is_help=True)
-app.add_typer(db_app, name="db")
-cache_app = typer.Typer(help="The response cache and the call log.", no_args_is_help=True)
-app.add_typer(cache_app, name="cache")
-app.add_typer(config.app, name="config")
 
-# spending LLM calls
-app.command()(run.run)
-app.command()(build.build)
-app.command()(estimate.estimate)
-app.command()(compare.compare)
-app.command("eval")(eval_command.eval_)
-app.command()(run.resume)
-# reading
-app.command()(read.sessions)
-app.command()(read.show)
-app.command()(read.export)
-app.command()(read.status)
-app.command()(read.metrics)
-app.command()(read.check)
-app.command()(agents.agents)
-app.command()(run.revisit)
-app.command()(ledger.ledger)
-app.command()(ask.ask)
-# administration
-app.command()(db.doctor)
-db_app.command("init")(db.db_init)
-cache_app.command("prune")(db.cache_prune)
-app.command()(db.push)
-app.command()(db.delete)
-app.command()(read.query)
-app.command("mcp")(mcp_command.mcp)
+
+@app.callback()
+def _root() -> None:
+    # a group with a callback and no registered command is still a group (typer makes a
+    # lone command of an app with one command, and refuses an app with none)
+    pass
 
 
 # The exit code of each kind of error (the library's errors carry none): 2 bad input,

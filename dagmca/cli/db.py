@@ -169,3 +169,11 @@ def doctor(
     out.print(table)
     if not all(c.ok for c in results):
         raise typer.Exit(1)
+
+
+db_app = typer.Typer(help="Store administration.", no_args_is_help=True, add_completion=False)
+db_app.command("init")(db_init)
+cache_app = typer.Typer(
+    help="The response cache and the call log.", no_args_is_help=True, add_completion=False
+)
+cache_app.command("prune")(cache_prune)

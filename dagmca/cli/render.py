@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from collections import Counter
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from dagmca.debate.estimate import Projection
-from dagmca.metrics.ledger import LedgerShares
 from dagmca.models import EdgeType, NodeKind, NodeRecord, SessionNode
-from dagmca.store.base import GraphStore
 from dagmca.text import clip
+
+if TYPE_CHECKING:  # types only: importing them costs every command that prints a table
+    from dagmca.debate.estimate import Projection
+    from dagmca.metrics.ledger import LedgerShares
+    from dagmca.store.base import GraphStore
 
 
 def fitting_rows(s: SessionNode) -> dict[str, str]:
@@ -313,7 +315,9 @@ def metrics_tables(m: Any) -> list[Table]:
             ", ".join(f"{s:.2f}" for s in d.sibling_similarity) or "-",
             ", ".join(f"{x:.0f}" for x in d.answer_length) or "-",
             num(d.similarity_novelty),
-            "-" if d.ledger is None else f"{d.ledger.single:.0%}/{d.ledger.recombined:.0%}/"
+            "-"
+            if d.ledger is None
+            else f"{d.ledger.single:.0%}/{d.ledger.recombined:.0%}/"
             f"{d.ledger.emergent:.0%} of {d.ledger.claims}",
             alarms or "none",
         )
