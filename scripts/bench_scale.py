@@ -3,7 +3,7 @@ costs and how busy it keeps the endpoint (issue "Scale").
 
     .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--spread 0] [--concurrency 16]
         [--passage tests/data/street_trees.txt] [--reply-words 14] [--default] [--repeat 1]
-        [--json] [-- more run options]
+        [--json] [--keep DIR] [--profile FILE] [-- more run options]
 
 The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2 (with
 --default, none: a default session), on a 1,300-word passage. The fake
@@ -21,7 +21,14 @@ imports, the pre-flight), from the first request to the last (per call: what the
 cost), and after the last (the reports). Also: the longest idle stretch (no request in
 flight between the first request and the last reply: the session had work left but
 asked nothing), the event loop's embed-wait by phase (from `dagmca metrics`), the texts
-embedded and the cache's hits, and the process's peak RSS.
+embedded and the cache's hits, and the process's peak RSS. And what bounds the wall
+time: the critical path (the longest chain of dependent calls, from the store's call
+records: a debate's calls in a row, after its parent's), times the latency, against the
+busy-slot time; the wall time over the larger of the two; and, from the fake's own log,
+the mean number of busy slots between the first request and the last reply and the
+slot-time left unused. The other threads' CPU, largest first (with `--profile`, by
+thread name). `--keep DIR` copies each run's store there; `--profile FILE` runs the
+session's main thread under cProfile.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -45,10 +53,39 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+# beside this script
+from scale_analysis import critical_path, longest_idle, occupancy  # noqa: E402
+
 from tests.support.fault_server import FaultServer, request_key  # noqa: E402
 
 CONFIG = ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"]
 
+
+# dagmca's entry point under cProfile; the CLI leaves by os._exit, which writes nothing,
+# so the profile is written just before it
+PROFILED = """
+import cProfile, json, os, sys, threading, time
+out = sys.argv.pop(1)
+profiler = cProfile.Profile()
+names = {}
+def watch():  # the threads' names by their system ids, for the CPU by thread
+    while True:
+        names.update({t.native_id: t.name for t in threading.enumerate()})
+        time.sleep(0.2)
+threading.Thread(target=watch, name="bench-watch", daemon=True).start()
+leave = os._exit
+def dump_then_leave(code):
+    profiler.disable()
+    profiler.dump_stats(out)
+    with open(out + ".threads.json", "w") as f:
+        json.dump(names, f)
+    leave(code)
+os._exit = dump_then_leave
+sys.argv[0] = "dagmca"
+from dagmca.cli.app import entry
+profiler.enable()
+entry()
+"""
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -64,15 +101,26 @@ def thread_cpu(pid: int, tid: int | None = None) -> float | None:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def longest_idle(spans: list[tuple[float, float]]) -> float:
-    """The longest time between the first request and the last reply with no request in
-    flight."""
-    longest, end = 0.0, None
-    for start, stop in sorted(spans):
-        if end is not None and start > end:
-            longest = max(longest, start - end)
-        end = stop if end is None else max(end, stop)
-    return longest
+def task_ids(pid: int) -> list[int]:
+    """The ids of a live process's threads (Linux); none once it is gone."""
+    try:
+        return [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    except OSError:
+        return []
+
+
+def thread_names(args: argparse.Namespace, threads: dict[int, float]) -> dict[str, float]:
+    """With --profile: each thread's CPU seconds by its Python name (threads of one name
+    summed); empty without."""
+    try:
+        names = json.loads(Path(f"{Path(args.profile).resolve()}.threads.json").read_text())
+    except (OSError, TypeError):
+        return {}
+    named: dict[str, float] = {}
+    for tid, cpu in threads.items():
+        name = names.get(str(tid), "?")
+        named[name] = round(named.get(name, 0.0) + cpu, 2)
+    return dict(sorted(named.items(), key=lambda kv: -kv[1]))
 
 
 class Replies:
@@ -133,8 +181,13 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         env["PYTHONPATH"] = str(ROOT)
         env |= {k: v for k, v in os.environ.items() if k == "DAGMCA_EMBEDDER"}
         dagmca = [sys.executable, "-m", "dagmca"]
+        if args.profile:  # the run's main thread (its event loop) under cProfile
+            dagmca = [sys.executable, "-c", PROFILED, str(Path(args.profile).resolve())]
         projected = subprocess.run(
-            [*dagmca, "estimate", args.passage, *options, "--json"], capture_output=True, text=True, env=env
+            [sys.executable, "-m", "dagmca", "estimate", args.passage, *options, "--json"],
+            capture_output=True,
+            text=True,
+            env=env,
         )
         projection = json.loads(projected.stdout)
         store = tmp / "graph.db"
@@ -152,8 +205,10 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
             first: float | None = None
             first_at: float | None = None
             last, seen = 0.0, 0
+            threads: dict[int, float] = {}  # every thread's CPU as last seen, by thread id
             while proc.poll() is None:  # the event loop's thread: the process's main thread
                 loop_cpu = thread_cpu(proc.pid) or loop_cpu
+                threads |= {tid: cpu for tid in task_ids(proc.pid) if (cpu := thread_cpu(proc.pid, tid))}
                 if server.requests > seen:
                     first = loop_cpu if first is None else first
                     first_at = time.monotonic() if first_at is None else first_at
@@ -173,6 +228,10 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     calls = len(records)
     mean_wait = server.waited_s / max(1, server.requests)  # the latency a call was given
     ideal = calls * mean_wait / args.concurrency
+    path = critical_path(records)
+    busy = occupancy(replies.spans, args.concurrency)
+    # no scheduler beats the longer of the two: the chain, or the slots kept busy
+    bound = max(path["calls"] * mean_wait, ideal)
     return {
         "calls": calls,
         "observer_share": round(phases["monitor"] / calls, 3),
@@ -190,6 +249,20 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "loop_cpu_startup_s": round(first or 0.0, 2),
         "loop_cpu_after_s": round(loop_cpu - last, 2),
         "longest_idle_s": round(longest_idle(replies.spans), 2),
+        # the other threads' CPU (seconds, largest first; sampled, so a short-lived thread
+        # may be missed): the embedding thread, the store's, and the libraries' own
+        "other_threads_cpu_s": sorted(
+            (round(c, 2) for t, c in threads.items() if t != proc.pid), reverse=True
+        )[:6],
+        # with --profile, each thread's CPU by its name
+        "threads_cpu_s": thread_names(args, threads),
+        "critical_path_calls": path["calls"],
+        "critical_path_s": round(path["calls"] * mean_wait, 1),
+        "main_debate_calls_in_a_row": path["main"],
+        "wall_over_bound": round(wall / bound, 2),
+        "request_span_s": round(busy["span_s"], 1),
+        "mean_busy_slots": round(busy["mean_busy"], 1),
+        "unused_slot_s": round(busy["unused_s"], 1),
         "graph": digest,
         # the largest child yet (the estimate's process is far smaller than the run's)
         "peak_rss_mb": round(after.ru_maxrss / 1024, 1),
@@ -210,6 +283,8 @@ def main() -> None:
     ap.add_argument("--default", action="store_true", help="a default session, not the large configuration")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--profile", help="write the run's cProfile (its main thread) to this file")
+    ap.add_argument("--keep", help="copy each run's store here (run-N.db), for a closer look")
     ap.add_argument("extra", nargs="*", help="more run options, after --")
     args = ap.parse_args()
     args.passage = str(Path(args.passage).resolve())  # the run's working directory is its own
@@ -217,6 +292,9 @@ def main() -> None:
     for r in range(args.repeat):
         with tempfile.TemporaryDirectory() as tmp:
             runs.append(once(args, Path(tmp)))
+            if args.keep:
+                Path(args.keep).mkdir(parents=True, exist_ok=True)
+                shutil.copy(Path(tmp) / "graph.db", Path(args.keep) / f"run-{r + 1}.db")
         print(f"  repeat {r + 1}: {json.dumps(runs[-1])}", file=sys.stderr)
     keys = (
         "calls",
@@ -233,6 +311,13 @@ def main() -> None:
         "loop_cpu_startup_s",
         "loop_cpu_after_s",
         "longest_idle_s",
+        "critical_path_calls",
+        "critical_path_s",
+        "main_debate_calls_in_a_row",
+        "wall_over_bound",
+        "request_span_s",
+        "mean_busy_slots",
+        "unused_slot_s",
         "peak_rss_mb",
         "embedded",
         "embed_hits",
@@ -242,6 +327,7 @@ def main() -> None:
         "projected_calls": runs[0]["projected_calls"],
         "phases": runs[0]["phases"],
         "embed_wait_s": runs[0]["embed_wait_s"],
+        "other_threads_cpu_s": runs[0]["other_threads_cpu_s"],
         "graphs": sorted({r["graph"] for r in runs}),
         "repeats": args.repeat,
     }
@@ -273,6 +359,17 @@ def main() -> None:
     print(
         f"  longest idle stretch {summary['longest_idle_s']:.2f}s; peak RSS {summary['peak_rss_mb']:.0f} MB; "
         f"{summary['embedded']:.0f} texts embedded, {summary['embed_hits']:.0f} cache hits"
+    )
+    print(
+        f"  critical path {summary['critical_path_calls']:.0f} calls in a row "
+        f"({summary['critical_path_s']:.1f}s; the main debate's "
+        f"{summary['main_debate_calls_in_a_row']:.0f}); "
+        f"wall / max(critical path, busy slots) {summary['wall_over_bound']:.2f}x"
+    )
+    print(
+        f"  from the first request to the last reply ({summary['request_span_s']:.1f}s): "
+        f"{summary['mean_busy_slots']:.1f} of {args.concurrency} slots busy on average, "
+        f"{summary['unused_slot_s']:.1f}s of all slots unused"
     )
     print(f"  embed-wait on the event loop by phase (s): {summary['embed_wait_s'] or 'not recorded'}")
     print(f"  calls by phase: {summary['phases']}")

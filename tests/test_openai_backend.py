@@ -13,10 +13,10 @@ import pytest
 from openai import AsyncOpenAI
 
 from dagmca.errors import EndpointError
-from dagmca.llm.base import LLMError
+from dagmca.llm.base import Completion, LLMError
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryableFault, RetryPolicy
-from dagmca.llm.wire import read_completion
+from dagmca.llm.wire import make_client, read_completion
 from dagmca.prompts.schemas import TensionFlag
 
 Script = Callable[[dict[str, Any], int], tuple[int, dict[str, Any]]]
@@ -248,3 +248,63 @@ def test_a_model_not_served_is_the_error_reported_whatever_the_probes_met() -> N
             asyncio.run(backend(f"http://127.0.0.1:{httpd.server_address[1]}/v1").ping())
     finally:
         httpd.shutdown()
+
+
+def test_a_client_dagmca_builds_posts_past_the_sdk_and_fails_as_the_sdk_does(
+    server: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client `make_client` builds posts its chat bodies straight over its aiohttp
+    session; its status errors, a refused request and a dropped connection are classified
+    as through the SDK, and the key goes out as the bearer."""
+
+    async def not_the_sdk(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("posted through the SDK's request machinery")
+
+    monkeypatch.setattr(AsyncOpenAI, "post", not_the_sdk)
+
+    def ask(url: str) -> Completion:
+        async def go() -> Completion:
+            client = make_client(url, "sk-ours", 5)
+            try:
+                return await OpenAIBackend(client, "m", policy=FAST).complete(
+                    [{"role": "user", "content": "x"}], max_tokens=5
+                )
+            finally:
+                await client.close()  # and with it the aiohttp session
+
+        return asyncio.run(go())
+
+    auth: list[str | None] = []
+    url, seen = server(lambda body, n: (500, {"error": {"message": "boom"}}) if n == 1 else (200, chat("ok")))
+    done = ask(url)
+    assert done.text == "ok" and done.faults == ["server_error"] and done.usage.total == 15
+    assert seen[1]["messages"] == [{"role": "user", "content": "x"}] and seen[1]["max_tokens"] == 5
+
+    url, seen = server(lambda body, n: (400, {"error": {"message": "bad request"}}))
+    with pytest.raises(LLMError, match="BadRequest"):
+        ask(url)
+    assert len(seen) == 1
+
+    url, _ = server(
+        lambda body, n: (429, {"error": {"message": "slow down"}}) if n == 1 else (200, chat("ok"))
+    )
+    done = ask(url)
+    assert done.faults == ["rate_limited"]
+
+    with pytest.raises(LLMError) as down:  # nothing listens there
+        ask("http://127.0.0.1:9/v1")
+    assert down.value.faults == ["disconnect"] * 3
+
+    class Bearer(JSONHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            auth.append(self.headers.get("Authorization"))
+            self._send(200, chat("ok"))
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Bearer)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        ask(f"http://127.0.0.1:{httpd.server_address[1]}/v1")
+    finally:
+        httpd.shutdown()
+    assert auth == ["Bearer sk-ours"]
