@@ -18,7 +18,7 @@ from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
-from tests.support.judges import pair_texts
+from tests.support.judges import duplicate_questions, pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
 
@@ -185,6 +185,13 @@ def test_a_failing_branch_stops_the_chain_at_once(run_fake: RunSession, store: S
 CHECK_S = 0.5  # a duplicate check's time: far above what scheduling on a busy machine adds
 
 
+def committed(call: ScriptedCall) -> bool:
+    """A duplicate check of a debate's commit, not one of a flag judged on arrival
+    against the question its branch explores (which is the prompt's first question)."""
+    earlier, _ = duplicate_questions(call.prompt)
+    return f"Question under debate: {earlier}\n" not in call.prompt
+
+
 def test_the_last_levels_checks_are_asked_together(run_fake: RunSession) -> None:
     """Branches at --max-depth cannot branch: their commits are one batch, so the
     duplicate checks of all of them are asked at once, not one branch after another."""
@@ -200,7 +207,9 @@ def test_the_last_levels_checks_are_asked_together(run_fake: RunSession) -> None
     last = [
         (at, call.meta.debate)
         for at, call in started
-        if call.schema is DuplicateVerdict and re.search(r"/main/b\d/b\d$", call.meta.debate)
+        if call.schema is DuplicateVerdict
+        and re.search(r"/main/b\d/b\d$", call.meta.debate)
+        and committed(call)
     ]
     assert len({debate for _, debate in last}) >= 3, "several last-level debates had candidates"
     times = [at for at, _ in last]
@@ -231,7 +240,7 @@ def test_a_familys_merge_is_asked_when_its_branches_are_finished(run_fake: RunSe
     second = [
         at
         for at, c in started
-        if (c.schema is DuplicateVerdict and c.meta.debate == "merge/main/b2")
+        if (c.schema is DuplicateVerdict and c.meta.debate == "merge/main/b2" and committed(c))
         or (c.schema is StubVerdict and "New text: debate b2:" in c.prompt)
     ]
     assert pairs and second, "the main debate's branches had a pair to judge, the second branch checks"

@@ -103,6 +103,8 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stderr[-2000:]
     assert "SmolLM2-135M-Instruct" in run.stdout
+    # the summary lists the run's judged decisions (every stub goes to the judge here)
+    assert "judged decisions" in run.stdout and " judged:" in run.stdout, run.stdout
     check = subprocess.run(
         [sys.executable, "-m", "dagmca", "check", "tiny"], cwd=tmp_path, capture_output=True, text=True
     )

@@ -29,6 +29,7 @@ from dagmca.cli.render import (
     role_calls_text,
     summary_table,
 )
+from dagmca.cli.verdicts import Verdicts
 from dagmca.config import SessionConfig
 from dagmca.debate.estimate import Projection, as_json, project, role_pricing
 from dagmca.errors import Interrupted, UserError
@@ -122,7 +123,7 @@ def run(
                 markup=False,
                 highlight=False,
             )
-        display = None if quiet else LiveProgress(err)
+        display = Verdicts(None if quiet else LiveProgress(err))
         result = in_session(
             graph_store,
             session_id,
@@ -137,7 +138,7 @@ def run(
             ),
             cfg.embedder,
         )
-        summarize(result, graph_store, cfg, projected, started)
+        summarize(result, graph_store, cfg, projected, started, judged=display)
 
 
 def in_session(
@@ -159,8 +160,10 @@ def summarize(
     projected: Projection,
     started: float,
     resumed: bool = False,
+    judged: Verdicts | None = None,
 ) -> None:
-    """The summary table, the final answer, and the problems (exit 4) of a run."""
+    """The summary table (with the run's judged decisions), the final answer, and the
+    problems (exit 4) of a run."""
     m, s = result.spend, result.session
     nodes = store.nodes(s.id)
     faults = ", ".join(f"{k} {v}" for k, v in m.faults.items()) or "none"
@@ -183,6 +186,8 @@ def summarize(
         "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
+    if judged is not None:
+        rows["judged decisions"] = escape(judged.text())
     if len({r.model for r in m.by_role}) > 1:  # roles on different models: each one's share
         rows["calls by role"] = role_calls_text(m.by_role)
     if m.earlier_calls:
@@ -267,14 +272,14 @@ def resume(
         target = runner.reports_dir(location, session, out_dir)
         started = time.monotonic()
         projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
-        display = None if quiet else LiveProgress(err)
+        display = Verdicts(None if quiet else LiveProgress(err))
         result = in_session(
             st,
             session,
             lambda ws: ws.resume(session, settings=cfg, events=display, out_dir=target),
             cfg.embedder,
         )
-        summarize(result, st, cfg, projected, started, resumed=True)
+        summarize(result, st, cfg, projected, started, resumed=True, judged=display)
 
 
 @o.with_overrides(OVERRIDES)

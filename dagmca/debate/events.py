@@ -83,6 +83,7 @@ class DuplicateChecked(Event):
     similarity: float
     method: str
     reason: str
+    verdict: str = ""  # duplicate or distinct; undecided when no judge answered
 
 
 @dataclass(frozen=True)

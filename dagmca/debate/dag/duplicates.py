@@ -65,6 +65,7 @@ def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
                 similarity=round(sim, 2),
                 method=decision.method.value,
                 reason=reason,
+                verdict=decision.verdict,
             )
         )
     return merged

@@ -16,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from dagmca.debate.events import TensionDropped, TensionFlagged
+from dagmca.debate.dag import judge
+from dagmca.debate.events import DuplicateChecked, TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
@@ -181,16 +182,54 @@ class Monitor:
         # tension in the turns above?") or the debate's own question, would send a branch
         # off to debate nothing. (Not the rest of the prompt: a branch's background names
         # its siblings' questions, and near-duplicates of those are the selector's call.)
+        # One that repeats only the wording of the question a branch explores may still
+        # ask something else in those words: the judge decides, as for any two questions.
         instructions = tpl.observer_scaffolding(self.debate.question)
         reason = degeneration(question, instructions, share_limit=0.5)
-        if reason is not None:
-            st.dropped_tensions += 1
-            st.emit(TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason))
-            return
         turn = turns[getattr(flag, "turn", 1) - 1]
+        if reason is not None:
+            explored = self._explored(question)
+            if explored is None:
+                self._drop(lens, question, reason)
+                return
+            if await self._twin(question) is None:
+                decision = await restating(st, explored, self._tension(lens, turn, flag, question))
+                if decision.verdict == "duplicate":
+                    return
+                if decision.verdict == judge.UNDECIDED:
+                    self._drop(lens, question, reason)
+                    return
         await self._record(lens, turn, flag, question)
 
-    async def _record(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> None:
+    def _drop(self, lens: str, question: str, reason: str) -> None:
+        self.state.dropped_tensions += 1
+        self.state.emit(
+            TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason)
+        )
+
+    def _explored(self, question: str) -> TensionNode | None:
+        """The tension this branch explores, when `question` echoes its wording and not the
+        observers' instructions: whether the two ask the same is then the judge's call
+        (`restating`), not the guard's. None on the main debate, for a question that also
+        echoes the instructions, and with --judge embedding (the guard's rule stands)."""
+        st = self.state
+        parts = self.debate.id.split("/")
+        ancestors = ["/".join(parts[:k]) for k in range(1, len(parts))]
+        explored = [
+            t
+            for d in ancestors
+            for t in st.tensions_of.get(d, {}).values()
+            if t.question == self.debate.question
+        ]
+        if not explored or st.config.judge != "llm":
+            return None
+        if degeneration(question, tpl.observer_scaffolding(""), share_limit=0.5) is not None:
+            return None
+        return explored[-1]
+
+    async def _twin(self, question: str) -> TensionNode | None:
+        """An earlier tension of the debate's line that `question` restates (a flag
+        merged as a duplicate stands for the tension it duplicates), or None."""
         st = self.state
         # A near-duplicate is looked for across the debate's line: a branch re-raising the
         # question it explores, or one its ancestors hold, is one tension flagged twice,
@@ -201,22 +240,23 @@ class Monitor:
         parts = self.debate.id.split("/")
         line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
         earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
-        if earlier:
-            sims = await st.embedder.asimilarities(
-                question, [t.question for t in earlier], phase=EmbedPhase.FLAGS
-            )
-            best = int(sims.argmax())
-            if sims[best] >= st.config.duplicate_threshold:
-                twin = earlier[best]
-                flag_id = f"{lens}@{turn.id}"
-                if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
-                    # sorted: the order flags arrive in depends on latency, the graph must not
-                    twin.flags = sorted([*twin.flags, flag_id])
-                    st.write([twin], [flagged_at(st, twin.id, turn.id, lens)])
-                return
-        tension = TensionNode(
+        if not earlier:
+            return None
+        sims = await st.embedder.asimilarities(
+            question, [t.question for t in earlier], phase=EmbedPhase.FLAGS
+        )
+        best = int(sims.argmax())
+        if sims[best] < st.config.duplicate_threshold:
+            return None
+        twin = earlier[best]
+        if twin.status is TensionStatus.DUPLICATE and twin.duplicate_of in st.tensions:
+            return st.tensions[twin.duplicate_of]
+        return twin
+
+    def _tension(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> TensionNode:
+        return TensionNode(
             id=f"{turn.id}/flag/{lens}",
-            session=st.session_id,
+            session=self.state.session_id,
             debate=self.debate.id,
             question=question,
             urgency=round(flag.urgency, 3),
@@ -226,6 +266,18 @@ class Monitor:
             category=flag.category,
             flags=[f"{lens}@{turn.id}"],
         )
+
+    async def _record(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> None:
+        st = self.state
+        twin = await self._twin(question)
+        if twin is not None:
+            flag_id = f"{lens}@{turn.id}"
+            if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
+                # sorted: the order flags arrive in depends on latency, the graph must not
+                twin.flags = sorted([*twin.flags, flag_id])
+                st.write([twin], [flagged_at(st, twin.id, turn.id, lens)])
+            return
+        tension = self._tension(lens, turn, flag, question)
         st.write([tension], [flagged_at(st, tension.id, turn.id, lens)])
         self._keep_ledger()
         st.emit(
@@ -267,3 +319,44 @@ class Monitor:
 def flagged_at(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
     """Keyed by the observer: a second observer's flag of the same turn is its own edge."""
     return st.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)
+
+
+async def restating(state: SessionState, explored: TensionNode, flag: TensionNode) -> judge.Decision:
+    """A branch's new flag (not written yet) whose question the degeneration guard found
+    restating the question the branch explores: whether the two ask the same is a
+    judged decision, as for any two questions (the guard only counts shared wording).
+    `duplicate`: the flag is written as a duplicate of the explored tension, which is
+    flagged at its turn too. Otherwise the caller keeps it (`distinct`) or, with no
+    verdict, drops it as the guard would."""
+    sims = await state.embedder.asimilarities(flag.question, [explored.question], phase=EmbedPhase.FLAGS)
+    similarity = round(float(sims[0]), 4)
+    decision = await judge.duplicate(state, explored, flag, similarity)
+    merged = decision.verdict == "duplicate"
+    if merged:
+        flag.status = TensionStatus.DUPLICATE
+        flag.duplicate_of = explored.id
+        flag.dropped_reason = (
+            f"asks what {explored.id}, the question its debate explores, asks: {decision.reason}"
+        )
+        lens, turn = flag.flags[0].split("@", 1)
+        explored.flags = sorted({*explored.flags, *flag.flags})
+        edges = [
+            flagged_at(state, flag.id, turn, lens),
+            state.edge(flag.id, explored.id, EdgeType.DUPLICATES, **decision.props()),
+            flagged_at(state, explored.id, turn, lens),
+        ]
+        state.write([flag, explored], edges)
+    state.emit(
+        DuplicateChecked(
+            stub=flag.id,
+            question=flag.question,
+            twin=explored.id,
+            twin_question=explored.question,
+            merged=merged,
+            similarity=round(similarity, 2),
+            method=decision.method.value,
+            reason=decision.reason,
+            verdict=decision.verdict,
+        )
+    )
+    return decision
