@@ -170,9 +170,12 @@ def kind(spans: list[Span], name: str) -> list[Span]:
 
 
 # -- the tests --------------------------------------------------------------------------------
+@pytest.mark.parametrize("limited", [False, True], ids=["finished spans", "through the tracer"])
 def test_one_span_per_call_in_the_genai_conventions_with_the_sessions_tokens(
-    otlp: Receiver, store: SQLiteStore, tmp_path: Path
+    otlp: Receiver, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limited: bool
 ) -> None:
+    if limited:  # a span limit: the calls' spans are made by the tracer, which applies it
+        monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100000")
     run_traced(store, tmp_path)
     session = stored_session(store)
     assert session.trace_id and len(session.trace_id) == 32
@@ -263,6 +266,7 @@ def test_the_span_tree_session_phase_debate_round_call(
     # the run's events are span events where they happened
     names = {name for s in spans for name, _ in s.events}
     assert {"phase", "round", "tension", "branches", "debate_done"} <= names
+    assert "turn" not in names  # its call's span says it
 
 
 def session_debates(store: SQLiteStore) -> list[str]:
@@ -406,3 +410,74 @@ def test_an_eval_is_the_parent_of_its_sessions(otlp: Receiver, tmp_path: Path) -
     assert len(sessions) == 2 and all(
         s.parent == top.span_id and s.trace_id == top.trace_id for s in sessions
     )
+
+
+def test_the_spans_are_encoded_as_the_sdks_own_encoder_does() -> None:
+    """dagmca writes the export request itself: the same message, field for field, for
+    every kind of attribute value, events, links, statuses, a remote parent with a
+    trace state, two scopes; and again once its cache of attributes is warm."""
+    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.trace import (
+        Link,
+        NonRecordingSpan,
+        SpanContext,
+        SpanKind,
+        Status,
+        StatusCode,
+        TraceFlags,
+        TraceState,
+        set_span_in_context,
+    )
+
+    from dagmca.tracing.otlp import Encoder
+
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "dagmca", "n": 1}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    ours, other = provider.get_tracer("dagmca"), provider.get_tracer("x", "1.2", "https://s", {"a": "b"})
+    values = {"s": "", "u": "héllo ✓", "t": True, "f": False, "i": 0, "neg": -5, "big": 2**40, "x": 0.0,
+              "d": -1.5, "strs": ["a", ""], "ints": [1, -2], "empty": [], "by": b"\x00\x01"}  # fmt: skip
+    root = ours.start_span("root", attributes=values)
+    root.add_event("e", {"k": "v", "n": 3})
+    root.add_event("bare")
+    root.set_status(Status(StatusCode.ERROR, "TimeoutError"))
+    context = set_span_in_context(root)
+    child = ours.start_span(
+        "chat m", context, SpanKind.CLIENT, links=[Link(root.get_span_context(), {"l": "x"})]
+    )
+    child.set_status(Status(StatusCode.OK))
+    child.end()
+    root.end()
+    remote = SpanContext(
+        0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1), trace_state=TraceState([("k", "v")])
+    )
+    other.start_span("from afar", set_span_in_context(NonRecordingSpan(remote)), SpanKind.SERVER).end()
+    spans = memory.get_finished_spans()
+    expected = encode_spans(spans)
+    encoder = Encoder()
+    for _ in range(2):
+        assert ExportTraceServiceRequest.FromString(encoder.encode(spans)) == expected
+
+
+@pytest.mark.parametrize(("limit", "kept"), [(None, 300), ("5", 5)], ids=["unset", "set"])
+def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
+    otlp: Receiver, monkeypatch: pytest.MonkeyPatch, limit: str | None, kept: int
+) -> None:
+    """A phase's span carries every run event of its phase (a revisit checks hundreds of
+    stubs): past the SDK's default of 128 the oldest would be dropped unseen."""
+    if limit is None:
+        monkeypatch.delenv("OTEL_SPAN_EVENT_COUNT_LIMIT", raising=False)
+    else:
+        monkeypatch.setenv("OTEL_SPAN_EVENT_COUNT_LIMIT", limit)
+    tracer, _ = tracing.setup.tracer()
+    span = tracer.start_span("phase revisits")
+    for i in range(300):
+        span.add_event("revisit_check", {"n": i})
+    span.end()
+    tracing.flush()
+    (got,) = [s for s in otlp.spans if s.name == "phase revisits"]
+    assert [e[1]["n"] for e in got.events] == list(range(300 - kept, 300))

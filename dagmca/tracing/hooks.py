@@ -56,8 +56,8 @@ def _top(
     setup.require(otel)
     from dagmca.tracing.spans import Tracing
 
-    tracer = outer.tracer if outer is not None else setup.tracer()
-    tracing = Tracing(tracer, content=content or (outer is not None and outer.content))
+    tracer, finished = (outer.tracer, outer.finished) if outer is not None else setup.tracer()
+    tracing = Tracing(tracer, finished, content=content or (outer is not None and outer.content))
     token = _active.set(tracing)
     try:
         with tracing.top(name, kind, attributes):
@@ -101,10 +101,15 @@ def round_end(debate_id: str, opened: Round | None) -> None:
         tracing.round_end(debate_id, opened)
 
 
+# run events a span already says: a turn's event would repeat its call span (the agent,
+# the debate, the phase), once per turn of a run
+REPEATS = frozenset({"turn"})
+
+
 def event(name: str, data: Callable[[], Mapping[str, object]], words: frozenset[str]) -> None:
     """A run event on the current span; `data` is only called when traced."""
     tracing = _active.get()
-    if tracing is not None:
+    if tracing is not None and name not in REPEATS:
         tracing.event(name, data(), words)
 
 

@@ -16,6 +16,7 @@ from opentelemetry.context import Context
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
+from dagmca.tracing.finished import UNSET, Finished
 
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
@@ -35,8 +36,9 @@ class Tracing:
     """The spans of one traced session (or of a build's sessions: `group`). `content`:
     prompts, replies and the words of run events go into spans."""
 
-    def __init__(self, tracer: Tracer, *, content: bool) -> None:
+    def __init__(self, tracer: Tracer, finished: Finished | None, *, content: bool) -> None:
         self.tracer = tracer
+        self.finished = finished  # None: the tracer makes the calls' spans too
         self.content = content
         self._top: Context | None = None  # the session's (or group's) own context
         self._phase: Span | None = None
@@ -158,29 +160,54 @@ class Tracing:
         that debate's work all the same: it gets a debate span of its own, for the
         call's time, linked to the debate's run."""
         ctx = otel.get_current()
-        wrapper: Span | None = None
+        outside: genai.Attributes | None = None  # the debate span's, when the call needs one
+        links: list[Link] = []
         if call.debate and otel.get_value(_RUN, ctx) != call.debate:
+            outside = {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
             run = self.runs.get(call.debate)
+            links = [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
+        attrs = genai.attributes(call, content=self.content)
+        status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
+        if self.finished is not None:
+            self._finished_call(self.finished, call, ctx, outside, links, attrs, status)
+            return
+        wrapper: Span | None = None
+        if outside is not None:
             wrapper = self.tracer.start_span(
-                f"debate {call.phase}",
-                context=ctx,
-                start_time=call.start_ns,
-                attributes={KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase},
-                links=[Link(run, {"dagmca.link": "work_for"})] if run is not None else [],
+                f"debate {call.phase}", context=ctx, start_time=call.start_ns, attributes=outside, links=links
             )
             ctx = trace.set_span_in_context(wrapper, ctx)
         span = self.tracer.start_span(
-            genai.name(call),
-            context=ctx,
-            kind=SpanKind.CLIENT,
-            start_time=call.start_ns,
-            attributes=genai.attributes(call, content=self.content),
+            genai.name(call), context=ctx, kind=SpanKind.CLIENT, start_time=call.start_ns, attributes=attrs
         )
         if call.error:
-            span.set_status(Status(StatusCode.ERROR, call.error))
+            span.set_status(status)
         span.end(end_time=call.end_ns)
         if wrapper is not None:
             wrapper.end(end_time=call.end_ns)
+
+    def _finished_call(
+        self,
+        finished: Finished,
+        call: genai.Call,
+        ctx: Context,
+        outside: genai.Attributes | None,
+        links: list[Link],
+        attrs: genai.Attributes,
+        status: Status,
+    ) -> None:
+        """The same spans as `call` makes through the tracer, made whole."""
+        parent: SpanContext | None = trace.get_current_span(ctx).get_span_context()
+        if outside is not None and parent is not None:
+            parent = finished.span(
+                f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
+                attributes=outside, links=links,
+            )  # fmt: skip
+        if parent is not None:
+            finished.span(
+                genai.name(call), parent, start_ns=call.start_ns, end_ns=call.end_ns, attributes=attrs,
+                kind=SpanKind.CLIENT, status=status,
+            )  # fmt: skip
 
 
 def _failed(span: Span, exc: BaseException) -> None:

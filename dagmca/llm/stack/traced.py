@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import replace
 
 from pydantic import BaseModel
 
@@ -41,20 +40,6 @@ class Traced(Wrapper):
             )
         meta = meta or CallMeta()
         start = time.time_ns()
-        asked = tracing.Call(
-            model=self.model,
-            role=self.role,
-            agent=meta.agent,
-            debate=meta.debate,
-            phase=meta.phase,
-            start_ns=start,
-            end_ns=start,
-            messages=messages,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            structured=schema is not None,
-            reask=meta.reask,
-        )
         try:
             done = await self.inner.complete(
                 messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
@@ -62,29 +47,44 @@ class Traced(Wrapper):
         except BudgetExhausted:
             raise
         except LLMError as exc:
-            failed = replace(
-                asked, end_ns=time.time_ns(), error=type(exc).__name__, retries=exc.retries, faults=exc.faults
-            )
+            failed = self._call(meta, start, messages, max_tokens, temperature, schema is not None)
+            failed.error, failed.retries, failed.faults = type(exc).__name__, exc.retries, exc.faults
             tracing.call(failed)
             raise
+        # one Call, made once the call has ended: it is built on every call of a traced run
+        made = self._call(meta, start, messages, max_tokens, temperature, schema is not None)
         u = done.usage
-        tracing.call(
-            replace(
-                asked,
-                end_ns=time.time_ns(),
-                reply=done.text,
-                input_tokens=u.prompt_tokens,
-                output_tokens=u.completion_tokens,
-                finish_reason=done.finish_reason,
-                cache_hit=done.cache_hit,
-                retries=done.retries,
-                cost_usd=0.0 if done.cache_hit else round(self.prices.cost(u), 8),
-                latency_s=done.latency_s,
-                repaired=done.repaired,
-                faults=done.faults,
-            )
-        )
+        made.reply = done.text
+        made.input_tokens, made.output_tokens = u.prompt_tokens, u.completion_tokens
+        made.finish_reason, made.cache_hit, made.retries = done.finish_reason, done.cache_hit, done.retries
+        made.cost_usd = 0.0 if done.cache_hit else round(self.prices.cost(u), 8)
+        made.latency_s, made.repaired, made.faults = done.latency_s, done.repaired, done.faults
+        tracing.call(made)
         return done
+
+    def _call(
+        self,
+        meta: CallMeta,
+        start: int,
+        messages: list[Message],
+        max_tokens: int,
+        temperature: float,
+        structured: bool,
+    ) -> tracing.Call:
+        return tracing.Call(
+            model=self.model,
+            role=self.role,
+            agent=meta.agent,
+            debate=meta.debate,
+            phase=meta.phase,
+            start_ns=start,
+            end_ns=time.time_ns(),
+            messages=messages,
+            max_tokens=max_tokens,
+            temperature=temperature,
+            structured=structured,
+            reask=meta.reask,
+        )
 
     async def ping(self) -> None:
         """The pre-flight below; each request it made is a call span over its time (the

@@ -1,0 +1,246 @@
+"""The OTLP/HTTP exporter, with the spans encoded by dagmca.
+
+The SDK's encoder builds a protobuf object for every span, event, attribute and value
+before serialising them; on a traced run that is most of what tracing costs. This
+writes the same ExportTraceServiceRequest straight in the protobuf wire format (the
+OTLP protocol is stable), and an attribute whose key and value were already written
+(a model's name, an agent, a phase, a debate id: most of them) is taken from a cache.
+Everything else, the endpoint, headers, timeout, compression, TLS and retries, is the
+SDK exporter's own. Imported only when a run is traced."""
+
+from __future__ import annotations
+
+import logging
+import struct
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+from opentelemetry.sdk.trace import ReadableSpan
+from opentelemetry.sdk.trace.export import SpanExportResult
+
+_logger = logging.getLogger(__name__)
+
+_DOUBLE = struct.Struct("<d")
+_FIXED64 = struct.Struct("<Q")
+_FIXED32 = struct.Struct("<I")
+# the span flags OTLP defines: the parent's is-remote bit is known, and whether it is set
+_HAS_IS_REMOTE = 0x100
+_IS_REMOTE = 0x200
+# scalar attributes seen before, written once: a bound, as some values never repeat
+_CACHE_SIZE = 8192
+_INT64 = 1 << 64
+
+
+def _varint(n: int) -> bytes:
+    if n < 0x80:
+        return _SMALL[n]
+    out = bytearray()
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+_SMALL = [bytes((i,)) for i in range(0x80)]
+
+
+def _field(tag: bytes, payload: bytes) -> bytes:
+    """A length-delimited field: a string, bytes or a message."""
+    return tag + _varint(len(payload)) + payload
+
+
+class Encoder:
+    """ExportTraceServiceRequest bytes from the SDK's finished spans, field for field what
+    the SDK's own encoder produces (tests/test_tracing.py compares them)."""
+
+    def __init__(self) -> None:
+        # (key, type, value) -> the KeyValue message, its length prefix included
+        self._scalars: dict[tuple[str, type, object], bytes] = {}
+
+    def encode(self, spans: Sequence[ReadableSpan]) -> bytes:
+        # grouped by resource, then by scope
+        groups: dict[int, tuple[Any, dict[int, tuple[Any, list[bytes]]]]] = {}
+        resources, scopes = _Firsts(), _Firsts()
+        for span in spans:
+            resource = span.resource
+            scope = span.instrumentation_scope
+            by_scope = groups.setdefault(resources.of(resource), (resource, {}))[1]
+            by_scope.setdefault(scopes.of(scope), (scope, []))[1].append(self._span(span))
+        out = []
+        for resource, by_scope in groups.values():
+            body = [_field(b"\x0a", self._attributes(b"\x0a", resource.attributes))]
+            for scope, encoded in by_scope.values():
+                body.append(_field(b"\x12", self._scope_spans(scope, encoded)))
+            if resource.schema_url:
+                body.append(_field(b"\x1a", resource.schema_url.encode()))
+            out.append(_field(b"\x0a", b"".join(body)))
+        return b"".join(out)
+
+    def _scope_spans(self, scope: Any, spans: list[bytes]) -> bytes:
+        head = b""
+        if scope is not None:
+            parts = []
+            if scope.name:
+                parts.append(_field(b"\x0a", scope.name.encode()))
+            if scope.version:
+                parts.append(_field(b"\x12", scope.version.encode()))
+            parts.append(self._attributes(b"\x1a", scope.attributes))
+            head = b"".join(parts)
+        tail = _field(b"\x1a", scope.schema_url.encode()) if scope is not None and scope.schema_url else b""
+        return b"".join((_field(b"\x0a", head), *(_field(b"\x12", s) for s in spans), tail))
+
+    def _span(self, span: ReadableSpan) -> bytes:
+        ctx = span.get_span_context()
+        if ctx is None:  # not a span the SDK made: its encoder is left to say so
+            raise ValueError("a span without a context")
+        parts = [
+            b"\x0a\x10" + ctx.trace_id.to_bytes(16, "big"),
+            b"\x12\x08" + ctx.span_id.to_bytes(8, "big"),
+        ]
+        state = ctx.trace_state
+        if state:
+            parts.append(_field(b"\x1a", ",".join(f"{k}={v}" for k, v in state.items()).encode()))
+        parent = span.parent
+        if parent is not None:
+            parts.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
+        parts.append(_field(b"\x2a", span.name.encode()))
+        parts.append(b"\x30" + _varint(span.kind.value + 1))  # OTLP counts from UNSPECIFIED
+        if span.start_time:
+            parts.append(b"\x39" + _FIXED64.pack(span.start_time))
+        if span.end_time:
+            parts.append(b"\x41" + _FIXED64.pack(span.end_time))
+        parts.append(self._attributes(b"\x4a", span.attributes))
+        if span.dropped_attributes:
+            parts.append(b"\x50" + _varint(span.dropped_attributes))
+        for event in span.events:
+            parts.append(_field(b"\x5a", self._event(event)))
+        if span.dropped_events:
+            parts.append(b"\x60" + _varint(span.dropped_events))
+        for link in span.links:
+            parts.append(_field(b"\x6a", self._link(link)))
+        if span.dropped_links:
+            parts.append(b"\x70" + _varint(span.dropped_links))
+        status = span.status
+        code = status.status_code.value
+        described = _field(b"\x12", status.description.encode()) if status.description else b""
+        parts.append(_field(b"\x7a", described + (b"\x18" + _varint(code) if code else b"")))
+        remote = parent is not None and parent.is_remote
+        parts.append(b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE | (_IS_REMOTE if remote else 0)))
+        return b"".join(parts)
+
+    def _event(self, event: Any) -> bytes:
+        parts = []
+        if event.timestamp:
+            parts.append(b"\x09" + _FIXED64.pack(event.timestamp))
+        parts.append(_field(b"\x12", event.name.encode()))
+        parts.append(self._attributes(b"\x1a", event.attributes))
+        if event.dropped_attributes:
+            parts.append(b"\x20" + _varint(event.dropped_attributes))
+        return b"".join(parts)
+
+    def _link(self, link: Any) -> bytes:
+        ctx = link.context
+        parts = [
+            b"\x0a\x10" + ctx.trace_id.to_bytes(16, "big"),
+            b"\x12\x08" + ctx.span_id.to_bytes(8, "big"),
+            self._attributes(b"\x22", link.attributes),
+        ]
+        if link.dropped_attributes:
+            parts.append(b"\x28" + _varint(link.dropped_attributes))
+        parts.append(b"\x35" + _FIXED32.pack(_HAS_IS_REMOTE | (_IS_REMOTE if ctx.is_remote else 0)))
+        return b"".join(parts)
+
+    def _attributes(self, tag: bytes, attributes: Mapping[str, Any] | None) -> bytes:
+        """The repeated KeyValue field `tag` of a message."""
+        if not attributes:
+            return b""
+        cache = self._scalars
+        parts = []
+        for key, value in attributes.items():
+            kind = type(value)
+            if kind is str or kind is bool or kind is int or kind is float:
+                known = cache.get((key, kind, value))
+                if known is None:
+                    if len(cache) >= _CACHE_SIZE:
+                        cache.clear()
+                    known = cache[(key, kind, value)] = _length(_key_value(key, value))
+                parts.append(tag + known)
+            else:
+                parts.append(tag + _length(_key_value(key, value)))
+        return b"".join(parts)
+
+
+class _Firsts:
+    """The id standing for an object in a batch: the first equal object's. Compared once
+    per object rather than hashed per span (a resource hashes itself as JSON)."""
+
+    def __init__(self) -> None:
+        self._ids: dict[int, int] = {}
+        self._firsts: list[object] = []
+
+    def of(self, obj: object) -> int:
+        key = self._ids.get(id(obj))
+        if key is None:
+            key = next((id(f) for f in self._firsts if f == obj), None)
+            if key is None:
+                self._firsts.append(obj)
+                key = id(obj)
+            self._ids[id(obj)] = key
+        return key
+
+
+def _length(payload: bytes) -> bytes:
+    return _varint(len(payload)) + payload
+
+
+def _key_value(key: str, value: object) -> bytes:
+    head = _field(b"\x0a", key.encode()) if key else b""
+    return head + _field(b"\x12", _any(value))
+
+
+def _any(value: object) -> bytes:
+    """An AnyValue: one of its fields, always written (a oneof's zero is a value)."""
+    if value is None:
+        return b""
+    if isinstance(value, bool):
+        return b"\x10\x01" if value else b"\x10\x00"
+    if isinstance(value, str):
+        return _field(b"\x0a", value.encode())
+    if isinstance(value, int):
+        return b"\x18" + _varint(value if value >= 0 else value + _INT64)
+    if isinstance(value, float):
+        return b"\x21" + _DOUBLE.pack(value)
+    if isinstance(value, bytes):
+        return _field(b"\x3a", value)
+    if isinstance(value, Mapping):
+        pairs = b"".join(_field(b"\x0a", _key_value(str(k), v)) for k, v in value.items())
+        return _field(b"\x32", pairs)
+    if isinstance(value, Sequence):
+        return _field(b"\x2a", b"".join(_field(b"\x0a", _any(v)) for v in value))
+    raise TypeError(f"an attribute value of type {type(value).__name__}")
+
+
+class Exporter(OTLPSpanExporter):
+    """The SDK's OTLP/HTTP span exporter, sending dagmca's encoding of the spans. Where
+    the installed exporter is not laid out as this one expects (another version), or a
+    batch cannot be encoded here, the SDK's own `export` does the whole of it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._encoder = Encoder()
+
+    def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        send = getattr(getattr(self, "_client", None), "export", None)
+        if getattr(self, "_shutdown", True) or not callable(send):
+            return super().export(spans)
+        try:
+            data = self._encoder.encode(spans)
+        except Exception:  # the SDK's encoder says what it cannot encode, and why
+            return super().export(spans)
+        sent = send(data)
+        if getattr(sent, "success", False):
+            return SpanExportResult.SUCCESS
+        _logger.debug("OTLP export failed: %s", getattr(sent, "error", None))
+        return SpanExportResult.FAILURE
