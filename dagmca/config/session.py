@@ -50,13 +50,15 @@ NAME = re.compile(r"^[A-Za-z][A-Za-z0-9 _-]{0,39}$")
 # checks; the final answer) in a few minutes, where the endpoint defaults take many
 # times longer for text no better from a 135M model. With one round a parent's nudge
 # for the next round has no reader, and a strange loop is a turn more for the observers
-# to check. docs/guides/local-models.md lists them.
+# to check. One branch: the model's branches share its one CPU, so each more branch adds
+# its whole time to the run's, and a second one with its merge doubles the run without
+# showing a phase the first did not. docs/guides/local-models.md lists them.
 LOCAL_DEFAULTS: dict[str, Any] = {
     "cpp": 2,
     "rounds": 1,
     "signals": False,
     "strange_loops": 0,
-    "max_branches": 2,
+    "max_branches": 1,
     "max_revisits": 0,
     "max_stub_checks": 3,
 }
