@@ -131,3 +131,61 @@ def test_a_failed_write_is_raised_next_and_nothing_queued_after_it_is_written(tm
         bg.close()
     assert store.nodes("s") == []
     store.close()
+
+
+class CountingStore(GatedStore):
+    """The gated SQLite store, counting the transactions its connection commits."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.commits = 0
+        self._conn.set_trace_callback(self._saw)
+
+    def _saw(self, sql: str) -> None:
+        self.commits += sql.strip().upper() == "COMMIT"
+
+
+def test_writes_queued_while_the_thread_is_busy_go_as_one_transaction(tmp_path: Path) -> None:
+    store = CountingStore(tmp_path / "b.db")
+    store.init_schema()
+    bg = BackgroundStore(store)
+
+    async def run() -> None:
+        bg.write([node(0)])  # the thread takes it and waits at the gate
+        await asyncio.sleep(0.05)
+        for i in range(1, 6):  # queued meanwhile: one batch
+            bg.write([node(i)])
+        bg.cache_put("k", "m", "v")
+        store.gate.set()
+        await bg.flush()
+
+    before = store.commits
+    asyncio.run(run())
+    bg.close()
+    assert [n.id for n in store.nodes("s")] == [f"s/n{i}" for i in range(6)]
+    assert store.cache_get("k") == "v"
+    assert store.commits - before == 2, "the first write, then the six queued behind it"
+    store.close()
+
+
+def test_a_failed_write_in_a_batch_keeps_the_writes_before_it(tmp_path: Path) -> None:
+    store = GatedStore(tmp_path / "k.db")
+    store.init_schema()
+    bg = BackgroundStore(store)
+
+    async def run() -> None:
+        bg.write([node(0)])  # held at the gate: the three below queue as one batch
+        await asyncio.sleep(0.05)
+        bg.write([node(1)])
+        bg.write([], [edge("s/missing", "s/nowhere", EdgeType.REFERENCES, "s")])  # refused
+        bg.write([node(2)])  # after the refused one: dropped
+        store.gate.set()
+        with pytest.raises(StoreError):
+            await bg.flush()
+
+    asyncio.run(run())
+    with pytest.raises(StoreError):
+        bg.close()
+    assert [n.id for n in store.nodes("s")] == ["s/n0", "s/n1"]
+    assert store.edges("s") == []
+    store.close()

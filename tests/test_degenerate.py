@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from pathlib import Path
 
 import pytest
 
@@ -212,3 +213,19 @@ def test_a_text_without_a_thrice_repeated_4_gram_has_no_run_to_find() -> None:
             found += 1
             assert _repeats(ws, 4) >= 3, ws
     assert found > 500  # the property was tested on many texts with a run
+
+
+def test_scaffolding_cuts_what_the_plain_lazy_pattern_cuts() -> None:
+    """The fenced material is found a run of text at a time, not a character at a time;
+    it must be cut exactly where `<tag>.*?</tag>` (any case, across lines) cuts it:
+    checked on many strings of tags, near-tags and text, and on a real prompt."""
+    lazy = re.compile(r"<(passage|turn|context|transcript|text)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+    pieces = ["<", ">", "/", "turn", "TURN", "text", "a", "\n", " ", "</turn>", "<turn>", "<Text>",
+              "</TEXT>", "<context>", "</context>", "x<", "İ", "é", "</passage>", "<passage>"]  # fmt: skip
+    rng = random.Random(11)
+    for _ in range(20_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert scaffolding([{"content": text}]) == lazy.sub(" ", text), text
+    passage = (Path(__file__).parent / "data").glob("*.txt")
+    prompt = "\n\n".join(f"<passage>\n{p.read_text()}\n</passage>\nSay <turn>x</Turn>." for p in passage)
+    assert scaffolding([{"content": prompt}]) == lazy.sub(" ", prompt)

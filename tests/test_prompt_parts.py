@@ -3,6 +3,7 @@ keeps structure, loop detection, and the budget's sentence-by-sentence cut."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +12,9 @@ from pydantic import Field
 from dagmca.llm.base import Text
 from dagmca.llm.degenerate import is_looping
 from dagmca.llm.structured import find_json, strict_schema
-from dagmca.llm.tokens import TokenCounter, is_reasoning_model, known_window
+from dagmca.llm.tokens import TokenCounter, _raw_count, is_reasoning_model, known_window
 from dagmca.models import Strict
-from dagmca.prompts.budget import Budget, Part, Quote, fit
+from dagmca.prompts.budget import JOINER, Budget, Part, Quote, fit
 from dagmca.prompts.text import drop_repeats, tidy
 
 
@@ -93,3 +94,31 @@ def test_a_prompt_counted_part_by_part_counts_what_the_joined_text_counts() -> N
             joints = len(parts) - 1
             slack = joints if counter.ratio == 1.0 else 3 * len(parts)
             assert whole <= prompt.tokens <= whole + slack, (path.name, counter.ratio)
+
+
+def test_a_prompt_that_fits_by_the_bound_is_not_tokenised_until_its_count_is_asked() -> None:
+    """On a large window a prompt fits by a bound (a token is at least a byte), so its
+    new text is not tokenised to build it; its count, when asked, is the exact one. The
+    bound is never below the count, on real texts, non-ASCII ones and a scaled counter."""
+    text = sorted((Path(__file__).parent / "data").glob("*.txt"))[0].read_text()
+    odd = "Ünïcödé — “quoted” 東京の夜行列車 🚆 İstanbul\n\n- a list\n```\ncode\n```"
+    for counter in (TokenCounter(), TokenCounter(ratio=1.37), TokenCounter(ratio=0.6)):
+        for parts in ([text, odd], [odd] * 3, [f"{odd} {i}" for i in range(5)], [""]):
+            assert counter.bound_parts("system", parts, JOINER) >= counter.count_parts(
+                "system", parts, JOINER
+            )
+    counter = TokenCounter()
+    budget = Budget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
+    fresh = f"A turn never seen before: {time.time_ns()} {odd}"
+    before = _raw_count.cache_info().misses
+    prompt = fit(
+        "You are one of several agents.", [text], [Quote("Specialist", fresh), "Answer."], budget, 500
+    )
+    assert _raw_count.cache_info().misses == before, "nothing new was tokenised to build it"
+    assert fresh in prompt.messages[1]["content"] and prompt.omitted_chars == 0
+    whole = counter.count_messages(prompt.messages)
+    assert whole <= prompt.tokens <= whole + 2
+    # a window the bound does not clear: counted, and cut to fit as before
+    small = Budget(counter, window=900, turn=100, flag=100, synthesis=100, final=100)
+    cut = fit("system", [], [Quote("Old", text), "Answer."], small, 100)
+    assert cut.omitted_chars > 0 and cut.tokens <= small.available(100)

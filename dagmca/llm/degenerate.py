@@ -21,7 +21,9 @@ _ASCII_WORDS = bytes(
     c + 32 if 65 <= c <= 90 else c if chr(c).isalnum() or c == 95 else 32 for c in range(256)
 )  # for bytes.translate; only ever given ASCII, where letters, digits and _ are words
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_FENCED = re.compile(r"<(passage|turn|context|transcript|text)>.*?</\1>", re.DOTALL | re.IGNORECASE)
+# what `.*?</\1>` matches (up to the first closing tag), a run of text without "<" at a
+# time instead of a character at a time: every prompt's passage is skipped this way
+_FENCED = re.compile(r"<(passage|turn|context|transcript|text)>[^<]*(?:<(?!/\1>)[^<]*)*</\1>", re.IGNORECASE)
 _STOP = frozenset(
     [
         "a",

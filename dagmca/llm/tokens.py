@@ -137,6 +137,14 @@ class TokenCounter:
         content = self.count(system) + sum(self.count(p) for p in parts) + joints
         return content + 2 * PER_MESSAGE + PER_REPLY
 
+    def bound_parts(self, system: str, parts: list[str], joiner: str) -> int:
+        """At least `count_parts`, tokenising nothing but `system` (the same in every
+        prompt of a debate, so its count is cached): a cl100k token is at least a byte of
+        UTF-8, so a part has at most as many tokens as bytes."""
+        joints = max(0, len(parts) - 1) * self.count(joiner)
+        content = self.count(system) + sum(math.ceil(len(p.encode()) * self.ratio) for p in parts) + joints
+        return content + 2 * PER_MESSAGE + PER_REPLY
+
     @classmethod
     def calibrated(cls, sample: str, endpoint_count: int | None) -> TokenCounter:
         """A counter in the endpoint's tokens, from its count of `sample`."""

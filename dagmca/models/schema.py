@@ -156,7 +156,7 @@ class ModelRole(StrEnum):
 
 
 # the calls that are not debate turns, by phase; every other phase is a turn's
-PHASE_ROLES = {
+PHASE_ROLES: dict[str, ModelRole] = {
     CallPhase.MONITOR: ModelRole.OBSERVER,
     CallPhase.JUDGE: ModelRole.JUDGE,
     CallPhase.MERGE: ModelRole.JUDGE,
@@ -171,10 +171,9 @@ PHASE_ROLES = {
 
 def role_of(phase: str) -> ModelRole:
     """The role of a call made for `phase` (a CallPhase or a turn's Phase)."""
-    try:
-        return PHASE_ROLES[CallPhase(phase)]
-    except (ValueError, KeyError):  # a turn's phase
-        return ModelRole.DEBATE
+    # looked up by its text (a CallPhase is a str): a turn's phase, not a CallPhase, is
+    # the debate's, without building and raising an error for every turn's call
+    return PHASE_ROLES.get(phase, ModelRole.DEBATE)
 
 
 class ClaimOrigin(StrEnum):

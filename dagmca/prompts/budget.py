@@ -11,8 +11,9 @@ quote, and the cut is marked where it happened and counted in characters.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 from dagmca.llm.base import Message
 from dagmca.llm.tokens import TokenCounter
@@ -73,8 +74,13 @@ Part = str | Quote
 @dataclass(frozen=True)
 class Prompt:
     messages: list[Message]
-    tokens: int  # as counted
+    counted: int | Callable[[], int]  # the count, or how to make it when asked
     omitted_chars: int = 0  # of quoted material, cut to fit
+
+    @cached_property
+    def tokens(self) -> int:
+        """As counted: a prompt that fits by a bound is tokenised only if asked."""
+        return self.counted if isinstance(self.counted, int) else self.counted()
 
 
 def sentence_starts(text: str) -> list[int]:
@@ -124,6 +130,10 @@ def fit(
         return budget.counter.count_parts(system, chunks, JOINER)
 
     chunks, omitted = build()
+    if budget.counter.bound_parts(system, chunks, JOINER) <= limit:
+        # fits whole by a bound that tokenises none of the new text: the usual case on a
+        # large window, where counting every prompt's new text was most of its cost
+        return Prompt(_messages(system, chunks), counted=lambda: tokens(chunks), omitted_chars=omitted)
     count = tokens(chunks)
     for i in quotes:  # oldest first
         if count <= limit:
@@ -144,8 +154,8 @@ def fit(
         dropped[i] = best if best is not None else -1
         chunks, omitted = build()
         count = tokens(chunks)
-    messages: list[Message] = [
-        {"role": "system", "content": system},
-        {"role": "user", "content": JOINER.join(chunks)},
-    ]
-    return Prompt(messages=messages, tokens=count, omitted_chars=omitted)
+    return Prompt(messages=_messages(system, chunks), counted=count, omitted_chars=omitted)
+
+
+def _messages(system: str, chunks: list[str]) -> list[Message]:
+    return [{"role": "system", "content": system}, {"role": "user", "content": JOINER.join(chunks)}]

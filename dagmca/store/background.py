@@ -7,6 +7,11 @@ after a write sees it. `aread` awaits a read without blocking the loop; a blocki
 read made on the loop's own thread is refused, because it would stall every call in
 flight. A write that fails is raised by the next call, and the writes queued after it
 are dropped: nothing may refer to what was never written.
+
+The writes queued while the store's thread is busy go to it as one job, which the store
+may write in one transaction (`GraphStore.batch`): on a session of thousands of calls, a
+job per write cost the event loop a wake-up of that thread for every call record and
+cached reply.
 """
 
 from __future__ import annotations
@@ -38,6 +43,10 @@ class BackgroundStore(GraphStore):
         self._last: Future[None] | None = None
         self._error: BaseException | None = None
         self._inside = threading.local()  # set on the store's thread while it runs a job
+        # the writes queued since the last job was handed over, not yet taken by the
+        # store's thread (None: none are waiting); writes come from more than one thread
+        self._open: list[Callable[[GraphStore], None]] | None = None
+        self._lock = threading.Lock()
 
     # -- the thread ------------------------------------------------------------------
     def _submit(self, fn: Callable[[GraphStore], T]) -> Future[T]:
@@ -56,19 +65,32 @@ class BackgroundStore(GraphStore):
         return self._pool.submit(job)
 
     def _enqueue(self, fn: Callable[[GraphStore], None]) -> None:
-        """A write: queued, not awaited. Its failure is kept and raised later."""
+        """A write: queued, not awaited. Its failure is kept and raised later. It joins
+        the batch still waiting for the store's thread, or starts one."""
         if self._pool is None:  # closed: the caller's thread owns the store again
             fn(self.store)
             return
+        self._raise_failure()
+        with self._lock:  # handed over inside it: a read queued after this write runs after it
+            if self._open is not None:
+                self._open.append(fn)
+                return
+            batch = self._open = [fn]
+            self._last = self._submit(lambda store: self._write_batch(store, batch))
 
-        def job(store: GraphStore) -> None:
-            try:
-                fn(store)
-            except BaseException as exc:
-                self._error = exc
-                raise
-
-        self._last = self._submit(job)
+    def _write_batch(self, store: GraphStore, batch: list[Callable[[GraphStore], None]]) -> None:
+        with self._lock:  # taken: the writes after this go to a batch of their own
+            if self._open is batch:
+                self._open = None
+        with store.batch():
+            for fn in batch:
+                try:
+                    fn(store)
+                except BaseException as exc:  # the writes before it stay; those after are dropped
+                    self._error = exc
+                    break
+        if self._error is not None:
+            raise self._error
 
     def _raise_failure(self) -> None:
         if self._error is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -128,6 +129,12 @@ class GraphStore(ABC):
 
     @abstractmethod
     def close(self) -> None: ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """The writes made inside, as one transaction where the store can, each write
+        still taken back alone when it fails (the ones before it stay). Here, each write
+        is its own."""
+        return nullcontext()
 
     def has_session(self, session: str) -> bool:
         node = self.get_node(session)

@@ -125,6 +125,7 @@ class SQLiteStore(GraphStore):
         # can lose the last ones). An fsync per event was half the store thread's time
         # on a session of thousands of calls.
         self._conn.execute("PRAGMA synchronous = NORMAL")
+        self._batched = False  # inside `batch`: writes are savepoints of its transaction
 
     @property
     def location(self) -> str:
@@ -277,8 +278,36 @@ class SQLiteStore(GraphStore):
             cur.execute("DELETE FROM claims WHERE key = ? AND worker = ?", (key, worker))
 
     @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction, one commit, for the writes inside, each in a savepoint of
+        its own."""
+        if self._batched:  # already inside one
+            yield
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._batched = True
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        finally:
+            self._batched = False
+        self._conn.execute("COMMIT")
+
+    @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Cursor]:
         cur = self._conn.cursor()
+        if self._batched:  # inside a batch: a failed write takes back only itself
+            cur.execute("SAVEPOINT write")
+            try:
+                yield cur
+            except BaseException:
+                cur.execute("ROLLBACK TO write")
+                raise
+            finally:
+                cur.execute("RELEASE write")
+            return
         cur.execute("BEGIN IMMEDIATE")
         try:
             yield cur
