@@ -6,6 +6,8 @@ stops the ones after it. On the real SQLite store and the Bolt test server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -64,8 +66,10 @@ class GatedStore(SQLiteStore):
     def __init__(self, path: Path) -> None:
         super().__init__(path)
         self.gate = threading.Event()
+        self.reached = threading.Event()  # set once a write is held at the gate
 
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
+        self.reached.set()
         self.gate.wait(timeout=30)
         super().write(nodes, edges)
 
@@ -152,7 +156,7 @@ def test_writes_queued_while_the_thread_is_busy_go_as_one_transaction(tmp_path: 
 
     async def run() -> None:
         bg.write([node(0)])  # the thread takes it and waits at the gate
-        await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(store.reached.wait, 30)
         for i in range(1, 6):  # queued meanwhile: one batch
             bg.write([node(i)])
         bg.cache_put("k", "m", "v")
@@ -175,7 +179,7 @@ def test_a_failed_write_in_a_batch_keeps_the_writes_before_it(tmp_path: Path) ->
 
     async def run() -> None:
         bg.write([node(0)])  # held at the gate: the three below queue as one batch
-        await asyncio.sleep(0.05)
+        assert await asyncio.to_thread(store.reached.wait, 30)
         bg.write([node(1)])
         bg.write([], [edge("s/missing", "s/nowhere", EdgeType.REFERENCES, "s")])  # refused
         bg.write([node(2)])  # after the refused one: dropped
@@ -188,4 +192,28 @@ def test_a_failed_write_in_a_batch_keeps_the_writes_before_it(tmp_path: Path) ->
         bg.close()
     assert [n.id for n in store.nodes("s")] == ["s/n0", "s/n1"]
     assert store.edges("s") == []
+    store.close()
+
+
+class RefusingBatchStore(SQLiteStore):
+    """The real SQLite store whose batch transaction cannot be opened, as when another
+    process holds the file's write lock past the busy timeout."""
+
+    def batch(self) -> contextlib.AbstractContextManager[None]:
+        raise sqlite3.OperationalError("database is locked")
+
+
+def test_a_batch_whose_transaction_fails_is_raised_not_lost(tmp_path: Path) -> None:
+    store = RefusingBatchStore(tmp_path / "l.db")
+    store.init_schema()
+    bg = BackgroundStore(store)
+
+    async def run() -> None:
+        bg.write([node(0)])
+        with pytest.raises(sqlite3.OperationalError, match="locked"):
+            await bg.flush()
+
+    asyncio.run(run())
+    with pytest.raises(sqlite3.OperationalError):
+        bg.close()
     store.close()

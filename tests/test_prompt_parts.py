@@ -110,9 +110,11 @@ def test_a_prompt_that_fits_by_the_bound_is_not_tokenised_until_its_count_is_ask
     counter = TokenCounter()
     budget = Budget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
     fresh = f"A turn never seen before: {time.time_ns()} {odd}"
+    system = "You are one of several agents."
+    counter.count(system)  # the system text is counted (and cached) once per debate
     before = _raw_count.cache_info().misses
     prompt = fit(
-        "You are one of several agents.", [text], [Quote("Specialist", fresh), "Answer."], budget, 500
+        system, [text], [Quote("Specialist", fresh), "Answer."], budget, 500
     )
     assert _raw_count.cache_info().misses == before, "nothing new was tokenised to build it"
     assert fresh in prompt.messages[1]["content"] and prompt.omitted_chars == 0

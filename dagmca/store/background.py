@@ -75,20 +75,26 @@ class BackgroundStore(GraphStore):
             if self._open is not None:
                 self._open.append(fn)
                 return
-            batch = self._open = [fn]
+            batch = [fn]
             self._last = self._submit(lambda store: self._write_batch(store, batch))
+            # open to later writes only once handed over: a batch the pool refused (it is
+            # closing) must not take writes that would then never run
+            self._open = batch
 
     def _write_batch(self, store: GraphStore, batch: list[Callable[[GraphStore], None]]) -> None:
         with self._lock:  # taken: the writes after this go to a batch of their own
             if self._open is batch:
                 self._open = None
-        with store.batch():
-            for fn in batch:
-                try:
-                    fn(store)
-                except BaseException as exc:  # the writes before it stay; those after are dropped
-                    self._error = exc
-                    break
+        try:
+            with store.batch():
+                for fn in batch:
+                    try:
+                        fn(store)
+                    except BaseException as exc:  # the writes before it stay; those after are dropped
+                        self._error = exc
+                        break
+        except BaseException as exc:  # the transaction itself failed (locked, commit refused)
+            self._error = self._error or exc
         if self._error is not None:
             raise self._error
 

@@ -288,12 +288,13 @@ class SQLiteStore(GraphStore):
         self._batched = True
         try:
             yield
+            self._conn.execute("COMMIT")
         except BaseException:
-            self._conn.execute("ROLLBACK")
+            if self._conn.in_transaction:  # a refused COMMIT leaves it open: take it back
+                self._conn.execute("ROLLBACK")
             raise
         finally:
             self._batched = False
-        self._conn.execute("COMMIT")
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Cursor]:
