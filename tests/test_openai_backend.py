@@ -308,3 +308,54 @@ def test_a_client_dagmca_builds_posts_past_the_sdk_and_fails_as_the_sdk_does(
     finally:
         httpd.shutdown()
     assert auth == ["Bearer sk-ours"]
+
+
+def test_a_client_behind_a_proxy_sends_through_it_and_a_redirect_is_followed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With HTTP_PROXY set, the client dagmca builds sends its chat bodies through the
+    proxy (the SDK's path routes them; the direct one would not), and on the direct
+    path a 307 from the endpoint is followed, as the SDK follows it."""
+    seen: list[str] = []
+
+    class Endpoint(JSONHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.path)
+            if self.path.endswith("/v1/chat/completions"):
+                self.send_response(307)
+                self.send_header("Location", self.path.replace("/v1/", "/v2/"))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            self._send(200, chat("ok"))
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Endpoint)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    port = httpd.server_address[1]
+
+    def ask(url: str) -> str:
+        async def go() -> str:
+            client = make_client(url, "sk-ours", 5)
+            try:
+                done = await OpenAIBackend(client, "m", policy=FAST).complete(
+                    [{"role": "user", "content": "x"}], max_tokens=5
+                )
+                return done.text
+            finally:
+                await client.close()
+
+        return asyncio.run(go())
+
+    try:
+        assert ask(f"http://127.0.0.1:{port}/v1") == "ok"
+        assert seen == ["/v1/chat/completions", "/v2/chat/completions"]
+        seen.clear()
+        # the proxy is the same server: a request sent through it names the whole URL
+        monkeypatch.setenv("HTTP_PROXY", f"http://127.0.0.1:{port}")
+        monkeypatch.delenv("NO_PROXY", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        assert ask("http://endpoint.example:8000/v1") == "ok"
+        assert seen[0] == "http://endpoint.example:8000/v1/chat/completions"
+    finally:
+        httpd.shutdown()

@@ -37,7 +37,8 @@ def make_client(base_url: str | None, api_key: str, timeout_s: float) -> AsyncOp
         max_retries=0,
         http_client=DefaultAioHttpClient(),
     )
-    _DIRECT[client] = _Direct(str(client.base_url), client.default_headers, api_key, timeout_s)
+    if not client._client._mounts:  # a proxy (HTTP(S)_PROXY, ALL_PROXY) is the SDK's to use
+        _DIRECT[client] = _Direct(str(client.base_url), client.default_headers, api_key, timeout_s)
     return client
 
 
@@ -45,7 +46,8 @@ class _Direct:
     """A chat body posted straight over the aiohttp session of a client dagmca built,
     past the SDK's request machinery (its options, URL and header objects, a fresh
     idempotency key): on a session of thousands of calls that machinery was the largest
-    share of the event loop's time. The session is the SDK transport's own, so the
+    share of the event loop's time. A client whose requests go through a proxy keeps the
+    SDK's path, which routes them. The session is the SDK transport's own, so the
     client's close closes it. Failures are raised as the SDK raises them (status
     errors by the client's own mapping, timeouts and dropped connections as
     `APITimeoutError` and `APIConnectionError` over the transport's cause), so retries
@@ -72,10 +74,9 @@ class _Direct:
     async def post(self, client: AsyncOpenAI, session: aiohttp.ClientSession, body: dict[str, Any]) -> bytes:
         try:
             with map_aiohttp_exceptions():
-                async with session.post(
-                    self.url, data=json.dumps(body).encode(), headers=self.headers,
-                    timeout=self.timeout, allow_redirects=False,
-                ) as response:  # fmt: skip
+                async with session.post(  # a redirect is followed, as the SDK follows it
+                    self.url, data=json.dumps(body).encode(), headers=self.headers, timeout=self.timeout
+                ) as response:
                     raw = await response.read()
                     status, headers = response.status, response.raw_headers
         except httpx2.TimeoutException as exc:
