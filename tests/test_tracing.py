@@ -481,3 +481,36 @@ def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
     tracing.flush()
     (got,) = [s for s in otlp.spans if s.name == "phase revisits"]
     assert [e[1]["n"] for e in got.events] == list(range(300 - kept, 300))
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "finished"),
+    [
+        (None, None, True),
+        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "0", False),
+        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "10", False),
+        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "1000", True),
+        ("OTEL_SPAN_LINK_COUNT_LIMIT", "0", False),
+        ("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100000", False),
+    ],
+)
+def test_a_span_limit_that_could_cut_a_call_span_leaves_its_making_to_the_tracer(
+    monkeypatch: pytest.MonkeyPatch, variable: str | None, value: str | None, finished: bool
+) -> None:
+    """Call spans are written whole only where no limit the SDK would apply could cut
+    one: a limit of 0 is a limit, not none."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+
+    from dagmca.tracing.finished import for_provider
+
+    limits = ("SPAN_ATTRIBUTE_COUNT", "SPAN_LINK_COUNT", "LINK_ATTRIBUTE_COUNT",
+              "ATTRIBUTE_VALUE_LENGTH", "SPAN_ATTRIBUTE_VALUE_LENGTH")  # fmt: skip
+    for name in limits:
+        monkeypatch.delenv(f"OTEL_{name}_LIMIT", raising=False)
+    if variable is not None and value is not None:
+        monkeypatch.setenv(variable, value)
+    made = for_provider(SimpleSpanProcessor(InMemorySpanExporter()), Resource({}), InstrumentationScope("t"))
+    assert (made is not None) == finished

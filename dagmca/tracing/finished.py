@@ -25,7 +25,7 @@ from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 from dagmca.tracing.genai import Attributes
 
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
-# more attributes than a call span ever has: below this, a count limit could cut one
+# more attributes (or links) than a call span ever has: below this, a count limit could cut one
 _FEWEST_ATTRIBUTES = 64
 
 
@@ -81,10 +81,10 @@ def for_provider(
 ) -> Finished | None:
     """Finished spans for dagmca's own provider, unless a span limit is set."""
     limits = SpanLimits()
+    counts = (limits.max_span_attributes, limits.max_link_attributes, limits.max_links)
     bounded = (
         limits.max_attribute_length is not None
         or limits.max_span_attribute_length is not None
-        or (limits.max_span_attributes or _FEWEST_ATTRIBUTES) < _FEWEST_ATTRIBUTES
-        or (limits.max_link_attributes or _FEWEST_ATTRIBUTES) < _FEWEST_ATTRIBUTES
+        or any(count is not None and count < _FEWEST_ATTRIBUTES for count in counts)  # 0 is a limit
     )
     return None if bounded else Finished(processor, resource, scope)

@@ -5,8 +5,9 @@ before serialising them; on a traced run that is most of what tracing costs. Thi
 writes the same ExportTraceServiceRequest straight in the protobuf wire format (the
 OTLP protocol is stable), and an attribute whose key and value were already written
 (a model's name, an agent, a phase, a debate id: most of them) is taken from a cache.
-Everything else, the endpoint, headers, timeout, compression, TLS and retries, is the
-SDK exporter's own. Imported only when a run is traced."""
+The endpoint, headers, timeout, compression, TLS, retries and the request size limit
+are the SDK exporter's own; its self-metrics of each export are not kept. Imported only
+when a run is traced."""
 
 from __future__ import annotations
 
@@ -239,6 +240,10 @@ class Exporter(OTLPSpanExporter):
             data = self._encoder.encode(spans)
         except Exception:  # the SDK's encoder says what it cannot encode, and why
             return super().export(spans)
+        limit = getattr(self, "_max_request_size", None)
+        if isinstance(limit, int) and len(data) > limit:  # dropped, as the SDK drops it
+            _logger.warning("Dropping span batch: %d bytes exceeds max_request_size %d", len(data), limit)
+            return SpanExportResult.FAILURE
         sent = send(data)
         if getattr(sent, "success", False):
             return SpanExportResult.SUCCESS
