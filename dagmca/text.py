@@ -21,3 +21,8 @@ def one_line(value: object, limit: int) -> str:
     `limit` characters, marked when cut."""
     text = " ".join(str(value if value is not None else "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def local_id(node_id: str) -> str:
+    """A node id without its session, as a caption shows it: main, main/b1, …"""
+    return node_id.split("/", 1)[-1]

@@ -30,15 +30,10 @@ from dagmca.debate.events import (
     TurnRecorded,
 )
 from dagmca.llm.metered import Meter
-from dagmca.text import one_line
+from dagmca.text import local_id, one_line
 
 if TYPE_CHECKING:
     from dagmca.corpus.build import Build
-
-
-def _short(node_id: str) -> str:
-    """A node id without its session: main, main/b1, …"""
-    return node_id.split("/", 1)[-1]
 
 
 class LiveProgress:
@@ -68,28 +63,28 @@ class LiveProgress:
             case PhaseChanged(phase=phase):
                 self.phase = phase
             case RoundStarted(debate=debate, number=number):
-                self.where = f"{_short(debate)} round {number}"
-                if _short(debate) != "main":
-                    self.branch_rounds[_short(debate)] = f"round {number}"
+                self.where = f"{local_id(debate)} round {number}"
+                if local_id(debate) != "main":
+                    self.branch_rounds[local_id(debate)] = f"round {number}"
             case DebateDone(debate=debate, origin=origin) if origin != "main":
                 self.counts["branch_done"] += 1
-                self.branch_rounds[_short(debate)] = "done"
+                self.branch_rounds[local_id(debate)] = "done"
             case TensionFlagged():
                 self._note(
-                    f"{_short(event.debate)}: {event.observer} flags ({event.urgency:.2f}) "
+                    f"{local_id(event.debate)}: {event.observer} flags ({event.urgency:.2f}) "
                     f"{one_line(event.question, 70)}"
                 )
             case BranchesSelected():
                 self.counts["branches_selected"] += event.count
                 chosen = ", ".join(f"{one_line(q, 40)} ({u:.2f})" for q, u in event.selected)
-                self._note(f"{_short(event.debate)}: selected {chosen}; {len(event.stubbed)} kept as stubs")
+                self._note(f"{local_id(event.debate)}: selected {chosen}; {len(event.stubbed)} kept as stubs")
             case SynthesisWritten():
                 self._note(
                     f"merge of {event.members} branches ({event.method}): {one_line(event.reason, 120)}"
                 )
             case PairJudged():
                 self._note(
-                    f"{_short(event.source)} / {_short(event.target)}: {event.verdict} ({event.method}, "
+                    f"{local_id(event.source)} / {local_id(event.target)}: {event.verdict} ({event.method}, "
                     f"cosine {event.similarity:.2f}) {one_line(event.reason, 90)}"
                 )
             case StubChecked() if event.outcome != "open" or event.method == "llm":
@@ -106,7 +101,7 @@ class LiveProgress:
                 self._note(f"call failed ({event.agent}): {one_line(event.error, 80)}")
             case PeerStep() if event.kind in ("restart", "timeout", "winner"):
                 step = f"{event.kind} {event.agent} {event.label or ''} {event.detail}".rstrip()
-                self._note(f"{_short(event.debate)}: {step}")
+                self._note(f"{local_id(event.debate)}: {step}")
             case PassageSectioned():
                 self._note(
                     f"the passage ({event.tokens:,} tokens) is longer than its share of a prompt "
@@ -114,7 +109,7 @@ class LiveProgress:
                     "retrieved for each branch"
                 )
             case BranchRouted():
-                self._note(f"{_short(event.debate)}: {event.category} staffed by {', '.join(event.staff)}")
+                self._note(f"{local_id(event.debate)}: {event.category} staffed by {', '.join(event.staff)}")
 
     def _note(self, line: str) -> None:
         self.log.append(line)

@@ -7,16 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dagmca.debate.events import DuplicateChecked, Event, EventSink, PairJudged, StubChecked
-from dagmca.text import one_line
+from dagmca.text import local_id, one_line
 
 if TYPE_CHECKING:
     from dagmca.llm.metered import Meter
 
 SHOWN = 10  # a long session judges many times: the summary lists the first, counts the rest
-
-
-def _short(node_id: str) -> str:
-    return node_id.split("/", 1)[-1]
 
 
 class Verdicts:
@@ -62,7 +58,7 @@ def decision_line(event: Event) -> str | None:
     are not decisions."""
     match event:
         case PairJudged():
-            what = f"branches {_short(event.source)} / {_short(event.target)}"
+            what = f"branches {local_id(event.source)} / {local_id(event.target)}"
             verdict = event.verdict
         case DuplicateChecked():
             what = f"same question? {one_line(event.question, 60)!r} / {one_line(event.twin_question, 60)!r}"
@@ -70,7 +66,7 @@ def decision_line(event: Event) -> str | None:
             verdict = event.verdict or ("duplicate" if event.merged else "not merged")
             verdict += ", merged" if event.merged else ""
         case StubChecked() if event.method == "llm" or event.outcome != "open":
-            what = f"stub {one_line(event.question, 60)!r} after {_short(event.after)}"
+            what = f"stub {one_line(event.question, 60)!r} after {local_id(event.after)}"
             verdict = event.outcome
         case _:
             return None
