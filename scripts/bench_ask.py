@@ -2,7 +2,8 @@
 exists, what a second ask embeds, and each cookbook query on the embedded store.
 
     .venv/bin/python scripts/bench_ask.py [--nodes 20000] [--edges 30000] [--runs 5]
-        [--embedder minilm|hashing] [--keep PATH] [--profile] [--no-cookbook] [--cli]
+        [--embedder static|minilm|minilm-onnx|minilm-onnx-int8|hashing] [--keep PATH]
+        [--profile] [--no-cookbook] [--cli]
 
 The store is one synthetic session (tests/support/synthetic.py) in a fresh SQLite file (with
 --keep, that file, made on the first run and reused after, index and all). The first
@@ -37,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dagmca.ask import index as ask_index
 from dagmca.ask import retrieve
 from dagmca.ask import snapshot as ask_snapshot
-from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
+from dagmca.similarity import Embedder, HashingEmbedder
+from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
 from dagmca.store import embedded
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.synthetic import synthetic_session
@@ -112,13 +114,15 @@ def main() -> None:
     parser.add_argument("--nodes", type=int, default=20_000)
     parser.add_argument("--edges", type=int, default=30_000)
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--embedder", choices=("minilm", "hashing"), default="minilm")
+    parser.add_argument(
+        "--embedder", choices=[*(e.value for e in EmbedderName), "hashing"], default=DEFAULT.value
+    )
     parser.add_argument("--keep", type=Path, help="the store file to make once and reuse")
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--no-cookbook", action="store_true", help="retrieval only")
     parser.add_argument("--cli", action="store_true", help="also time `dagmca --help` and `dagmca query`")
     args = parser.parse_args()
-    embedder: Embedder = MiniLMEmbedder() if args.embedder == "minilm" else HashingEmbedder()
+    embedder: Embedder = HashingEmbedder() if args.embedder == "hashing" else make_embedder(args.embedder)
     with tempfile.TemporaryDirectory() as tmp:
         path = args.keep or Path(tmp) / "bench.db"
         store = filled(path, args.nodes, args.edges)
