@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.api import RunResult, Workspace
 from dagmca.cli import run as run_cli
 from dagmca.cli.verdicts import Verdicts
@@ -17,6 +19,8 @@ from dagmca.config import SessionConfig
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.models import EdgeType, TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict
+from dagmca.prompts.templates import observer_scaffolding
+from dagmca.reports import quality
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from dagmca.store.check import check_store
@@ -77,9 +81,31 @@ def test_a_restating_flag_the_judge_finds_distinct_is_kept(run_fake: RunSession)
     _, state, _ = run_fake(responder(same=False), events=verdicts, **SETTINGS)
     restated = [t for t in state.tensions.values() if t.question == RESTATED]
     assert len(restated) == 1 and restated[0].status is TensionStatus.STUB
+    # the graph says why a flag the guard would have dropped stands: the judge's reason
+    assert "scripted judge: distinct" in restated[0].kept_reason
+    assert "s1/main" in restated[0].kept_reason
     assert not state.store.edges("s1", EdgeType.DUPLICATES)
     assert any("distinct (llm" in line and "scripted judge: distinct" in line for line in verdicts.lines)
     assert check_store(state.store, "s1") == []
+    assert all(not t.kept_reason for t in state.tensions.values() if t.question != RESTATED)
+
+
+@pytest.mark.parametrize("same", [True, False])
+def test_the_quality_report_counts_a_judged_restatement_as_no_echo(run_fake: RunSession, same: bool) -> None:
+    """A branch's flag in its own question's words was judged (a duplicate, or kept as
+    distinct with the reason): the readability report does not count it as an echo of the
+    prompt; a question echoing the observers' instructions still is one."""
+    _, state, _ = run_fake(responder(same=same), **SETTINGS)
+    nodes = [{"id": n.id, "kind": n.kind.value, **n.props} for n in state.store.nodes("s1")]
+    assert quality.report(nodes)["tensions"]["echoing"] == 0
+    restated = next(n for n in nodes if n.get("question") == RESTATED)
+    assert (
+        quality.report([*nodes, {**restated, "kept_reason": "", "status": "stub"}])["tensions"]["echoing"]
+        == 1
+    )
+    instructions = observer_scaffolding("")
+    echo = {**restated, "id": "x", "question": instructions[:200]}
+    assert quality.report([*nodes, echo])["tensions"]["echoing"] == 1
 
 
 def test_without_the_judge_the_guard_drops_a_restating_flag(run_fake: RunSession) -> None:

@@ -249,6 +249,9 @@ class TensionNode(GraphNode):
     revisit_checks: list[RevisitCheck] = Field(default_factory=list)
     dropped_reason: str = ""  # why a dropped or duplicate tension is no longer open
     duplicate_of: str = ""  # the earlier tension a duplicate asks the same as
+    # why a flag the degeneration guard found restating its branch's question stands: the
+    # judge's verdict that it asks something else (empty for every other tension)
+    kept_reason: str = ""
 
     def extra_labels(self) -> tuple[str, ...]:
         return (STUB_LABEL,) if self.status is TensionStatus.STUB else ()

@@ -34,9 +34,15 @@ def report(nodes: list[dict[str, Any]]) -> dict[str, Any]:
 
     tensions = by_kind.get("Tension", [])
     echoing = []
+    instructions = observer_scaffolding("")
     for t in tensions:
         question = questions.get(str(t.get("debate", "")), MAIN_QUESTION)
-        reason = echo_reason(str(t.get("question", "")), observer_scaffolding(question))
+        # a branch's flag in its own question's words is the judge's call (kept with its
+        # reason, or a duplicate of the explored tension): an echo only of the instructions
+        judged = bool(t.get("kept_reason")) or (t.get("status") == "duplicate" and t.get("duplicate_of"))
+        reason = echo_reason(
+            str(t.get("question", "")), instructions if judged else observer_scaffolding(question)
+        )
         if reason:
             echoing.append({"id": t["id"], "question": t.get("question", ""), "reason": reason})
     return {

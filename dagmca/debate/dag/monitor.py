@@ -187,6 +187,7 @@ class Monitor:
         instructions = tpl.observer_scaffolding(self.debate.question)
         reason = degeneration(question, instructions, share_limit=0.5)
         turn = turns[getattr(flag, "turn", 1) - 1]
+        kept = ""
         if reason is not None:
             explored = self._explored(question)
             if explored is None:
@@ -199,7 +200,9 @@ class Monitor:
                 if decision.verdict == judge.UNDECIDED:
                     self._drop(lens, question, reason)
                     return
-        await self._record(lens, turn, flag, question)
+                # kept by the judge's verdict, recorded on it beside the guard's finding
+                kept = f"{reason}, but the judge found it asks other than {explored.id}: {decision.reason}"
+        await self._record(lens, turn, flag, question, kept)
 
     def _drop(self, lens: str, question: str, reason: str) -> None:
         self.state.dropped_tensions += 1
@@ -267,7 +270,9 @@ class Monitor:
             flags=[f"{lens}@{turn.id}"],
         )
 
-    async def _record(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> None:
+    async def _record(
+        self, lens: str, turn: TurnNode, flag: TensionFlag, question: str, kept: str = ""
+    ) -> None:
         st = self.state
         twin = await self._twin(question)
         if twin is not None:
@@ -278,6 +283,7 @@ class Monitor:
                 st.write([twin], [flagged_at(st, twin.id, turn.id, lens)])
             return
         tension = self._tension(lens, turn, flag, question)
+        tension.kept_reason = kept
         st.write([tension], [flagged_at(st, tension.id, turn.id, lens)])
         self._keep_ledger()
         st.emit(
