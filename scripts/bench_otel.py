@@ -49,7 +49,6 @@ def once(bench: list[str], run: list[str], traced: bool) -> dict[str, Any]:
     before = received["bytes"]
     done = subprocess.run(command, capture_output=True, text=True, check=True)
     result: dict[str, Any] = json.loads(done.stdout)
-    result["cpu_s"] = result["cpu_ms_per_call"] * result["calls"] / 1000
     result["exported_bytes"] = received["bytes"] - before
     if (result["exported_bytes"] > 0) != traced:
         raise SystemExit("spans missing from the traced run" if traced else "spans sent by the untraced run")
@@ -71,8 +70,12 @@ def main() -> None:
             walls.append(on["wall_s"] / off["wall_s"])
             cpus.append(on["cpu_s"] / off["cpu_s"])
             print(
-                f"pair {i + 1}: off {off['wall_s']:.1f} s wall, {off['cpu_s']:.2f} s CPU | "
-                f"on {on['wall_s']:.1f} s, {on['cpu_s']:.2f} s ({on['exported_bytes']:,} bytes of spans) | "
+                f"pair {i + 1}: off {off['wall_s']:.2f} s wall, {off['cpu_s']:.2f} s CPU "
+                f"(first request {off['first_request_s']:.2f} s, after the last reply "
+                f"{off['after_last_reply_s']:.2f} s) | "
+                f"on {on['wall_s']:.2f} s, {on['cpu_s']:.2f} s (first request {on['first_request_s']:.2f} s, "
+                f"after the last reply {on['after_last_reply_s']:.2f} s; "
+                f"{on['exported_bytes']:,} bytes of spans) | "
                 f"{off['calls']:.0f} calls | "
                 f"on/off wall {walls[-1]:.3f}, CPU {cpus[-1]:.3f}",
                 flush=True,

@@ -237,8 +237,13 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "observer_share": round(phases["monitor"] / calls, 3),
         "prompt_tokens": sum(r["prompt_tokens"] for r in records),
         "projected_calls": [projection["calls"]["min"], projection["calls"]["max"]],
-        "wall_s": round(wall, 1),
+        "wall_s": round(wall, 2),
         "first_request_s": round((first_at or started) - started, 2),
+        # from the last reply to the process's exit: the reports, the traces' last export
+        "after_last_reply_s": round(wall - (max(end for _, end in replies.spans) - started), 2)
+        if replies.spans
+        else 0.0,
+        "cpu_s": round(cpu, 3),
         # what a call took as dagmca measured it, against the latency the fake waits
         "latency_seen_s": round(statistics.median(r["latency_s"] for r in records), 3),
         "busy_slots_s": round(ideal, 1),
@@ -302,6 +307,8 @@ def main() -> None:
         "prompt_tokens",
         "wall_s",
         "first_request_s",
+        "after_last_reply_s",
+        "cpu_s",
         "latency_seen_s",
         "busy_slots_s",
         "wall_over_busy",

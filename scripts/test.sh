@@ -2,7 +2,7 @@
 # Sets up everything, then runs the linters, the layer rules and the whole test suite.
 # `--fast`: the everyday lane, on a machine already set up: the linters and the tests
 # not marked slow (tests/support/lanes.py), without the documentation build or the Debian
-# packages. Other arguments go to pytest.
+# packages, on every core (pytest-xdist). Other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--fast" ]; then
@@ -11,7 +11,8 @@ if [ "${1:-}" = "--fast" ]; then
   .venv/bin/ruff check dagmca tests scripts
   .venv/bin/mypy
   .venv/bin/lint-imports
-  exec .venv/bin/python -m pytest -m "not slow and not local_model" --durations=25 "$@"
+  # on every core (-n auto; `-n 0` after --fast runs it in one process)
+  exec .venv/bin/python -m pytest -m "not slow and not local_model" -n auto --durations=25 "$@"
 fi
 bash scripts/setup.sh --dev
 # Debian packages some tests use, installed when we can (root, apt): chromium for
