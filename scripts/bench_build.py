@@ -57,7 +57,8 @@ def arm(folder: Path, store: Path, *, parallel: int, args: argparse.Namespace) -
         argv += ["--parallel-sessions", str(parallel), "--quiet", "--json", *CONFIG, *args.extra]
         started = time.monotonic()
         cpu_before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
+        # the dagmca the script sits in (a paired run against another copy of the code)
+        env = {"OPENAI_API_KEY": "sk-bench", "PATH": "", "PYTHONPATH": str(ROOT)}
         proc = subprocess.run(argv, cwd=store.parent, capture_output=True, text=True, env=env)
         wall = time.monotonic() - started
         cpu_after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -78,6 +79,9 @@ def arm(folder: Path, store: Path, *, parallel: int, args: argparse.Namespace) -
         "most_in_60s": most_in_window(times, 60.0),
         "rate_limited": server.over_limit,
         "cpu_s": round(cpu, 1),  # the build process's CPU time, all threads
+        # the largest child this script has waited for so far: with --no-sequential and
+        # one repeat, the build's own peak
+        "peak_rss_mb": round(cpu_after.ru_maxrss / 1024, 1),
         "sessions_done": sum(p["status"] == "done" for p in report["passages"]),
     }
 
