@@ -106,6 +106,10 @@ def test_the_quality_report_counts_a_judged_restatement_as_no_echo(run_fake: Run
     instructions = observer_scaffolding("")
     echo = {**restated, "id": "x", "question": instructions[:200]}
     assert quality.report([*nodes, echo])["tensions"]["echoing"] == 1
+    # a duplicate of some other question is no judgement on restating the branch's own
+    other = {"id": "o", "kind": "Tension", "debate": restated["debate"], "question": "Who plants the trees?"}
+    twin = {**restated, "id": "y", "kept_reason": "", "status": "duplicate", "duplicate_of": "o"}
+    assert quality.report([*nodes, other, twin])["tensions"]["echoing"] == 1
 
 
 def test_without_the_judge_the_guard_drops_a_restating_flag(run_fake: RunSession) -> None:

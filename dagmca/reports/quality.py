@@ -35,11 +35,14 @@ def report(nodes: list[dict[str, Any]]) -> dict[str, Any]:
     tensions = by_kind.get("Tension", [])
     echoing = []
     instructions = observer_scaffolding("")
+    asked = {t["id"]: str(t.get("question", "")) for t in tensions}
     for t in tensions:
         question = questions.get(str(t.get("debate", "")), MAIN_QUESTION)
         # a branch's flag in its own question's words is the judge's call (kept with its
-        # reason, or a duplicate of the explored tension): an echo only of the instructions
-        judged = bool(t.get("kept_reason")) or (t.get("status") == "duplicate" and t.get("duplicate_of"))
+        # reason, or a duplicate of the tension the branch explores, which asks the
+        # branch's question): an echo only of the instructions
+        restated = t.get("status") == "duplicate" and asked.get(str(t.get("duplicate_of"))) == question
+        judged = bool(t.get("kept_reason")) or restated
         reason = echo_reason(
             str(t.get("question", "")), instructions if judged else observer_scaffolding(question)
         )
