@@ -71,3 +71,32 @@ def test_each_role_is_projected_at_its_own_models_prices() -> None:
     assert alone.by_role[ModelRole.DEBATE].cost_usd == by_role[ModelRole.DEBATE].cost_usd
     # the judge's calls at 10,000 times the price
     assert by_role[ModelRole.JUDGE].cost_usd.max > 1000 * alone.by_role[ModelRole.JUDGE].cost_usd.max
+
+
+@pytest.mark.parametrize("quiet", [True, False])
+def test_a_quiet_run_projects_after_the_session_not_before_its_first_request(
+    quiet: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The projection is printed before a run only when the run is not quiet; a quiet one
+    makes it for the summary, so the tokenizer it loads does not delay the first request.
+    Either way the summary carries it."""
+    from dagmca.cli import app
+    from dagmca.cli import run as run_cli
+
+    order: list[str] = []
+    project, in_session = run_cli.projection, run_cli.in_session
+
+    def projecting(*args: object, **kwargs: object) -> object:
+        order.append("projection")
+        return project(*args, **kwargs)  # type: ignore[arg-type]
+
+    def working(*args: object, **kwargs: object) -> object:
+        order.append("session")
+        return in_session(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(run_cli, "projection", projecting)
+    monkeypatch.setattr(run_cli, "in_session", working)
+    monkeypatch.chdir(tmp_path)
+    argv = ["run", str(PASSAGE), "--store", str(tmp_path / "g.db"), "--llm", "fake", *(["--quiet"] if quiet else [])]
+    assert app.main(argv) == 0
+    assert order == (["session", "projection"] if quiet else ["projection", "session"])

@@ -215,6 +215,8 @@ def test_the_shares_reach_the_metrics(store: SQLiteStore, traced: tuple[Any, Any
     assert m.ledger is not None and m.ledger.final is not None
     assert (m.ledger.final.claims, m.ledger.final.single, m.ledger.final.recombined) == (4, 0.25, 0.25)
     assert m.ledger.final.emergent == 0.5 and m.ledger.final == arm_shares(store, "s1")
+    # the summary hands in the nodes it has read: the same shares
+    assert arm_shares(store, "s1", store.nodes("s1")) == m.ledger.final
     assert m.ledger.originators == {"analytical": 2, "creative": 1}
     assert m.ledger.first_appearance == {"main r1": 2}
     assert state.metrics is not None and state.metrics.ledger == m.ledger

@@ -112,8 +112,11 @@ def degenerate_count(nodes: list[NodeRecord]) -> int:
     return sum(bool(n.props.get("degenerate")) for n in nodes)
 
 
-def summary_table(store: GraphStore, session: str, extra: dict[str, str]) -> Table:
-    nodes = Counter(n.kind.value for n in store.nodes(session))
+def summary_table(
+    store: GraphStore, session: str, extra: dict[str, str], records: list[NodeRecord] | None = None
+) -> Table:
+    """`records`: the session's nodes, when the caller has read them already."""
+    nodes = Counter(n.kind.value for n in (store.nodes(session) if records is None else records))
     edges = Counter(e.type.value for e in store.edges(session))
     table = Table(title=f"session {session}", show_header=False, title_justify="left")
     table.add_column(style="bold cyan")

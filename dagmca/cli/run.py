@@ -114,8 +114,11 @@ def run(
         target = runner.reports_dir(location, session_id, out_dir)
         title = title_of(asked or text, passage.stem if passage is not None else session_id)
         started = time.monotonic()
-        projected = projection(cfg, text, asked is not None)
-        if not quiet:  # on stdout, with the summary: stderr is for what went wrong
+        # --quiet prints nothing before the run, so its projection is made for the summary
+        # after it: counting the passage loads the tokenizer, which need not delay the
+        # first request
+        projected = None if quiet else projection(cfg, text, asked is not None)
+        if projected is not None:  # on stdout, with the summary: stderr is for what went wrong
             out.print(
                 f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
                 f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the "
@@ -138,6 +141,8 @@ def run(
             ),
             cfg.embedder,
         )
+        if projected is None:
+            projected = projection(cfg, text, asked is not None)
         summarize(result, graph_store, cfg, projected, started, judged=display)
 
 
@@ -182,7 +187,7 @@ def summarize(
         "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session (prices: {m.prices})",
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
-        "emergence ledger": claims_row(arm_shares(store, s.id)),
+        "emergence ledger": claims_row(arm_shares(store, s.id, nodes)),
         "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }
@@ -195,7 +200,7 @@ def summarize(
             f"{m.earlier_calls} calls, {m.earlier_tokens:,} tokens, ${m.earlier_cost_usd:.4f}: counted "
             "against the budgets"
         )
-    out.print(summary_table(store, s.id, rows))
+    out.print(summary_table(store, s.id, rows, nodes))
     if result.final is not None:
         if result.final.answer is not None:
             out.print(f"[bold green]Answer:[/] {escape(result.final.answer)}")

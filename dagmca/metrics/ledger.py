@@ -22,6 +22,8 @@ from dagmca.models import (
     EdgeType,
     FinalNode,
     GraphNode,
+    NodeKind,
+    NodeRecord,
     Strict,
     SynthesisNode,
     TurnNode,
@@ -186,14 +188,26 @@ def debate_shares(nodes: Sequence[GraphNode]) -> dict[str, LedgerShares]:
     return {d: s for d, cs in by_debate.items() if (s := shares(cs)) is not None}
 
 
-def final_claims(store: GraphStore, session: str) -> list[ClaimNode]:
-    """The current claims of a session's final answer (none when it was not traced)."""
-    nodes = [node_from_record(r) for r in store.nodes(session)]
+# the kinds `current` reads: the claims and the texts they were traced from
+_CLAIMED = frozenset({NodeKind.CLAIM, NodeKind.FINAL, NodeKind.SYNTHESIS, NodeKind.DEBATE})
+
+
+def final_claims(
+    store: GraphStore, session: str, records: Sequence[NodeRecord] | None = None
+) -> list[ClaimNode]:
+    """The current claims of a session's final answer (none when it was not traced).
+    `records`: the session's nodes when the caller has read them already. Only the
+    claims and the texts they come from are validated (a session's turns are most of
+    its nodes)."""
+    read = store.nodes(session) if records is None else records
+    nodes = [node_from_record(r) for r in read if r.kind in _CLAIMED]
     finals = {n.id for n in nodes if isinstance(n, FinalNode)}
     return [c for c in current(nodes) if c.stated_in in finals]
 
 
-def arm_shares(store: GraphStore, session: str) -> LedgerShares | None:
+def arm_shares(
+    store: GraphStore, session: str, records: Sequence[NodeRecord] | None = None
+) -> LedgerShares | None:
     """The shares of a session's final claims: an evaluation arm's novelty beside its
     quality; None when its final was not traced."""
-    return shares(final_claims(store, session))
+    return shares(final_claims(store, session, records))
