@@ -97,6 +97,7 @@ def test_a_quiet_run_projects_after_the_session_not_before_its_first_request(
     monkeypatch.setattr(run_cli, "projection", projecting)
     monkeypatch.setattr(run_cli, "in_session", working)
     monkeypatch.chdir(tmp_path)
-    argv = ["run", str(PASSAGE), "--store", str(tmp_path / "g.db"), "--llm", "fake", *(["--quiet"] if quiet else [])]
+    argv = ["run", str(PASSAGE), "--store", str(tmp_path / "g.db"), "--llm", "fake"]
+    argv += ["--quiet"] if quiet else []
     assert app.main(argv) == 0
     assert order == (["session", "projection"] if quiet else ["projection", "session"])

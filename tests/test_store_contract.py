@@ -70,6 +70,20 @@ def test_edges_are_unique_per_type_and_order_is_kept(backend: GraphStore) -> Non
     assert [n.id for n in backend.nodes("s")] == ["a", "b", "c"]
 
 
+def test_edges_are_counted_by_type_per_session(backend: GraphStore) -> None:
+    backend.write(
+        [node("a"), node("b"), node("c"), node("x", session="t")],
+        [
+            EdgeRecord(source="b", target="a", type=EdgeType.BRANCHES_FROM, session="s"),
+            EdgeRecord(source="c", target="a", type=EdgeType.BRANCHES_FROM, session="s"),
+            EdgeRecord(source="c", target="b", type=EdgeType.MERGES_INTO, session="s"),
+            EdgeRecord(source="x", target="a", type=EdgeType.REFERENCES, session="t"),
+        ],
+    )
+    assert backend.edge_counts("s") == {EdgeType.BRANCHES_FROM: 2, EdgeType.MERGES_INTO: 1}
+    assert backend.edge_counts("t") == {EdgeType.REFERENCES: 1} and backend.edge_counts("none") == {}
+
+
 def test_a_failed_write_leaves_nothing(backend: GraphStore) -> None:
     bad = EdgeRecord(source="x", target="missing", type=EdgeType.NEXT, session="s")
     with pytest.raises(StoreError):

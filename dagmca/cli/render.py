@@ -117,7 +117,7 @@ def summary_table(
 ) -> Table:
     """`records`: the session's nodes, when the caller has read them already."""
     nodes = Counter(n.kind.value for n in (store.nodes(session) if records is None else records))
-    edges = Counter(e.type.value for e in store.edges(session))
+    edges = {t.value: n for t, n in store.edge_counts(session).items()}
     table = Table(title=f"session {session}", show_header=False, title_justify="left")
     table.add_column(style="bold cyan")
     # fold: a path or id longer than the column breaks onto the next line whole, where

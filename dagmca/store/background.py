@@ -202,6 +202,9 @@ class BackgroundStore(GraphStore):
     def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
         return self._read(lambda s: s.edges(session, type_))
 
+    def edge_counts(self, session: str) -> dict[EdgeType, int]:
+        return self._read(lambda s: s.edge_counts(session))
+
     def sessions(self) -> list[NodeRecord]:
         return self._read(lambda s: s.sessions())
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections import Counter
 from collections.abc import Sequence
 from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
@@ -60,6 +61,11 @@ class GraphStore(ABC):
 
     @abstractmethod
     def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]: ...
+
+    def edge_counts(self, session: str) -> dict[EdgeType, int]:
+        """How many edges of each type a session has (a summary's, with no edge read
+        whole where the backend can count them)."""
+        return dict(Counter(e.type for e in self.edges(session)))
 
     @abstractmethod
     def sessions(self) -> list[NodeRecord]:

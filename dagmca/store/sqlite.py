@@ -197,6 +197,12 @@ class SQLiteStore(GraphStore):
             args += (type_.value,)
         return [_edge(r) for r in self._conn.execute(sql + " ORDER BY seq", args)]
 
+    def edge_counts(self, session: str) -> dict[EdgeType, int]:
+        rows = self._conn.execute(
+            "SELECT type, COUNT(*) FROM edges WHERE session = ? GROUP BY type", (session,)
+        )
+        return {EdgeType(t): n for t, n in rows}
+
     def sessions(self) -> list[NodeRecord]:
         rows = self._conn.execute(
             "SELECT id, session, kind, labels, created_at, props FROM nodes WHERE kind = ? ORDER BY seq",
