@@ -28,7 +28,8 @@ busy-slot time; the wall time over the larger of the two; and, from the fake's o
 the mean number of busy slots between the first request and the last reply and the
 slot-time left unused. The other threads' CPU, largest first (with `--profile`, by
 thread name). `--keep DIR` copies each run's store there; `--profile FILE` runs the
-session's main thread under cProfile.
+session's main thread under cProfile; `--otel-parts` traces the run and adds the CPU of
+tracing's own parts (scripts/otel_parts.py).
 """
 
 from __future__ import annotations
@@ -175,6 +176,7 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
     with fake as server:
         options = ["--llm", "openai", "--model", "fault-model", "--base-url", server.base_url]
         options += ["--concurrency", str(args.concurrency), *([] if args.default else CONFIG), *args.extra]
+        options += ["--otel"] if args.otel_parts and "--otel" not in options else []
         env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
         # the dagmca the script sits in (a paired run against another copy of the code),
         # and the embedder asked for, if any
@@ -183,6 +185,8 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         dagmca = [sys.executable, "-m", "dagmca"]
         if args.profile:  # the run's main thread (its event loop) under cProfile
             dagmca = [sys.executable, "-c", PROFILED, str(Path(args.profile).resolve())]
+        elif args.otel_parts:  # traced, with the CPU of tracing's own code accounted
+            dagmca = [sys.executable, str(ROOT / "scripts" / "otel_parts.py"), str(tmp / "parts.json")]
         projected = subprocess.run(
             [sys.executable, "-m", "dagmca", "estimate", args.passage, *options, "--json"],
             capture_output=True,
@@ -275,6 +279,7 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "embed_hits": embedding.get("hits", 0),
         "embed_wait_s": embedding.get("wait_s", {}),
         "phases": dict(phases.most_common()),
+        **(json.loads((tmp / "parts.json").read_text()) if args.otel_parts else {}),
     }
 
 
@@ -290,6 +295,7 @@ def main() -> None:
     ap.add_argument("--json", action="store_true")
     ap.add_argument("--profile", help="write the run's cProfile (its main thread) to this file")
     ap.add_argument("--keep", help="copy each run's store here (run-N.db), for a closer look")
+    ap.add_argument("--otel-parts", action="store_true", help="traced: the CPU of tracing's parts")
     ap.add_argument("extra", nargs="*", help="more run options, after --")
     args = ap.parse_args()
     args.passage = str(Path(args.passage).resolve())  # the run's working directory is its own
@@ -337,6 +343,7 @@ def main() -> None:
         "other_threads_cpu_s": runs[0]["other_threads_cpu_s"],
         "graphs": sorted({r["graph"] for r in runs}),
         "repeats": args.repeat,
+        **({f"otel_{k}": runs[0][k] for k in ("parts_s", "counts", "hooks_s", "gc_s")} if args.otel_parts else {}),
     }
     if args.json:
         print(json.dumps(summary, indent=2))
@@ -380,6 +387,8 @@ def main() -> None:
     )
     print(f"  embed-wait on the event loop by phase (s): {summary['embed_wait_s'] or 'not recorded'}")
     print(f"  calls by phase: {summary['phases']}")
+    if args.otel_parts:
+        print(f"  tracing's own CPU (s): {summary['otel_parts_s']}; {summary['otel_counts']}")
 
 
 if __name__ == "__main__":
