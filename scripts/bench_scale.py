@@ -59,6 +59,7 @@ from scale_analysis import critical_path, longest_idle, occupancy  # noqa: E402
 
 from tests.support.fault_server import FaultServer, request_key  # noqa: E402
 
+PARTS = ("parts_s", "counts", "hooks_s", "gc_s")  # what scripts/otel_parts.py writes
 CONFIG = ["--cpp", "3", "--depth", "3", "--rounds", "3", "--max-branches", "3", "--max-depth", "2"]
 
 
@@ -343,7 +344,7 @@ def main() -> None:
         "other_threads_cpu_s": runs[0]["other_threads_cpu_s"],
         "graphs": sorted({r["graph"] for r in runs}),
         "repeats": args.repeat,
-        **({f"otel_{k}": runs[0][k] for k in ("parts_s", "counts", "hooks_s", "gc_s")} if args.otel_parts else {}),
+        **({f"otel_{k}": runs[0][k] for k in PARTS} if args.otel_parts else {}),
     }
     if args.json:
         print(json.dumps(summary, indent=2))
