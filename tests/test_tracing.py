@@ -492,6 +492,7 @@ def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
         ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "1000", True),
         ("OTEL_SPAN_LINK_COUNT_LIMIT", "0", False),
         ("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100000", False),
+        ("OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT", "2", False),  # events are kept as made too
     ],
 )
 def test_a_span_limit_that_could_cut_a_call_span_leaves_its_making_to_the_tracer(
@@ -506,7 +507,7 @@ def test_a_span_limit_that_could_cut_a_call_span_leaves_its_making_to_the_tracer
 
     from dagmca.tracing.finished import for_provider
 
-    limits = ("SPAN_ATTRIBUTE_COUNT", "SPAN_LINK_COUNT", "LINK_ATTRIBUTE_COUNT",
+    limits = ("SPAN_ATTRIBUTE_COUNT", "SPAN_LINK_COUNT", "LINK_ATTRIBUTE_COUNT", "EVENT_ATTRIBUTE_COUNT",
               "ATTRIBUTE_VALUE_LENGTH", "SPAN_ATTRIBUTE_VALUE_LENGTH")  # fmt: skip
     for name in limits:
         monkeypatch.delenv(f"OTEL_{name}_LIMIT", raising=False)
@@ -514,3 +515,49 @@ def test_a_span_limit_that_could_cut_a_call_span_leaves_its_making_to_the_tracer
         monkeypatch.setenv(variable, value)
     made = for_provider(SimpleSpanProcessor(InMemorySpanExporter()), Resource({}), InstrumentationScope("t"))
     assert (made is not None) == finished
+
+
+def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
+    """With dagmca's exporter behind the processor, a call's spans wait in a queue until
+    the exporter next sends (on its own thread); the spans made then are those the
+    call gets made at once, and handing over sends what no later span would carry."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import Link, SpanContext, TraceFlags
+
+    from dagmca.tracing.finished import Finished, Later
+
+    parent = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    run = SpanContext(7, 11, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
+    call = tracing.Call(
+        model="m", role="judge", agent="judge", debate="s/main/b1", phase="merge",
+        start_ns=1_000, end_ns=2_000, input_tokens=30, output_tokens=4, finish_reason="stop",
+    )  # fmt: skip
+    outside = {"dagmca.span": "debate", "dagmca.debate": "s/main/b1", "dagmca.debate.part": "merge"}
+    item = Later(call, parent, outside, [Link(run, {"dagmca.link": "work_for"})], None)
+    made: dict[bool, list[Any]] = {}
+    for deferred in (False, True):
+        memory = InMemorySpanExporter()
+        scope = InstrumentationScope("t")
+        finished = Finished(SimpleSpanProcessor(memory), Resource({}), scope, deferred=deferred)
+        finished.later(item)
+        if deferred:
+            assert memory.get_finished_spans() == ()  # queued, not made
+            finished.hand_over()
+            assert finished.take() == []
+        made[deferred] = list(memory.get_finished_spans())
+
+    def shape(span: Any) -> tuple[Any, ...]:
+        links = [dict(ln.attributes) for ln in span.links]
+        return (span.name, span.kind, dict(span.attributes), span.start_time, span.end_time,
+                span.parent.span_id == 9, links, span.status.status_code)  # fmt: skip
+
+    assert [shape(s) for s in made[True]] == [shape(s) for s in made[False]]
+    debate, chat = made[True]
+    assert chat.parent.span_id == debate.context.span_id and debate.parent.span_id == 9
+    assert chat.attributes["gen_ai.usage.input_tokens"] == 30
+    unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
+    finished.later(item._replace(parent=unsampled))
+    assert finished.take() == []  # a trace not sampled: nothing queued

@@ -10,11 +10,19 @@ takes, with what the tracer would have given it: a new span id in the parent's t
 the parent's flags and trace state (every sampler the SDK reads from OTEL_TRACES_SAMPLER
 samples a child as its trace was sampled). Where the run's spans go to a host's
 provider, or a span limit is set (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT and the like, which
-this does not apply), `for_provider` gives None and the tracer makes every span."""
+this does not apply), `for_provider` gives None and the tracer makes every span.
+
+Where the spans go to dagmca's own exporter, a call's spans are not even made on the
+event loop: the call, its parent's context and its links are queued (`later`), and the
+exporter makes and encodes them on its own thread when it next sends a batch. The
+session's span ends after its last call, so a batch sent at or after that end carries
+every call queued before it."""
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor
@@ -22,6 +30,7 @@ from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 
+from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
 
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
@@ -29,14 +38,81 @@ UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no st
 _FEWEST_ATTRIBUTES = 64
 
 
+class Later(NamedTuple):
+    """A call whose spans are made when they are sent (see `Finished.later`)."""
+
+    call: genai.Call
+    parent: SpanContext
+    outside: Attributes | None  # the attributes of the debate span it needs, if it needs one
+    links: Sequence[Link]
+    attributes: Attributes | None  # made already (with content: its messages may change)
+
+
 class Finished:
-    def __init__(self, processor: SpanProcessor, resource: Resource, scope: InstrumentationScope) -> None:
+    def __init__(
+        self,
+        processor: SpanProcessor,
+        resource: Resource,
+        scope: InstrumentationScope,
+        *,
+        deferred: bool = False,
+    ) -> None:
         self._processor = processor
         self._resource = resource
         self._scope = scope
         self._ids: IdGenerator = RandomIdGenerator()
+        # deferred: the exporter the processor sends to takes the queued calls (`take`)
+        self.deferred = deferred
+        self._later: deque[Later] = deque()  # appended on the loop, taken on the exporter's thread
 
-    def span(
+    def later(self, item: Later) -> None:
+        """A call's spans, made and sent with the exporter's next batch (`take`); made
+        now where nothing takes them."""
+        if not (item.parent.is_valid and item.parent.trace_flags.sampled):
+            return
+        if self.deferred:
+            self._later.append(item)
+            return
+        for span in self._made(item):
+            self._processor.on_end(span)
+
+    def hand_over(self) -> None:
+        """The calls still queued, handed to the processor: before a flush or a shutdown,
+        where no other span may be left to carry them into a batch."""
+        for span in self.take():
+            self._processor.on_end(span)
+
+    def take(self) -> list[ReadableSpan]:
+        """The spans of every call queued so far, made now, oldest first."""
+        spans: list[ReadableSpan] = []
+        while True:
+            try:
+                item = self._later.popleft()
+            except IndexError:
+                return spans
+            spans.extend(self._made(item))
+
+    def _made(self, item: Later) -> list[ReadableSpan]:
+        """A call's span, and first the debate span it sits in when it needs one."""
+        call, parent = item.call, item.parent
+        made: list[ReadableSpan] = []
+        if item.outside is not None:
+            debate = self._readable(
+                f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
+                attributes=item.outside, links=item.links,
+            )  # fmt: skip
+            made.append(debate)
+            parent = debate.context
+        attributes = item.attributes if item.attributes is not None else genai.attributes(call, content=False)
+        status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
+        span = self._readable(
+            genai.name(call), parent, start_ns=call.start_ns, end_ns=call.end_ns, attributes=attributes,
+            kind=SpanKind.CLIENT, status=status,
+        )  # fmt: skip
+        made.append(span)
+        return made
+
+    def _readable(
         self,
         name: str,
         parent: SpanContext,
@@ -47,10 +123,7 @@ class Finished:
         kind: SpanKind = SpanKind.INTERNAL,
         links: Sequence[Link] = (),
         status: Status = UNSET,
-    ) -> SpanContext | None:
-        """The span, sent; its context (None: its trace is not sampled, nothing sent)."""
-        if not (parent.is_valid and parent.trace_flags.sampled):
-            return None
+    ) -> ReadableSpan:
         context = SpanContext(
             parent.trace_id,
             self._ids.generate_span_id(),
@@ -58,33 +131,36 @@ class Finished:
             trace_flags=parent.trace_flags,
             trace_state=parent.trace_state,
         )
-        self._processor.on_end(
-            ReadableSpan(
-                name,
-                context=context,
-                parent=parent,
-                resource=self._resource,
-                attributes=attributes,
-                links=links,
-                kind=kind,
-                status=status,
-                start_time=start_ns,
-                end_time=end_ns,
-                instrumentation_scope=self._scope,
-            )
+        return ReadableSpan(
+            name,
+            context=context,
+            parent=parent,
+            resource=self._resource,
+            attributes=attributes,
+            links=links,
+            kind=kind,
+            status=status,
+            start_time=start_ns,
+            end_time=end_ns,
+            instrumentation_scope=self._scope,
         )
-        return context
 
 
 def for_provider(
-    processor: SpanProcessor, resource: Resource, scope: InstrumentationScope
+    processor: SpanProcessor, resource: Resource, scope: InstrumentationScope, *, deferred: bool = False
 ) -> Finished | None:
-    """Finished spans for dagmca's own provider, unless a span limit is set."""
+    """Finished spans for dagmca's own provider, unless a span limit is set. `deferred`:
+    the processor's exporter takes the queued calls when it sends (otlp.Exporter)."""
     limits = SpanLimits()
-    counts = (limits.max_span_attributes, limits.max_link_attributes, limits.max_links)
+    counts = (
+        limits.max_span_attributes,
+        limits.max_link_attributes,
+        limits.max_links,
+        limits.max_event_attributes,
+    )
     bounded = (
         limits.max_attribute_length is not None
         or limits.max_span_attribute_length is not None
         or any(count is not None and count < _FEWEST_ATTRIBUTES for count in counts)  # 0 is a limit
     )
-    return None if bounded else Finished(processor, resource, scope)
+    return None if bounded else Finished(processor, resource, scope, deferred=deferred)

@@ -20,6 +20,8 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
+from dagmca.tracing.finished import Finished
+
 _logger = logging.getLogger(__name__)
 
 _DOUBLE = struct.Struct("<d")
@@ -31,6 +33,7 @@ _IS_REMOTE = 0x200
 # scalar attributes seen before, written once: a bound, as some values never repeat
 _CACHE_SIZE = 8192
 _INT64 = 1 << 64
+_BATCH = 512  # spans a request: the SDK's default batch (deferred calls join a batch)
 
 
 def _varint(n: int) -> bytes:
@@ -226,13 +229,25 @@ def _any(value: object) -> bytes:
 class Exporter(OTLPSpanExporter):
     """The SDK's OTLP/HTTP span exporter, sending dagmca's encoding of the spans. Where
     the installed exporter is not laid out as this one expects (another version), or a
-    batch cannot be encoded here, the SDK's own `export` does the whole of it."""
+    batch cannot be encoded here, the SDK's own `export` does the whole of it. With
+    `deferred` set, each batch also carries the calls queued there since the last one
+    (finished.py), made here, on the exporter's thread."""
 
     def __init__(self) -> None:
         super().__init__()
         self._encoder = Encoder()
+        self.deferred: Finished | None = None
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
+        if self.deferred is not None:
+            spans = [*self.deferred.take(), *spans]
+        result = SpanExportResult.SUCCESS
+        for start in range(0, len(spans), _BATCH):  # the SDK's batch size, per request
+            if self._export(spans[start : start + _BATCH]) is not SpanExportResult.SUCCESS:
+                result = SpanExportResult.FAILURE
+        return result
+
+    def _export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         send = getattr(getattr(self, "_client", None), "export", None)
         if getattr(self, "_shutdown", True) or not callable(send):
             return super().export(spans)

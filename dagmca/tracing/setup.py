@@ -81,6 +81,8 @@ def tracer() -> tuple[Tracer, Finished | None]:
         env = _environment()
         if _provider is None or env != _made_for:
             if _provider is not None:
+                if _finished is not None:
+                    _finished.hand_over()
                 _provider.shutdown()  # its spans are sent before it goes
             (_provider, _finished), _made_for = _new_provider(), env
         return _provider.get_tracer(SCOPE), _finished
@@ -105,10 +107,14 @@ def _new_provider() -> tuple[TracerProvider, Finished | None]:
     events = None if os.environ.get(EVENT_LIMIT_VAR) else MAX_EVENTS
     provider = TracerProvider(resource=resource, span_limits=SpanLimits(max_events=events))
     # batched on the SDK's own thread: a run never waits for the collector
-    processor = BatchSpanProcessor(Exporter())
+    exporter = Exporter()
+    processor = BatchSpanProcessor(exporter)
     provider.add_span_processor(processor)
     # the scope of the provider's tracer for SCOPE (no version, schema or attributes)
-    return provider, finished.for_provider(processor, provider.resource, InstrumentationScope(SCOPE))
+    scope = InstrumentationScope(SCOPE)
+    made = finished.for_provider(processor, provider.resource, scope, deferred=True)
+    exporter.deferred = made  # the calls' spans are made on the exporter's thread
+    return provider, made
 
 
 def flush(timeout_s: float = 5.0) -> None:
@@ -116,6 +122,8 @@ def flush(timeout_s: float = 5.0) -> None:
     leaves without running its exit handlers (the CLI does), and in tests. Nothing to
     do, and nothing imported, when no run was traced."""
     with _lock:
-        provider = _provider
+        provider, made = _provider, _finished
+    if made is not None:
+        made.hand_over()
     if provider is not None:
         provider.force_flush(int(timeout_s * 1000))

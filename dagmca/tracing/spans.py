@@ -13,10 +13,11 @@ from contextlib import contextmanager
 from opentelemetry import context as otel
 from opentelemetry import trace
 from opentelemetry.context import Context
+from opentelemetry.sdk import trace as sdk
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import UNSET, Finished
+from dagmca.tracing.finished import UNSET, Finished, Later
 
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
@@ -150,7 +151,13 @@ class Tracing:
             self._top_span,
         ):
             if span is not None and span.is_recording():
-                span.add_event(name, attrs)
+                if self.finished is not None and isinstance(span, sdk.Span):
+                    # dagmca's own provider, whose limits could cut none of these (see
+                    # finished.py): the event as the SDK keeps it, its values not checked
+                    # one by one again (event_attributes made them the types it takes)
+                    span._add_event(sdk.Event(name, attrs))
+                else:
+                    span.add_event(name, attrs)
                 return
 
     def call(self, call: genai.Call) -> None:
@@ -166,11 +173,16 @@ class Tracing:
             outside = {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
             run = self.runs.get(call.debate)
             links = [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
+        if self.finished is not None:  # made whole, later (finished.py)
+            parent = trace.get_current_span(ctx).get_span_context()
+            if self.content:  # the attributes now: the prompt's messages are the caller's
+                made: genai.Attributes | None = genai.attributes(call, content=True)
+            else:  # nor kept till the batch goes: the Call is made for this hook alone
+                made, call.messages, call.reply = None, (), ""
+            self.finished.later(Later(call, parent, outside, links, made))
+            return
         attrs = genai.attributes(call, content=self.content)
         status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
-        if self.finished is not None:
-            self._finished_call(self.finished, call, ctx, outside, links, attrs, status)
-            return
         wrapper: Span | None = None
         if outside is not None:
             wrapper = self.tracer.start_span(
@@ -185,29 +197,6 @@ class Tracing:
         span.end(end_time=call.end_ns)
         if wrapper is not None:
             wrapper.end(end_time=call.end_ns)
-
-    def _finished_call(
-        self,
-        finished: Finished,
-        call: genai.Call,
-        ctx: Context,
-        outside: genai.Attributes | None,
-        links: list[Link],
-        attrs: genai.Attributes,
-        status: Status,
-    ) -> None:
-        """The same spans as `call` makes through the tracer, made whole."""
-        parent: SpanContext | None = trace.get_current_span(ctx).get_span_context()
-        if outside is not None and parent is not None:
-            parent = finished.span(
-                f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
-                attributes=outside, links=links,
-            )  # fmt: skip
-        if parent is not None:
-            finished.span(
-                genai.name(call), parent, start_ns=call.start_ns, end_ns=call.end_ns, attributes=attrs,
-                kind=SpanKind.CLIENT, status=status,
-            )  # fmt: skip
 
 
 def _failed(span: Span, exc: BaseException) -> None:
