@@ -525,7 +525,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import Link, SpanContext, TraceFlags
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
 
     from dagmca.tracing.finished import Finished, Later
 
@@ -535,8 +535,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
         model="m", role="judge", agent="judge", debate="s/main/b1", phase="merge",
         start_ns=1_000, end_ns=2_000, input_tokens=30, output_tokens=4, finish_reason="stop",
     )  # fmt: skip
-    outside = {"dagmca.span": "debate", "dagmca.debate": "s/main/b1", "dagmca.debate.part": "merge"}
-    item = Later(call, parent, outside, [Link(run, {"dagmca.link": "work_for"})], None)
+    item = Later(call, NonRecordingSpan(parent), True, run, None)
     made: dict[bool, list[Any]] = {}
     for deferred in (False, True):
         memory = InMemorySpanExporter()
@@ -558,6 +557,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     debate, chat = made[True]
     assert chat.parent.span_id == debate.context.span_id and debate.parent.span_id == 9
     assert chat.attributes["gen_ai.usage.input_tokens"] == 30
+    assert debate.attributes["dagmca.debate"] == "s/main/b1" and [ln.context for ln in debate.links] == [run]
     unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
-    finished.later(item._replace(parent=unsampled))
+    finished.later(item._replace(parent=NonRecordingSpan(unsampled)))
     assert finished.take() == []  # a trace not sampled: nothing queued

@@ -28,23 +28,30 @@ from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
+from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode
 
 from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
 
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
+KIND = "dagmca.span"  # what a span is in dagmca's tree: session, phase, debate, round
 # more attributes (or links) than a call span ever has: below this, a count limit could cut one
 _FEWEST_ATTRIBUTES = 64
 
 
+def debate_attributes(call: genai.Call) -> Attributes:
+    """The debate span of a call for another debate than the run it ended in."""
+    return {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
+
+
 class Later(NamedTuple):
-    """A call whose spans are made when they are sent (see `Finished.later`)."""
+    """A call whose spans are made when they are sent (see `Finished.later`): what the
+    event loop knew when it ended, and no more."""
 
     call: genai.Call
-    parent: SpanContext
-    outside: Attributes | None  # the attributes of the debate span it needs, if it needs one
-    links: Sequence[Link]
+    parent: Span  # the span current where the call ended
+    outside: bool  # for another debate than the run it ended in: it gets a debate span
+    run: SpanContext | None  # that debate's run, which the debate span links to
     attributes: Attributes | None  # made already (with content: its messages may change)
 
 
@@ -68,8 +75,6 @@ class Finished:
     def later(self, item: Later) -> None:
         """A call's spans, made and sent with the exporter's next batch (`take`); made
         now where nothing takes them."""
-        if not (item.parent.is_valid and item.parent.trace_flags.sampled):
-            return
         if self.deferred:
             self._later.append(item)
             return
@@ -93,17 +98,26 @@ class Finished:
             spans.extend(self._made(item))
 
     def _made(self, item: Later) -> list[ReadableSpan]:
-        """A call's span, and first the debate span it sits in when it needs one."""
-        call, parent = item.call, item.parent
+        """A call's span, and first the debate span it sits in when it needs one (none
+        when its trace is not sampled)."""
+        call, parent = item.call, item.parent.get_span_context()
+        if not (parent.is_valid and parent.trace_flags.sampled):
+            return []
         made: list[ReadableSpan] = []
-        if item.outside is not None:
+        if item.outside:
+            attributes: Attributes = {
+                KIND: "debate",
+                "dagmca.debate": call.debate,
+                "dagmca.debate.part": call.phase,
+            }
+            links = [Link(item.run, {"dagmca.link": "work_for"})] if item.run is not None else []
             debate = self._readable(
                 f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
-                attributes=item.outside, links=item.links,
+                attributes=attributes, links=links,
             )  # fmt: skip
             made.append(debate)
             parent = debate.context
-        attributes = item.attributes if item.attributes is not None else genai.attributes(call, content=False)
+        attributes = item.attributes or genai.attributes(call, content=False)  # never empty
         status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
         span = self._readable(
             genai.name(call), parent, start_ns=call.start_ns, end_ns=call.end_ns, attributes=attributes,

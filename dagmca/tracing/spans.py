@@ -17,12 +17,11 @@ from opentelemetry.sdk import trace as sdk
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import UNSET, Finished, Later
+from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes
 
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
 _RUN = otel.create_key("dagmca.debate")
-KIND = "dagmca.span"
 
 
 class Round:
@@ -167,27 +166,27 @@ class Tracing:
         that debate's work all the same: it gets a debate span of its own, for the
         call's time, linked to the debate's run."""
         ctx = otel.get_current()
-        outside: genai.Attributes | None = None  # the debate span's, when the call needs one
-        links: list[Link] = []
-        if call.debate and otel.get_value(_RUN, ctx) != call.debate:
-            outside = {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
-            run = self.runs.get(call.debate)
-            links = [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
+        outside = bool(call.debate) and otel.get_value(_RUN, ctx) != call.debate
         if self.finished is not None:  # made whole, later (finished.py)
-            parent = trace.get_current_span(ctx).get_span_context()
+            run = self.runs.get(call.debate) if outside else None  # the run as it is now
             if self.content:  # the attributes now: the prompt's messages are the caller's
                 made: genai.Attributes | None = genai.attributes(call, content=True)
             else:  # nor kept till the batch goes: the Call is made for this hook alone
                 made, call.messages, call.reply = None, (), ""
-            self.finished.later(Later(call, parent, outside, links, made))
+            self.finished.later(Later(call, trace.get_current_span(ctx), outside, run, made))
             return
+        links: list[Link] = []
+        if outside:
+            run = self.runs.get(call.debate)
+            links = [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
         attrs = genai.attributes(call, content=self.content)
         status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
         wrapper: Span | None = None
-        if outside is not None:
+        if outside:
             wrapper = self.tracer.start_span(
-                f"debate {call.phase}", context=ctx, start_time=call.start_ns, attributes=outside, links=links
-            )
+                f"debate {call.phase}", context=ctx, start_time=call.start_ns,
+                attributes=debate_attributes(call), links=links,
+            )  # fmt: skip
             ctx = trace.set_span_in_context(wrapper, ctx)
         span = self.tracer.start_span(
             genai.name(call), context=ctx, kind=SpanKind.CLIENT, start_time=call.start_ns, attributes=attrs
