@@ -101,6 +101,8 @@ def install() -> None:
     from dagmca.tracing.spans import Tracing
 
     setup.tracer = timed("setup", setup.tracer)
+    # it imports the exporter, to check it is there; called through the package too
+    setup.require = dagmca.tracing.require = timed("setup", setup.require)
     dagmca.tracing.flush = timed("flush", dagmca.tracing.flush)  # as the CLI calls it
     for name in ("call", "event", "round_start", "round_end", "phase", "trace_id"):
         setattr(Tracing, name, timed(f"hooks.{name}", getattr(Tracing, name)))

@@ -33,6 +33,10 @@ _IS_REMOTE = 0x200
 # scalar attributes seen before, written once: a bound, as some values never repeat
 _CACHE_SIZE = 8192
 _INT64 = 1 << 64
+_TIMES = struct.Struct("<BQBQ")  # start and end time: two fixed64 fields, tags 7 and 8
+_KINDS = [b"\x30" + bytes((kind + 1,)) for kind in range(5)]  # OTLP counts from UNSPECIFIED
+_LOCAL_FLAGS = b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE)
+_REMOTE_FLAGS = b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE | _IS_REMOTE)
 _BATCH = 512  # spans a request: the SDK's default batch (deferred calls join a batch)
 
 
@@ -60,18 +64,25 @@ class Encoder:
     the SDK's own encoder produces (tests/test_tracing.py compares them)."""
 
     def __init__(self) -> None:
-        # (key, type, value) -> the KeyValue message, its length prefix included
-        self._scalars: dict[tuple[str, type, object], bytes] = {}
+        # an attribute seen before -> its KeyValue message, length prefix included
+        self._scalars: dict[tuple[object, ...], bytes] = {}
+        self._names: dict[str, bytes] = {}  # a span's name -> its field
+        self._trace_id, self._trace_field = 0, b""
 
     def encode(self, spans: Sequence[ReadableSpan]) -> bytes:
         # grouped by resource, then by scope
         groups: dict[int, tuple[Any, dict[int, tuple[Any, list[bytes]]]]] = {}
         resources, scopes = _Firsts(), _Firsts()
+        last: tuple[object, object] | None = None
+        encoded: list[bytes] = []
         for span in spans:
             resource = span.resource
             scope = span.instrumentation_scope
-            by_scope = groups.setdefault(resources.of(resource), (resource, {}))[1]
-            by_scope.setdefault(scopes.of(scope), (scope, []))[1].append(self._span(span))
+            if last is None or resource is not last[0] or scope is not last[1]:  # mostly the same two
+                by_scope = groups.setdefault(resources.of(resource), (resource, {}))[1]
+                encoded = by_scope.setdefault(scopes.of(scope), (scope, []))[1]
+                last = (resource, scope)
+            encoded.append(self._span(span))
         out = []
         for resource, by_scope in groups.values():
             body = [_field(b"\x0a", self._attributes(b"\x0a", resource.attributes))]
@@ -99,22 +110,31 @@ class Encoder:
         ctx = span.get_span_context()
         if ctx is None:  # not a span the SDK made: its encoder is left to say so
             raise ValueError("a span without a context")
-        parts = [
-            b"\x0a\x10" + ctx.trace_id.to_bytes(16, "big"),
-            b"\x12\x08" + ctx.span_id.to_bytes(8, "big"),
-        ]
+        if ctx.trace_id != self._trace_id:  # a batch is mostly one trace's: its id written once
+            self._trace_id, self._trace_field = ctx.trace_id, b"\x0a\x10" + ctx.trace_id.to_bytes(16, "big")
+        parts = [self._trace_field, b"\x12\x08" + ctx.span_id.to_bytes(8, "big")]
         state = ctx.trace_state
         if state:
             parts.append(_field(b"\x1a", ",".join(f"{k}={v}" for k, v in state.items()).encode()))
         parent = span.parent
         if parent is not None:
             parts.append(b"\x22\x08" + parent.span_id.to_bytes(8, "big"))
-        parts.append(_field(b"\x2a", span.name.encode()))
-        parts.append(b"\x30" + _varint(span.kind.value + 1))  # OTLP counts from UNSPECIFIED
-        if span.start_time:
-            parts.append(b"\x39" + _FIXED64.pack(span.start_time))
-        if span.end_time:
-            parts.append(b"\x41" + _FIXED64.pack(span.end_time))
+        name = self._names.get(span.name)
+        if name is None:
+            if len(self._names) >= _CACHE_SIZE:
+                self._names.clear()
+            name = self._names[span.name] = _field(b"\x2a", span.name.encode())
+        parts.append(name)
+        parts.append(_KINDS[span.kind.value])
+        start, end = span.start_time, span.end_time
+        if start and end:
+            parts.append(_TIMES.pack(0x39, start, 0x41, end))
+        else:
+            if start:
+                parts.append(b"\x39" + _FIXED64.pack(start))
+            if end:
+                parts.append(b"\x41" + _FIXED64.pack(end))
+        # read once each: the SDK's properties copy what they return
         parts.append(self._attributes(b"\x4a", span.attributes))
         if span.dropped_attributes:
             parts.append(b"\x50" + _varint(span.dropped_attributes))
@@ -128,10 +148,13 @@ class Encoder:
             parts.append(b"\x70" + _varint(span.dropped_links))
         status = span.status
         code = status.status_code.value
-        described = _field(b"\x12", status.description.encode()) if status.description else b""
-        parts.append(_field(b"\x7a", described + (b"\x18" + _varint(code) if code else b"")))
+        if code or status.description:
+            described = _field(b"\x12", status.description.encode()) if status.description else b""
+            parts.append(_field(b"\x7a", described + (b"\x18" + _varint(code) if code else b"")))
+        else:
+            parts.append(b"\x7a\x00")  # an empty Status, written as the SDK writes it
         remote = parent is not None and parent.is_remote
-        parts.append(b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE | (_IS_REMOTE if remote else 0)))
+        parts.append(_REMOTE_FLAGS if remote else _LOCAL_FLAGS)
         return b"".join(parts)
 
     def _event(self, event: Any) -> bytes:
@@ -164,15 +187,26 @@ class Encoder:
         parts = []
         for key, value in attributes.items():
             kind = type(value)
-            if kind is str or kind is bool or kind is int or kind is float:
-                known = cache.get((key, kind, value))
-                if known is None:
-                    if len(cache) >= _CACHE_SIZE:
-                        cache.clear()
-                    known = cache[(key, kind, value)] = _length(_key_value(key, value))
-                parts.append(tag + known)
+            # the key a value is cached under: a string never equals a number, a bool
+            # equals an int (True == 1), a list of strings (finish reasons) is hashed as
+            # a tuple; a float (a cost, a latency) is seldom seen twice and not kept
+            if kind is str:
+                known = cache.get((key, value))
+                cached: tuple[object, ...] = (key, value)
+            elif kind is int or kind is bool:
+                cached = (key, kind, value)
+                known = cache.get(cached)
+            elif kind is list or kind is tuple:
+                cached = (key, tuple, tuple(value))
+                known = cache.get(cached)
             else:
                 parts.append(tag + _length(_key_value(key, value)))
+                continue
+            if known is None:
+                if len(cache) >= _CACHE_SIZE:
+                    cache.clear()
+                known = cache[cached] = _length(_key_value(key, value))
+            parts.append(tag + known)
         return b"".join(parts)
 
 
