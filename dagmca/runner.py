@@ -135,8 +135,10 @@ async def open_state(
             loading = asyncio.create_task(asyncio.to_thread(tokens.load))
             try:
                 await llm.ping()
-            finally:
-                await loading
+            except BaseException:  # the pre-flight's failure is the one to report, at once
+                loading.cancel()
+                raise
+            await loading
             window = context_window(cfg, client)
             counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
             budget = Budget(

@@ -456,11 +456,16 @@ def test_the_spans_are_encoded_as_the_sdks_own_encoder_does() -> None:
         0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1), trace_state=TraceState([("k", "v")])
     )
     other.start_span("from afar", set_span_in_context(NonRecordingSpan(remote)), SpanKind.SERVER).end()
+    # equal lists of other types ([1] == [True] == [1.0]), each written as its own
+    for same in ([1], [True], [1.0], ["1"]):
+        ours.start_span("list", attributes={"l": same}).end()
+    ours.start_span("no times", start_time=0).end(end_time=0)
     spans = memory.get_finished_spans()
     expected = encode_spans(spans)
     encoder = Encoder()
     for _ in range(2):
         assert ExportTraceServiceRequest.FromString(encoder.encode(spans)) == expected
+        assert encoder.encode(spans) == expected.SerializeToString()  # byte for byte
 
 
 @pytest.mark.parametrize(("limit", "kept"), [(None, 300), ("5", 5)], ids=["unset", "set"])
@@ -560,4 +565,38 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     assert debate.attributes["dagmca.debate"] == "s/main/b1" and [ln.context for ln in debate.links] == [run]
     unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
     finished.later(item._replace(parent=NonRecordingSpan(unsampled)))
-    assert finished.take() == []  # a trace not sampled: nothing queued
+    assert not finished._later  # a trace not sampled: nothing queued (no span of it would carry it)
+
+
+def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a flush: the exporter's next export (the worker's, when any span ends)
+    takes every queued call, in requests of the processor's batch size; a hand-over
+    gives the processor one call, so its export runs and takes the rest."""
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    from dagmca.tracing.finished import Finished, Later
+    from dagmca.tracing.otlp import Exporter
+
+    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "100")
+    exporter = Exporter()
+    sent: list[int] = []
+    monkeypatch.setattr(
+        exporter, "_export", lambda spans: sent.append(len(spans)) or SpanExportResult.SUCCESS
+    )
+    finished = Finished(SimpleSpanProcessor(exporter), Resource({}), InstrumentationScope("t"), deferred=True)
+    exporter.deferred = finished
+    parent = NonRecordingSpan(SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+    call = tracing.Call(
+        model="m", role="debate", agent="a", debate="s/main", phase="respond", start_ns=1, end_ns=2
+    )
+    for _ in range(250):
+        finished.later(Later(call, parent, False, None, None))
+    assert exporter.export([]) is SpanExportResult.SUCCESS and sent == [100, 100, 50]
+    sent.clear()
+    for _ in range(3):
+        finished.later(Later(call, parent, False, None, None))
+    finished.hand_over()  # the processor exports the first at once, which takes the others
+    assert sent == [3] and finished.take() == []  # one request: the two taken, the one handed

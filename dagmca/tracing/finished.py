@@ -20,6 +20,8 @@ every call queued before it."""
 
 from __future__ import annotations
 
+import logging
+import os
 from collections import deque
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -33,6 +35,7 @@ from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, Statu
 from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
 
+_logger = logging.getLogger(__name__)
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
 KIND = "dagmca.span"  # what a span is in dagmca's tree: session, phase, debate, round
 # more attributes (or links) than a call span ever has: below this, a count limit could cut one
@@ -71,10 +74,16 @@ class Finished:
         # deferred: the exporter the processor sends to takes the queued calls (`take`)
         self.deferred = deferred
         self._later: deque[Later] = deque()  # appended on the loop, taken on the exporter's thread
+        if hasattr(os, "register_at_fork"):  # a forked child sends none of its parent's calls
+            os.register_at_fork(after_in_child=self._later.clear)
 
     def later(self, item: Later) -> None:
         """A call's spans, made and sent with the exporter's next batch (`take`); made
-        now where nothing takes them."""
+        now where nothing takes them. A call whose trace is not sampled is dropped here:
+        no span of its trace ends to carry it into a batch."""
+        parent = item.parent.get_span_context()
+        if not (parent.is_valid and parent.trace_flags.sampled):
+            return
         if self.deferred:
             self._later.append(item)
             return
@@ -82,20 +91,30 @@ class Finished:
             self._processor.on_end(span)
 
     def hand_over(self) -> None:
-        """The calls still queued, handed to the processor: before a flush or a shutdown,
-        where no other span may be left to carry them into a batch."""
-        for span in self.take():
+        """Before a flush or a shutdown, where no span may be left to carry the queued
+        calls into a batch: the first one's spans go to the processor, so its next
+        export runs and takes the rest (in requests of a batch each; all of them at once
+        could overflow the processor's queue)."""
+        try:
+            item = self._later.popleft()
+        except IndexError:
+            return
+        for span in self._made(item):
             self._processor.on_end(span)
 
     def take(self) -> list[ReadableSpan]:
-        """The spans of every call queued so far, made now, oldest first."""
+        """The spans of every call queued so far, made now, oldest first. A call whose
+        spans cannot be made is left out (and logged), not its batch."""
         spans: list[ReadableSpan] = []
         while True:
             try:
                 item = self._later.popleft()
             except IndexError:
                 return spans
-            spans.extend(self._made(item))
+            try:
+                spans.extend(self._made(item))
+            except Exception:
+                _logger.exception("dagmca: a call's span could not be made")
 
     def _made(self, item: Later) -> list[ReadableSpan]:
         """A call's span, and first the debate span it sits in when it needs one (none

@@ -114,6 +114,8 @@ def event(name: str, data: Callable[[], Mapping[str, object]], words: frozenset[
 
 
 def call(made: Call) -> None:
+    """A model call's span. The Call is handed over: with dagmca's own provider its
+    spans are made later, and its prompt and reply are cleared once read."""
     tracing = _active.get()
     if tracing is not None:
         tracing.call(made)

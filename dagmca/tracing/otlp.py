@@ -12,7 +12,9 @@ when a run is traced."""
 from __future__ import annotations
 
 import logging
+import os
 import struct
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,7 +39,7 @@ _TIMES = struct.Struct("<BQBQ")  # start and end time: two fixed64 fields, tags 
 _KINDS = [b"\x30" + bytes((kind + 1,)) for kind in range(5)]  # OTLP counts from UNSPECIFIED
 _LOCAL_FLAGS = b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE)
 _REMOTE_FLAGS = b"\x85\x01" + _FIXED32.pack(_HAS_IS_REMOTE | _IS_REMOTE)
-_BATCH = 512  # spans a request: the SDK's default batch (deferred calls join a batch)
+_BATCH = 512  # the SDK's default export batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)
 
 
 def _varint(n: int) -> bytes:
@@ -67,7 +69,7 @@ class Encoder:
         # an attribute seen before -> its KeyValue message, length prefix included
         self._scalars: dict[tuple[object, ...], bytes] = {}
         self._names: dict[str, bytes] = {}  # a span's name -> its field
-        self._trace_id, self._trace_field = 0, b""
+        self._trace_id, self._trace_field = -1, b""  # no trace's id
 
     def encode(self, spans: Sequence[ReadableSpan]) -> bytes:
         # grouped by resource, then by scope
@@ -189,15 +191,16 @@ class Encoder:
             kind = type(value)
             # the key a value is cached under: a string never equals a number, a bool
             # equals an int (True == 1), a list of strings (finish reasons) is hashed as
-            # a tuple; a float (a cost, a latency) is seldom seen twice and not kept
+            # a tuple; a float (a cost, a latency) is seldom seen twice and not kept, nor
+            # is a list of anything else
             if kind is str:
                 known = cache.get((key, value))
                 cached: tuple[object, ...] = (key, value)
             elif kind is int or kind is bool:
                 cached = (key, kind, value)
                 known = cache.get(cached)
-            elif kind is list or kind is tuple:
-                cached = (key, tuple, tuple(value))
+            elif (kind is list or kind is tuple) and all(type(v) is str for v in value):
+                cached = (key, tuple, tuple(value))  # [1] == [True] == [1.0]: strings only
                 known = cache.get(cached)
             else:
                 parts.append(tag + _length(_key_value(key, value)))
@@ -260,6 +263,16 @@ def _any(value: object) -> bytes:
     raise TypeError(f"an attribute value of type {type(value).__name__}")
 
 
+def batch_size() -> int:
+    """The spans of a request: the batch processor's, from the variable it reads (the
+    calls a batch takes along join it, in requests of this many)."""
+    try:
+        size = int(os.environ.get("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", _BATCH))
+    except ValueError:
+        return _BATCH
+    return size if size > 0 else _BATCH
+
+
 class Exporter(OTLPSpanExporter):
     """The SDK's OTLP/HTTP span exporter, sending dagmca's encoding of the spans. Where
     the installed exporter is not laid out as this one expects (another version), or a
@@ -270,16 +283,19 @@ class Exporter(OTLPSpanExporter):
     def __init__(self) -> None:
         super().__init__()
         self._encoder = Encoder()
+        self._exporting = threading.Lock()  # one encoder: one export at a time
         self.deferred: Finished | None = None
+        self.batch = batch_size()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        if self.deferred is not None:
-            spans = [*self.deferred.take(), *spans]
-        result = SpanExportResult.SUCCESS
-        for start in range(0, len(spans), _BATCH):  # the SDK's batch size, per request
-            if self._export(spans[start : start + _BATCH]) is not SpanExportResult.SUCCESS:
-                result = SpanExportResult.FAILURE
-        return result
+        with self._exporting:  # the worker's exports, and a flush's on the caller's thread
+            if self.deferred is not None:
+                spans = [*self.deferred.take(), *spans]
+            result = SpanExportResult.SUCCESS
+            for start in range(0, len(spans), self.batch):  # the processor's batch, a request
+                if self._export(spans[start : start + self.batch]) is not SpanExportResult.SUCCESS:
+                    result = SpanExportResult.FAILURE
+            return result
 
     def _export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
         send = getattr(getattr(self, "_client", None), "export", None)

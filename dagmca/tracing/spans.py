@@ -169,10 +169,10 @@ class Tracing:
         outside = bool(call.debate) and otel.get_value(_RUN, ctx) != call.debate
         if self.finished is not None:  # made whole, later (finished.py)
             run = self.runs.get(call.debate) if outside else None  # the run as it is now
-            if self.content:  # the attributes now: the prompt's messages are the caller's
-                made: genai.Attributes | None = genai.attributes(call, content=True)
-            else:  # nor kept till the batch goes: the Call is made for this hook alone
-                made, call.messages, call.reply = None, (), ""
+            # with content, the attributes now: the prompt's messages are the caller's
+            made = genai.attributes(call, content=True) if self.content else None
+            # the prompt and reply are not kept till the batch goes (the Call is the hook's)
+            call.messages, call.reply = (), ""
             self.finished.later(Later(call, trace.get_current_span(ctx), outside, run, made))
             return
         links: list[Link] = []
