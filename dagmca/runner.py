@@ -7,7 +7,6 @@ reports written beside the graph when it does.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -24,7 +23,6 @@ from dagmca.debate.events import EventSink, NoEvents
 from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
 from dagmca.debate.state import SessionState
 from dagmca.errors import UserError
-from dagmca.llm import tokens
 from dagmca.llm.base import LLMClient
 from dagmca.llm.factory import context_window
 from dagmca.llm.gate import Gate
@@ -130,15 +128,7 @@ async def open_state(
             if earlier is not None:
                 spent = await background.aread(lambda s: s.calls(session_id))
                 llm.restore(spent, replayed=earlier == "replay")
-            # the tokenizer's table loads while the pre-flight is out: the passage is
-            # counted as soon as it is back, on the way to the first turn
-            loading = asyncio.create_task(asyncio.to_thread(tokens.load))
-            try:
-                await llm.ping()
-            except BaseException:  # the pre-flight's failure is the one to report, at once
-                loading.cancel()
-                raise
-            await loading
+            await llm.ping()
             window = context_window(cfg, client)
             counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
             budget = Budget(

