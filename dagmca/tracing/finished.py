@@ -47,6 +47,11 @@ def debate_attributes(call: genai.Call) -> Attributes:
     return {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
 
 
+def work_for(run: SpanContext | None) -> list[Link]:
+    """That debate span's link to the debate's run, when the run is in this trace."""
+    return [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
+
+
 class Later(NamedTuple):
     """A call whose spans are made when they are sent (see `Finished.later`): what the
     event loop knew when it ended, and no more."""
@@ -117,22 +122,14 @@ class Finished:
                 _logger.exception("dagmca: a call's span could not be made")
 
     def _made(self, item: Later) -> list[ReadableSpan]:
-        """A call's span, and first the debate span it sits in when it needs one (none
-        when its trace is not sampled)."""
+        """A call's span, and first the debate span it sits in when it needs one (its
+        trace is sampled: `later` queues no other)."""
         call, parent = item.call, item.parent.get_span_context()
-        if not (parent.is_valid and parent.trace_flags.sampled):
-            return []
         made: list[ReadableSpan] = []
         if item.outside:
-            attributes: Attributes = {
-                KIND: "debate",
-                "dagmca.debate": call.debate,
-                "dagmca.debate.part": call.phase,
-            }
-            links = [Link(item.run, {"dagmca.link": "work_for"})] if item.run is not None else []
             debate = self._readable(
                 f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
-                attributes=attributes, links=links,
+                attributes=debate_attributes(call), links=work_for(item.run),
             )  # fmt: skip
             made.append(debate)
             parent = debate.context

@@ -17,7 +17,7 @@ from opentelemetry.sdk import trace as sdk
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes
+from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes, work_for
 
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
@@ -175,10 +175,7 @@ class Tracing:
             call.messages, call.reply = (), ""
             self.finished.later(Later(call, trace.get_current_span(ctx), outside, run, made))
             return
-        links: list[Link] = []
-        if outside:
-            run = self.runs.get(call.debate)
-            links = [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
+        links = work_for(self.runs.get(call.debate)) if outside else []
         attrs = genai.attributes(call, content=self.content)
         status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
         wrapper: Span | None = None
