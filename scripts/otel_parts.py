@@ -6,8 +6,9 @@ CPU time of each of its tracing parts accounted (scripts/bench_scale.py --otel-p
 Each part is timed with the CPU clock of the thread it runs on (`time.thread_time`), so
 the figure is the part's own work whatever else the machine does: far steadier than the
 difference of two whole runs, each of which varies by more than tracing costs. Parts:
-`setup` (importing the SDK and the exporter, making the provider), `hooks` (the spans,
-events and call spans the run makes on its event loop), `export` (encoding and posting
+`setup` (importing the SDK and the exporter, making the provider), `hooks` (what a
+traced run does on its event loop for spans, events and calls, from building a call's
+record and gathering an event's fields on), `export` (encoding and posting
 the batches, on the exporter's thread) and `flush` (the last batch, sent as the process
 leaves); a part inside another (a flush's export) is counted once, in the outer one.
 What this does not see: the interpreter switching between the exporter's thread and the
@@ -108,8 +109,13 @@ def install() -> None:
     # it imports the exporter, to check it is there; called through the package too
     setup.require = dagmca.tracing.require = timed("setup", setup.require)
     dagmca.tracing.flush = timed("flush", dagmca.tracing.flush)  # as the CLI calls it
-    for name in ("call", "event", "round_start", "round_end", "phase", "trace_id"):
+    for name in ("call", "round_start", "round_end", "phase", "trace_id"):
         setattr(Tracing, name, timed(f"hooks.{name}", getattr(Tracing, name)))
+    # a run event's fields are gathered only when traced: its hook is timed from there
+    dagmca.tracing.event = timed("hooks.event", dagmca.tracing.event)
+    from dagmca.llm.stack.traced import Traced
+
+    Traced._call = timed("hooks.made", Traced._call)  # type: ignore[method-assign]  # the Call, built when traced
     for name in ("top", "debate"):
         setattr(Tracing, name, timed_context(f"hooks.{name}", getattr(Tracing, name)))
 

@@ -290,6 +290,22 @@ def test_prompt_and_reply_text_only_with_otel_content(
     assert {t["question"] for t in tensions} <= set(QUESTIONS) and tensions
 
 
+@pytest.mark.parametrize("sampler", ["always_off", "always_on"])
+def test_a_trace_not_sampled_sends_and_keeps_no_span(
+    otlp: Receiver, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampler: str
+) -> None:
+    """The trace's sampling is decided once, for the session's span: a run whose trace
+    is not sampled queues none of its calls (nothing would send them) and sends nothing."""
+    from dagmca.tracing import setup
+
+    monkeypatch.setenv("OTEL_TRACES_SAMPLER", sampler)
+    run_traced(store, tmp_path)
+    assert setup._finished is not None and not setup._finished._later
+    calls = calls_of(otlp.spans)
+    assert len(calls) == (len(store.calls("s1")) if sampler == "always_on" else 0)
+    assert bool(otlp.spans) == (sampler == "always_on")
+
+
 def test_a_resumed_sessions_cache_hits_are_marked(otlp: Receiver, store: SQLiteStore, tmp_path: Path) -> None:
     """A run stopped by its budget, resumed: the replies the cache replays are call
     spans marked as hits, with no tokens; the new calls' tokens are the resumed run's."""
@@ -433,7 +449,7 @@ def test_the_spans_are_encoded_as_the_sdks_own_encoder_does() -> None:
         set_span_in_context,
     )
 
-    from dagmca.tracing.otlp import Encoder
+    from dagmca.tracing.wire import Encoder
 
     memory = InMemorySpanExporter()
     provider = TracerProvider(resource=Resource.create({"service.name": "dagmca", "n": 1}))
@@ -526,6 +542,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     """With dagmca's exporter behind the processor, a call's spans wait in a queue until
     the exporter next sends (on its own thread); the spans made then are those the
     call gets made at once, and handing over sends what no later span would carry."""
+    from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
@@ -540,7 +557,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
         model="m", role="judge", agent="judge", debate="s/main/b1", phase="merge",
         start_ns=1_000, end_ns=2_000, input_tokens=30, output_tokens=4, finish_reason="stop",
     )  # fmt: skip
-    item = Later(call, NonRecordingSpan(parent), True, run, None)
+    item = Later(call, trace.set_span_in_context(NonRecordingSpan(parent)), True, run, None)
     made: dict[bool, list[Any]] = {}
     for deferred in (False, True):
         memory = InMemorySpanExporter()
@@ -564,7 +581,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     assert chat.attributes["gen_ai.usage.input_tokens"] == 30
     assert debate.attributes["dagmca.debate"] == "s/main/b1" and [ln.context for ln in debate.links] == [run]
     unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
-    finished.later(item._replace(parent=NonRecordingSpan(unsampled)))
+    finished.later(item._replace(context=trace.set_span_in_context(NonRecordingSpan(unsampled))))
     assert not finished._later  # a trace not sampled: nothing queued (no span of it would carry it)
 
 
@@ -572,6 +589,7 @@ def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch
     """Without a flush: the exporter's next export (the worker's, when any span ends)
     takes every queued call, in requests of the processor's batch size; a hand-over
     gives the processor one call, so its export runs and takes the rest."""
+    from opentelemetry import trace
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
@@ -584,11 +602,15 @@ def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch
     exporter = Exporter()
     sent: list[int] = []
     monkeypatch.setattr(
-        exporter, "_export", lambda spans: sent.append(len(spans)) or SpanExportResult.SUCCESS
+        exporter,
+        "_export",
+        lambda calls, spans: sent.append(len(calls) + len(spans)) or SpanExportResult.SUCCESS,
     )
     finished = Finished(SimpleSpanProcessor(exporter), Resource({}), InstrumentationScope("t"), deferred=True)
     exporter.deferred = finished
-    parent = NonRecordingSpan(SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+    parent = trace.set_span_in_context(
+        NonRecordingSpan(SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)))
+    )
     call = tracing.Call(
         model="m", role="debate", agent="a", debate="s/main", phase="respond", start_ns=1, end_ns=2
     )
@@ -600,3 +622,65 @@ def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch
         finished.later(Later(call, parent, False, None, None))
     finished.hand_over()  # the processor exports the first at once, which takes the others
     assert sent == [3] and finished.take() == []  # one request: the two taken, the one handed
+
+
+def test_a_queued_calls_span_is_written_as_its_span_object_would_be() -> None:
+    """The exporter writes a queued call's spans straight from the call (what calls alike
+    share once, then the call's measures): the bytes are those of the span objects the
+    same call makes, for every kind of call, seen first or again."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
+
+    from dagmca.tracing import genai
+    from dagmca.tracing.finished import Finished, Later
+    from dagmca.tracing.wire import Encoder
+
+    class Counting:  # the same span ids for both ways of making the spans
+        def __init__(self) -> None:
+            self.next = 100
+
+        def generate_span_id(self) -> int:
+            self.next += 1
+            return self.next
+
+        def generate_trace_id(self) -> int:
+            return 1
+
+    base = {"model": "m", "role": "debate", "agent": "a", "debate": "s/main", "phase": "respond",
+            "start_ns": 1_000, "end_ns": 2_000}  # fmt: skip
+    kinds = [
+        {}, {"input_tokens": 1200, "output_tokens": 80, "cost_usd": 0.00123, "latency_s": 0.25,
+             "finish_reason": "stop", "max_tokens": 400, "temperature": 0.7, "structured": True},
+        {"temperature": 1}, {"temperature": 1.0}, {"temperature": 1},  # an int and a float alike
+        {"cache_hit": True, "input_tokens": 9, "retries": 2, "faults": ("timeout", "rate_limit")},
+        {"error": "TimeoutError", "input_tokens": 5, "reask": True}, {"repaired": True, "start_ns": 0},
+        {"input_tokens": 2**40, "cost_usd": -0.0, "finish_reason": "length"},
+    ]  # fmt: skip
+    state = TraceState([("k", "v")])
+    parents = [SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(1)),
+               SpanContext(7, 10, is_remote=True, trace_flags=TraceFlags(1), trace_state=state)]  # fmt: skip
+    run = SpanContext(7, 11, is_remote=False, trace_flags=TraceFlags(1))
+    items = []
+    for i, kind in enumerate(kinds * 2):  # each seen a second time, from the cache
+        call = genai.Call(**{**base, **kind})
+        ctx = trace.set_span_in_context(NonRecordingSpan(parents[i % 2]))
+        content = genai.attributes(call, content=True) if i % 5 == 4 else None
+        items.append(Later(call, ctx, i % 3 == 0, run if i % 2 else None, content))
+
+    def made() -> Finished:
+        finished = Finished(SimpleSpanProcessor(InMemorySpanExporter()), Resource({"r": 1}),
+                            InstrumentationScope("dagmca"), deferred=True)  # fmt: skip
+        finished._ids = Counting()
+        return finished
+
+    objects = made()
+    spans = [span for item in items for span in objects.spans(item)]
+    assert len(spans) == len(items) + len([i for i in items if i.outside])
+    expected = Encoder().encode(spans)
+    encoder = Encoder()
+    assert encoder.encode([], encoder.calls(items, made())) == expected
+    assert encoder.encode([], encoder.calls(items, made())) == expected  # the caches warm

@@ -13,24 +13,27 @@ provider, or a span limit is set (OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT and the like, 
 this does not apply), `for_provider` gives None and the tracer makes every span.
 
 Where the spans go to dagmca's own exporter, a call's spans are not even made on the
-event loop: the call, its parent's context and its links are queued (`later`), and the
-exporter makes and encodes them on its own thread when it next sends a batch. The
-session's span ends after its last call, so a batch sent at or after that end carries
-every call queued before it."""
+event loop: the call, the context it ended in and its debate's run are queued (`put`),
+and the exporter writes its spans on its own thread when it next sends a batch, straight
+from the call (wire.py: no span object is made for it). The session's span ends after
+its last call, so a batch sent at or after that end carries every call queued before
+it."""
 
 from __future__ import annotations
 
 import logging
 import os
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
+from opentelemetry import trace
+from opentelemetry.context import Context
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, SpanLimits, SpanProcessor
 from opentelemetry.sdk.trace.id_generator import IdGenerator, RandomIdGenerator
 from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode
+from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 
 from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
@@ -57,7 +60,9 @@ class Later(NamedTuple):
     event loop knew when it ended, and no more."""
 
     call: genai.Call
-    parent: Span  # the span current where the call ended
+    # the context where the call ended, whose current span is its parent: a context
+    # does not change, so the span is looked up when the spans are made
+    context: Context
     outside: bool  # for another debate than the run it ended in: it gets a debate span
     run: SpanContext | None  # that debate's run, which the debate span links to
     attributes: Attributes | None  # made already (with content: its messages may change)
@@ -73,26 +78,28 @@ class Finished:
         deferred: bool = False,
     ) -> None:
         self._processor = processor
-        self._resource = resource
-        self._scope = scope
+        self.resource = resource  # of the spans made here, as of the provider's tracer
+        self.scope = scope
         self._ids: IdGenerator = RandomIdGenerator()
         # deferred: the exporter the processor sends to takes the queued calls (`take`)
         self.deferred = deferred
         self._later: deque[Later] = deque()  # appended on the loop, taken on the exporter's thread
         if hasattr(os, "register_at_fork"):  # a forked child sends none of its parent's calls
             os.register_at_fork(after_in_child=self._later.clear)
+        # `later` for a caller that knows the call's trace is sampled: the queue's own
+        # append where the exporter takes the calls (the hook runs once a call, on the
+        # event loop, so it is kept to the least)
+        self.put: Callable[[Later], None] = self._later.append if deferred else self._send
 
     def later(self, item: Later) -> None:
         """A call's spans, made and sent with the exporter's next batch (`take`); made
         now where nothing takes them. A call whose trace is not sampled is dropped here:
         no span of its trace ends to carry it into a batch."""
-        parent = item.parent.get_span_context()
-        if not (parent.is_valid and parent.trace_flags.sampled):
-            return
-        if self.deferred:
-            self._later.append(item)
-            return
-        for span in self._made(item):
+        if sampled(item.context):
+            self.put(item)
+
+    def _send(self, item: Later) -> None:
+        for span in self.spans(item):
             self._processor.on_end(span)
 
     def hand_over(self) -> None:
@@ -104,33 +111,24 @@ class Finished:
             item = self._later.popleft()
         except IndexError:
             return
-        for span in self._made(item):
-            self._processor.on_end(span)
+        self._send(item)
 
-    def take(self) -> list[ReadableSpan]:
-        """The spans of every call queued so far, made now, oldest first. A call whose
-        spans cannot be made is left out (and logged), not its batch."""
-        spans: list[ReadableSpan] = []
+    def take(self) -> list[Later]:
+        """Every call queued so far, oldest first, for the exporter to write (wire.py)."""
+        taken: list[Later] = []
         while True:
             try:
-                item = self._later.popleft()
+                taken.append(self._later.popleft())
             except IndexError:
-                return spans
-            try:
-                spans.extend(self._made(item))
-            except Exception:
-                _logger.exception("dagmca: a call's span could not be made")
+                return taken
 
-    def _made(self, item: Later) -> list[ReadableSpan]:
+    def spans(self, item: Later) -> list[ReadableSpan]:
         """A call's span, and first the debate span it sits in when it needs one (its
         trace is sampled: `later` queues no other)."""
-        call, parent = item.call, item.parent.get_span_context()
+        call, parent = item.call, trace.get_current_span(item.context).get_span_context()
         made: list[ReadableSpan] = []
         if item.outside:
-            debate = self._readable(
-                f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
-                attributes=debate_attributes(call), links=work_for(item.run),
-            )  # fmt: skip
+            debate = self.debate_span(call, parent, item.run)
             made.append(debate)
             parent = debate.context
         attributes = item.attributes or genai.attributes(call, content=False)  # never empty
@@ -141,6 +139,18 @@ class Finished:
         )  # fmt: skip
         made.append(span)
         return made
+
+    def debate_span(self, call: genai.Call, parent: SpanContext, run: SpanContext | None) -> ReadableSpan:
+        """The span of a call's debate, over the call's time, when the call was that
+        debate's work outside its run (`Later.outside`)."""
+        return self._readable(
+            f"debate {call.phase}", parent, start_ns=call.start_ns, end_ns=call.end_ns,
+            attributes=debate_attributes(call), links=work_for(run),
+        )  # fmt: skip
+
+    def span_id(self) -> int:
+        """A new span's id, as the SDK's tracer would make it."""
+        return self._ids.generate_span_id()
 
     def _readable(
         self,
@@ -156,7 +166,7 @@ class Finished:
     ) -> ReadableSpan:
         context = SpanContext(
             parent.trace_id,
-            self._ids.generate_span_id(),
+            self.span_id(),
             is_remote=False,
             trace_flags=parent.trace_flags,
             trace_state=parent.trace_state,
@@ -165,15 +175,23 @@ class Finished:
             name,
             context=context,
             parent=parent,
-            resource=self._resource,
+            resource=self.resource,
             attributes=attributes,
             links=links,
             kind=kind,
             status=status,
             start_time=start_ns,
             end_time=end_ns,
-            instrumentation_scope=self._scope,
+            instrumentation_scope=self.scope,
         )
+
+
+def sampled(context: Context) -> bool:
+    """Whether the trace of the span current in `context` is sampled: every sampler the
+    SDK reads from OTEL_TRACES_SAMPLER decides once per trace, so a traced run asks
+    once, for its own span, and its calls' spans follow."""
+    parent = trace.get_current_span(context).get_span_context()
+    return parent.is_valid and parent.trace_flags.sampled
 
 
 def for_provider(

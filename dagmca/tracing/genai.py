@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 AttrValue = str | bool | int | float | Sequence[str]
 Attributes = dict[str, AttrValue]
@@ -14,7 +14,7 @@ Attributes = dict[str, AttrValue]
 OPERATION = "chat"
 
 
-@dataclass
+@dataclass(slots=True)  # built on every call of a traced run
 class Call:
     """One model call as the LLM layer saw it. `messages` and `reply` reach a span only
     when the run asks for content: a passage may be private."""
@@ -40,7 +40,7 @@ class Call:
     latency_s: float = 0.0  # the request's own time, without waiting for a slot
     repaired: bool = False
     reask: bool = False
-    faults: Sequence[str] = field(default_factory=tuple)
+    faults: tuple[str, ...] = ()  # hashable: calls are told apart by it (STABLE_FIELDS)
     error: str = ""  # the failure's kind (its class), "" when the call was answered
 
 
@@ -49,9 +49,32 @@ def name(call: Call) -> str:
     return f"{OPERATION} {call.model}"
 
 
+# the fields of a Call its attributes are made of, but for the measures (tokens, cost,
+# latency) and the content: calls alike in these have the same `stable_attributes`, so
+# the encoder writes those once (wire.py)
+STABLE_FIELDS = (
+    "model", "agent", "role", "phase", "debate", "cache_hit", "retries", "max_tokens", "temperature",
+    "structured", "faults", "reask", "error", "finish_reason", "repaired",
+)  # fmt: skip
+
+
 def attributes(call: Call, *, content: bool) -> Attributes:
-    """The call's attributes. A reply from the response cache used no tokens: its usage
-    is zero, so the tokens over a trace's call spans add up to what the run spent."""
+    """The call's attributes: the stable ones, then its measures, then (with content)
+    its prompt and reply."""
+    attrs = stable_attributes(call)
+    attrs.update(measures(call))
+    if content and call.messages:  # a failed call's prompt too: it may say why it failed
+        attrs["gen_ai.input.messages"] = _messages(call.messages)
+    if content and not call.error:
+        reply = {"role": "assistant", "parts": [{"type": "text", "content": call.reply}]}
+        attrs["gen_ai.output.messages"] = json.dumps(
+            [{**reply, "finish_reason": call.finish_reason or "stop"}], ensure_ascii=False
+        )
+    return attrs
+
+
+def stable_attributes(call: Call) -> Attributes:
+    """What the call's attributes say of it but its measures: read from STABLE_FIELDS only."""
     attrs: Attributes = {
         "gen_ai.operation.name": OPERATION,
         "gen_ai.request.model": call.model,
@@ -61,43 +84,42 @@ def attributes(call: Call, *, content: bool) -> Attributes:
         "dagmca.debate": call.debate,
         "dagmca.cache_hit": call.cache_hit,
         "dagmca.retries": call.retries,
-        "dagmca.cost_usd": call.cost_usd,
     }
     if call.max_tokens is not None:
         attrs["gen_ai.request.max_tokens"] = call.max_tokens
     if call.temperature is not None:
         attrs["gen_ai.request.temperature"] = call.temperature
     # what is true of nearly every call is left out unless it is not: every attribute is
-    # validated and encoded once per call
+    # encoded once per call
     if call.structured:
         attrs["gen_ai.output.type"] = "json"
     if call.faults:
         attrs["dagmca.faults"] = list(call.faults)
     if call.reask:
         attrs["dagmca.reask"] = True
-    # a failed call's usage is what it is known to have spent (a pre-flight request's)
-    attrs["gen_ai.usage.input_tokens"] = 0 if call.cache_hit else call.input_tokens
-    attrs["gen_ai.usage.output_tokens"] = 0 if call.cache_hit else call.output_tokens
-    if content and call.messages:  # a failed call's prompt too: it may say why it failed
-        attrs["gen_ai.input.messages"] = _messages(call.messages)
     if call.error:
         attrs["error.type"] = call.error
         return attrs
-    attrs.update(
-        {
-            # the backend is asked for this model; dagmca serves no other under its name
-            "gen_ai.response.model": call.model,
-            "gen_ai.response.finish_reasons": [call.finish_reason] if call.finish_reason else [],
-            "dagmca.latency_s": round(call.latency_s, 4),
-        }
-    )
+    # the backend is asked for this model; dagmca serves no other under its name
+    attrs["gen_ai.response.model"] = call.model
+    attrs["gen_ai.response.finish_reasons"] = [call.finish_reason] if call.finish_reason else []
     if call.repaired:
         attrs["dagmca.repaired"] = True
-    if content:
-        reply = {"role": "assistant", "parts": [{"type": "text", "content": call.reply}]}
-        attrs["gen_ai.output.messages"] = json.dumps(
-            [{**reply, "finish_reason": call.finish_reason or "stop"}], ensure_ascii=False
-        )
+    return attrs
+
+
+def measures(call: Call) -> Attributes:
+    """The call's cost, tokens and latency. A reply from the response cache used no
+    tokens: its usage is zero, so the tokens over a trace's call spans add up to what the
+    run spent; a failed call's usage is what it is known to have spent (a pre-flight
+    request's)."""
+    attrs: Attributes = {
+        "dagmca.cost_usd": call.cost_usd,
+        "gen_ai.usage.input_tokens": 0 if call.cache_hit else call.input_tokens,
+        "gen_ai.usage.output_tokens": 0 if call.cache_hit else call.output_tokens,
+    }
+    if not call.error:
+        attrs["dagmca.latency_s"] = round(call.latency_s, 4)
     return attrs
 
 

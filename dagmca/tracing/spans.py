@@ -17,7 +17,7 @@ from opentelemetry.sdk import trace as sdk
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes, work_for
+from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes, sampled, work_for
 
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
@@ -46,6 +46,7 @@ class Tracing:
         self._rounds: dict[str, Round] = {}  # debate id -> its open round
         self._running: dict[str, Span] = {}  # debate id -> its run's span, while it runs
         self._top_span: Span | None = None
+        self.sampled = False  # whether the run's trace is (set by `top`, before any call)
 
     # -- the run's own span ------------------------------------------------------------
     @contextmanager
@@ -54,6 +55,7 @@ class Tracing:
         span = self.tracer.start_span(name, attributes={KIND: kind, **attributes})
         self._top_span = span
         self._top = trace.set_span_in_context(span)
+        self.sampled = sampled(self._top)
         token = otel.attach(self._top)
         try:
             yield
@@ -140,24 +142,23 @@ class Tracing:
         """A run event on the span current where it happened, or, when that span has
         ended (an observer's check finishing after its round), on the nearest one that
         has not: its debate's run, the phase, the session."""
-        attrs = genai.event_attributes(data, words, content=self.content)
         ctx = otel.get_current()
-        debate = otel.get_value(_RUN, ctx)
-        for span in (
-            trace.get_current_span(ctx),
-            self._running.get(debate) if isinstance(debate, str) else None,
-            self._phase,
-            self._top_span,
-        ):
-            if span is not None and span.is_recording():
-                if self.finished is not None and isinstance(span, sdk.Span):
-                    # dagmca's own provider, whose limits could cut none of these (see
-                    # finished.py): the event as the SDK keeps it, its values not checked
-                    # one by one again (event_attributes made them the types it takes)
-                    span._add_event(sdk.Event(name, attrs))
-                else:
-                    span.add_event(name, attrs)
+        span: Span | None = trace.get_current_span(ctx)
+        if span is None or not span.is_recording():  # mostly it is: the rest looked at only then
+            debate = ctx.get(_RUN)
+            run = self._running.get(debate) if isinstance(debate, str) else None
+            candidates = (run, self._phase, self._top_span)
+            span = next((s for s in candidates if s is not None and s.is_recording()), None)
+            if span is None:
                 return
+        attrs = genai.event_attributes(data, words, content=self.content)
+        if self.finished is not None and isinstance(span, sdk.Span):
+            # dagmca's own provider, whose limits could cut none of these (see
+            # finished.py): the event as the SDK keeps it, its values not checked one by
+            # one again (event_attributes made them the types it takes)
+            span._add_event(sdk.Event(name, attrs))
+        else:
+            span.add_event(name, attrs)
 
     def call(self, call: genai.Call) -> None:
         """A model call's span, made when the call has ended (a call refused for a
@@ -166,14 +167,17 @@ class Tracing:
         that debate's work all the same: it gets a debate span of its own, for the
         call's time, linked to the debate's run."""
         ctx = otel.get_current()
-        outside = bool(call.debate) and otel.get_value(_RUN, ctx) != call.debate
+        # a context is a dict: read as one, on the loop, once a call
+        outside = bool(call.debate) and ctx.get(_RUN) != call.debate
         if self.finished is not None:  # made whole, later (finished.py)
+            if not self.sampled:  # no span of the trace is sent
+                return
             run = self.runs.get(call.debate) if outside else None  # the run as it is now
             # with content, the attributes now: the prompt's messages are the caller's
             made = genai.attributes(call, content=True) if self.content else None
             # the prompt and reply are not kept till the batch goes (the Call is the hook's)
             call.messages, call.reply = (), ""
-            self.finished.later(Later(call, trace.get_current_span(ctx), outside, run, made))
+            self.finished.put(Later(call, ctx, outside, run, made))
             return
         links = work_for(self.runs.get(call.debate)) if outside else []
         attrs = genai.attributes(call, content=self.content)

@@ -47,19 +47,9 @@ class Traced(Wrapper):
         except BudgetExhausted:
             raise
         except LLMError as exc:
-            failed = self._call(meta, start, messages, max_tokens, temperature, schema is not None)
-            failed.error, failed.retries, failed.faults = type(exc).__name__, exc.retries, exc.faults
-            tracing.call(failed)
+            tracing.call(self._call(meta, start, messages, max_tokens, temperature, schema is not None, exc))
             raise
-        # one Call, made once the call has ended: it is built on every call of a traced run
-        made = self._call(meta, start, messages, max_tokens, temperature, schema is not None)
-        u = done.usage
-        made.reply = done.text
-        made.input_tokens, made.output_tokens = u.prompt_tokens, u.completion_tokens
-        made.finish_reason, made.cache_hit, made.retries = done.finish_reason, done.cache_hit, done.retries
-        made.cost_usd = 0.0 if done.cache_hit else round(self.prices.cost(u), 8)
-        made.latency_s, made.repaired, made.faults = done.latency_s, done.repaired, done.faults
-        tracing.call(made)
+        tracing.call(self._call(meta, start, messages, max_tokens, temperature, schema is not None, done))
         return done
 
     def _call(
@@ -70,21 +60,26 @@ class Traced(Wrapper):
         max_tokens: int,
         temperature: float,
         structured: bool,
+        outcome: Completion | LLMError,
     ) -> tracing.Call:
+        """The Call of a call that has just ended, answered or failed: built on every
+        call of a traced run, once."""
+        end = time.time_ns()
+        if isinstance(outcome, LLMError):
+            return tracing.Call(
+                self.model, self.role, meta.agent, meta.debate, meta.phase, start, end, messages,
+                max_tokens=max_tokens, temperature=temperature, structured=structured, reask=meta.reask,
+                retries=outcome.retries, faults=tuple(outcome.faults), error=type(outcome).__name__,
+            )  # fmt: skip
+        u = outcome.usage
         return tracing.Call(
-            model=self.model,
-            role=self.role,
-            agent=meta.agent,
-            debate=meta.debate,
-            phase=meta.phase,
-            start_ns=start,
-            end_ns=time.time_ns(),
-            messages=messages,
-            max_tokens=max_tokens,
-            temperature=temperature,
-            structured=structured,
-            reask=meta.reask,
-        )
+            self.model, self.role, meta.agent, meta.debate, meta.phase, start, end, messages,
+            max_tokens=max_tokens, temperature=temperature, structured=structured, reask=meta.reask,
+            retries=outcome.retries, faults=tuple(outcome.faults), reply=outcome.text,
+            input_tokens=u.prompt_tokens, output_tokens=u.completion_tokens,
+            finish_reason=outcome.finish_reason, cache_hit=outcome.cache_hit, latency_s=outcome.latency_s,
+            repaired=outcome.repaired, cost_usd=0.0 if outcome.cache_hit else round(self.prices.cost(u), 8),
+        )  # fmt: skip
 
     async def ping(self) -> None:
         """The pre-flight below; each request it made is a call span over its time (the
