@@ -80,8 +80,12 @@ def main() -> None:
             if args.parts:  # tracing's own CPU, over what the rest of the traced run used
                 own = sum(on["otel_parts_s"].values())
                 shares.append(own / (on["cpu_s"] - own))
+                # a collection of the whole heap runs where an allocation trips it: when
+                # that is inside a part, the part is charged for the run's heap
+                gc = on.get("otel_gc_s", {}).get("in_parts", 0.0)
+                parts = {k: round(v, 4) for k, v in on["otel_parts_s"].items()}
                 print(f"pair {i + 1}: tracing's own CPU {own:.3f} s, {shares[-1]:.2%} of the rest; "
-                      f"{on['otel_parts_s']}", flush=True)  # fmt: skip
+                      f"{parts}; garbage collection inside them {gc:.3f} s", flush=True)  # fmt: skip
             print(
                 f"pair {i + 1}: off {off['wall_s']:.2f} s wall, {off['cpu_s']:.2f} s CPU "
                 f"(first request {off['first_request_s']:.2f} s, after the last reply "

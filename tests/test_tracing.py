@@ -684,3 +684,34 @@ def test_a_queued_calls_span_is_written_as_its_span_object_would_be() -> None:
     encoder = Encoder()
     assert encoder.encode([], encoder.calls(items, made())) == expected
     assert encoder.encode([], encoder.calls(items, made())) == expected  # the caches warm
+
+
+def test_with_a_sampler_deciding_span_by_span_each_calls_parent_is_asked() -> None:
+    """A sampler that is not one of the SDK's per-trace ones: every call is queued, and
+    one whose parent was not sampled is written by neither path, nor handed over."""
+    from opentelemetry import trace
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
+
+    from dagmca.tracing.finished import Finished, Later
+    from dagmca.tracing.wire import Encoder
+
+    def item(flags: int, agent: str) -> Later:
+        parent = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(flags))
+        call = tracing.Call("m", "debate", agent, "s/main", "respond", 1, 2)
+        return Later(call, trace.set_span_in_context(NonRecordingSpan(parent)), False, None, None)
+
+    memory = InMemorySpanExporter()
+    finished = Finished(SimpleSpanProcessor(memory), Resource({}), InstrumentationScope("t"), deferred=True,
+                        per_trace=False)  # fmt: skip
+    kept, dropped = item(TraceFlags.SAMPLED, "kept"), item(TraceFlags.DEFAULT, "dropped")
+    assert finished.spans(dropped) == [] and len(finished.spans(kept)) == 1
+    assert len(Encoder().calls([dropped, kept, dropped], finished).spans) == 1
+    for queued in (dropped, dropped, kept, kept):
+        finished.put(queued)
+    finished.hand_over()  # past the two it would not take, the first it takes
+    assert [s.attributes["dagmca.agent"] for s in memory.get_finished_spans()] == ["kept"]
+    assert finished.take() == [kept]

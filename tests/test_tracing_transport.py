@@ -173,3 +173,41 @@ def test_a_refused_or_slow_collector_fails_the_export_without_raising(
     started = time.monotonic()
     assert Exporter().export(spans()) is SpanExportResult.FAILURE
     assert time.monotonic() - started < 2.0
+
+
+def test_credentials_or_an_unreadable_url_leave_the_sending_to_the_sdk(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """What `requests` reads and http.client would not: credentials in the URL or in a
+    netrc file for the host. A URL neither can read fails export by export, as before."""
+    assert transport_for("http://user:secret@collector:4318/v1/traces") is None
+    netrc = tmp_path / "netrc"
+    netrc.write_text("machine collector login user password secret\n")
+    monkeypatch.setenv("NETRC", str(netrc))
+    assert transport_for("http://collector:4318/v1/traces") is None
+    assert isinstance(transport_for("http://elsewhere:4318/v1/traces"), HTTPTransport)
+    for unreadable in ("http://[::1/v1/traces", "http://collector:port/v1/traces"):
+        assert transport_for(unreadable) is None
+
+
+def test_a_forked_child_lets_go_of_its_parents_connection(serve: Callable[..., Server]) -> None:
+    from dagmca.tracing import transport
+
+    serve()
+    exporter = Exporter()
+    assert exporter.export(spans()) is SpanExportResult.SUCCESS
+    sent = exporter._client._transport
+    assert isinstance(sent, HTTPTransport) and sent._connection is not None
+    transport._forget_in_child()  # what a fork runs in the child
+    assert sent._connection is None
+    assert exporter.export(spans()) is SpanExportResult.SUCCESS  # on a connection of its own
+
+
+def test_the_request_size_limit_is_the_sdks(serve: Callable[..., Server]) -> None:
+    """A request over the limit is dropped before it is sent; a limit of 0 is none."""
+    server = serve()
+    exporter = Exporter()
+    exporter._max_request_size = 10
+    assert exporter.export(spans()) is SpanExportResult.FAILURE and server.requests == []
+    exporter._max_request_size = 0
+    assert exporter.export(spans()) is SpanExportResult.SUCCESS and len(server.requests) == 1

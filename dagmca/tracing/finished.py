@@ -76,8 +76,13 @@ class Finished:
         scope: InstrumentationScope,
         *,
         deferred: bool = False,
+        per_trace: bool = True,
     ) -> None:
         self._processor = processor
+        # whether the provider's sampler decides once per trace (its built-in samplers
+        # do, for a tree of local spans): then a run asks once, for its own span; a
+        # sampler that decides span by span has each call's parent asked (`sampled`)
+        self.per_trace = per_trace
         self.resource = resource  # of the spans made here, as of the provider's tracer
         self.scope = scope
         self._ids: IdGenerator = RandomIdGenerator()
@@ -107,11 +112,16 @@ class Finished:
         calls into a batch: the first one's spans go to the processor, so its next
         export runs and takes the rest (in requests of a batch each; all of them at once
         could overflow the processor's queue)."""
-        try:
-            item = self._later.popleft()
-        except IndexError:
-            return
-        self._send(item)
+        while True:
+            try:
+                item = self._later.popleft()
+            except IndexError:
+                return
+            spans = self.spans(item)
+            if spans:  # one the processor will take (a trace not sampled: it would not)
+                for span in spans:
+                    self._processor.on_end(span)
+                return
 
     def take(self) -> list[Later]:
         """Every call queued so far, oldest first, for the exporter to write (wire.py)."""
@@ -123,9 +133,11 @@ class Finished:
                 return taken
 
     def spans(self, item: Later) -> list[ReadableSpan]:
-        """A call's span, and first the debate span it sits in when it needs one (its
-        trace is sampled: `later` queues no other)."""
+        """A call's span, and first the debate span it sits in when it needs one; none
+        where its parent is not sampled (a sampler that decides span by span)."""
         call, parent = item.call, trace.get_current_span(item.context).get_span_context()
+        if not (parent.is_valid and parent.trace_flags.sampled):
+            return []
         made: list[ReadableSpan] = []
         if item.outside:
             debate = self.debate_span(call, parent, item.run)
@@ -195,7 +207,12 @@ def sampled(context: Context) -> bool:
 
 
 def for_provider(
-    processor: SpanProcessor, resource: Resource, scope: InstrumentationScope, *, deferred: bool = False
+    processor: SpanProcessor,
+    resource: Resource,
+    scope: InstrumentationScope,
+    *,
+    deferred: bool = False,
+    per_trace: bool = True,
 ) -> Finished | None:
     """Finished spans for dagmca's own provider, unless a span limit is set. `deferred`:
     the processor's exporter takes the queued calls when it sends (otlp.Exporter)."""
@@ -211,4 +228,4 @@ def for_provider(
         or limits.max_span_attribute_length is not None
         or any(count is not None and count < _FEWEST_ATTRIBUTES for count in counts)  # 0 is a limit
     )
-    return None if bounded else Finished(processor, resource, scope, deferred=deferred)
+    return None if bounded else Finished(processor, resource, scope, deferred=deferred, per_trace=per_trace)

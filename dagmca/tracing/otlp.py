@@ -109,7 +109,7 @@ class Exporter(OTLPSpanExporter):
         except Exception:  # the SDK's encoder says what it cannot encode, and why
             return super().export([*self._spans(calls), *spans])
         limit = getattr(self, "_max_request_size", None)
-        if isinstance(limit, int) and len(data) > limit:  # dropped, as the SDK drops it
+        if isinstance(limit, int) and 0 < limit < len(data):  # dropped, as the SDK drops it (0: no limit)
             _logger.warning("Dropping span batch: %d bytes exceeds max_request_size %d", len(data), limit)
             return SpanExportResult.FAILURE
         sent = send(data)

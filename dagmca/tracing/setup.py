@@ -92,6 +92,7 @@ def _new_provider() -> tuple[TracerProvider, Finished | None]:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import SpanLimits, TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
+    from opentelemetry.sdk.trace.sampling import ParentBased, StaticSampler, TraceIdRatioBased
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
     from dagmca.tracing import finished
@@ -112,7 +113,8 @@ def _new_provider() -> tuple[TracerProvider, Finished | None]:
     provider.add_span_processor(processor)
     # the scope of the provider's tracer for SCOPE (no version, schema or attributes)
     scope = InstrumentationScope(SCOPE)
-    made = finished.for_provider(processor, provider.resource, scope, deferred=True)
+    per_trace = isinstance(provider.sampler, StaticSampler | TraceIdRatioBased | ParentBased)
+    made = finished.for_provider(processor, provider.resource, scope, deferred=True, per_trace=per_trace)
     exporter.deferred = made  # the calls' spans are made on the exporter's thread
     return provider, made
 

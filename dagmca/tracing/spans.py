@@ -55,7 +55,8 @@ class Tracing:
         span = self.tracer.start_span(name, attributes={KIND: kind, **attributes})
         self._top_span = span
         self._top = trace.set_span_in_context(span)
-        self.sampled = sampled(self._top)
+        # whether its calls are queued: its trace's decision, or every call's parent's
+        self.sampled = sampled(self._top) or (self.finished is not None and not self.finished.per_trace)
         token = otel.attach(self._top)
         try:
             yield

@@ -14,8 +14,10 @@ only carries one request."""
 from __future__ import annotations
 
 import http.client
+import netrc
 import os
 import urllib.request
+import weakref
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -41,19 +43,54 @@ def endpoint() -> str:
 
 def transport_for(url: str) -> HTTPTransport | None:
     """This transport for `url`, or None where the SDK's must send: TLS (its
-    certificate bundle and client certificates are `requests`' reading), a proxy the
-    environment sets for the host, or a credential provider (a `requests` session)."""
-    parts = urlsplit(url)
-    if parts.scheme.lower() != "http" or not parts.hostname:
+    certificate bundle and client certificates are `requests`' reading), credentials
+    (in the URL, in a netrc file, from a credential provider's `requests` session), a
+    proxy the environment sets for the host, or a URL this cannot read (the SDK's
+    transport then says what is wrong with it, export by export, as before)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+        _ = parts.port  # raises on a port that is not one
+    except ValueError:
         return None
-    if any(os.environ.get(name) for name in CREDENTIAL_VARS):
+    if parts.scheme.lower() != "http" or not host or parts.username or parts.password:
+        return None
+    if any(os.environ.get(name) for name in CREDENTIAL_VARS) or _netrc_has(host):
         return None
     # the proxies `requests` would look up (the environment's; the system's on macOS
     # and Windows), and whether the host is exempt from them
     proxies = urllib.request.getproxies()
-    if ("http" in proxies or "all" in proxies) and not urllib.request.proxy_bypass(parts.hostname):
+    if ("http" in proxies or "all" in proxies) and not urllib.request.proxy_bypass(host):
         return None
     return HTTPTransport()
+
+
+def _netrc_has(host: str) -> bool:
+    """Whether a netrc file (where `requests` looks: $NETRC, ~/.netrc, ~/_netrc) has
+    credentials for the host; one it cannot read has none, as for `requests`."""
+    named = os.environ.get("NETRC")
+    files = [named] if named else [os.path.expanduser(f"~/{name}") for name in (".netrc", "_netrc")]
+    for path in files:
+        if not os.path.exists(path):
+            continue
+        try:
+            return netrc.netrc(path).authenticators(host) is not None
+        except (OSError, netrc.NetrcParseError):
+            return False
+    return False
+
+
+# the transports of this process: a forked child opens its own connections
+_open: weakref.WeakSet[HTTPTransport] = weakref.WeakSet()
+
+
+def _forget_in_child() -> None:
+    for transport in list(_open):
+        transport.forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_in_child)
 
 
 class _Headers(Mapping[str, str]):
@@ -96,6 +133,12 @@ class HTTPTransport(BaseHTTPTransport):
     def __init__(self) -> None:
         self._connection: http.client.HTTPConnection | None = None
         self._to: tuple[str, int] | None = None
+        _open.add(self)
+
+    def forget(self) -> None:
+        """Let go of the connection without closing it: a forked child's copy of its
+        socket is its parent's, whose requests it would mix with its own."""
+        self._connection = None
 
     def request(
         self,

@@ -167,6 +167,8 @@ class Encoder:
     def _call(self, item: Later, made: Finished) -> list[bytes]:
         call = item.call
         parent: SpanContext = trace.get_current_span(item.context).get_span_context()
+        if not (parent.is_valid and parent.trace_flags.sampled):  # as `made.spans`
+            return []
         spans = []
         if item.outside:  # seldom: a span object, written as any other
             debate = made.debate_span(call, parent, item.run)
@@ -175,7 +177,9 @@ class Encoder:
         if item.attributes is not None:  # with content: made on the loop
             attributes = self._attributes(b"\x4a", item.attributes)
         else:  # what calls alike share, written once; then the call's measures
-            # a temperature of 1 and one of 1.0 are alike as keys, not as attributes
+            # the fields are taken to be of their declared types (an int count, a bool
+            # flag), but a float may be an int: a temperature of 1 and one of 1.0 are
+            # alike as keys, not as attributes
             alike = (_STABLE(call), type(call.temperature))
             shared = self._alike.get(alike)
             if shared is None:
