@@ -21,7 +21,6 @@ it."""
 
 from __future__ import annotations
 
-import logging
 import os
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -38,7 +37,6 @@ from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
 
-_logger = logging.getLogger(__name__)
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
 KIND = "dagmca.span"  # what a span is in dagmca's tree: session, phase, debate, round
 # more attributes (or links) than a call span ever has: below this, a count limit could cut one
@@ -94,7 +92,7 @@ class Finished:
         # `later` for a caller that knows the call's trace is sampled: the queue's own
         # append where the exporter takes the calls (the hook runs once a call, on the
         # event loop, so it is kept to the least)
-        self.put: Callable[[Later], None] = self._later.append if deferred else self._send
+        self.put: Callable[[Later], object] = self._later.append if deferred else self._send
 
     def later(self, item: Later) -> None:
         """A call's spans, made and sent with the exporter's next batch (`take`); made
@@ -103,9 +101,13 @@ class Finished:
         if sampled(item.context):
             self.put(item)
 
-    def _send(self, item: Later) -> None:
-        for span in self.spans(item):
+    def _send(self, item: Later) -> bool:
+        """The call's spans to the processor; whether it had any (a trace not sampled
+        has none)."""
+        spans = self.spans(item)
+        for span in spans:
             self._processor.on_end(span)
+        return bool(spans)
 
     def hand_over(self) -> None:
         """Before a flush or a shutdown, where no span may be left to carry the queued
@@ -117,10 +119,7 @@ class Finished:
                 item = self._later.popleft()
             except IndexError:
                 return
-            spans = self.spans(item)
-            if spans:  # one the processor will take (a trace not sampled: it would not)
-                for span in spans:
-                    self._processor.on_end(span)
+            if self._send(item):  # one the processor takes (past any it would not)
                 return
 
     def take(self) -> list[Later]:
@@ -135,8 +134,8 @@ class Finished:
     def spans(self, item: Later) -> list[ReadableSpan]:
         """A call's span, and first the debate span it sits in when it needs one; none
         where its parent is not sampled (a sampler that decides span by span)."""
-        call, parent = item.call, trace.get_current_span(item.context).get_span_context()
-        if not (parent.is_valid and parent.trace_flags.sampled):
+        call, parent = item.call, sampled_parent(item.context)
+        if parent is None:
             return []
         made: list[ReadableSpan] = []
         if item.outside:
@@ -202,8 +201,13 @@ def sampled(context: Context) -> bool:
     """Whether the trace of the span current in `context` is sampled: every sampler the
     SDK reads from OTEL_TRACES_SAMPLER decides once per trace, so a traced run asks
     once, for its own span, and its calls' spans follow."""
+    return sampled_parent(context) is not None
+
+
+def sampled_parent(context: Context) -> SpanContext | None:
+    """The span current in `context`, as a parent: None where it is not sampled."""
     parent = trace.get_current_span(context).get_span_context()
-    return parent.is_valid and parent.trace_flags.sampled
+    return parent if parent.is_valid and parent.trace_flags.sampled else None
 
 
 def for_provider(

@@ -144,14 +144,15 @@ class Tracing:
         ended (an observer's check finishing after its round), on the nearest one that
         has not: its debate's run, the phase, the session."""
         ctx = otel.get_current()
-        span: Span | None = trace.get_current_span(ctx)
-        if span is None or not span.is_recording():  # mostly it is: the rest looked at only then
+        span = trace.get_current_span(ctx)
+        if not span.is_recording():  # mostly it is: the rest looked at only then
             debate = ctx.get(_RUN)
             run = self._running.get(debate) if isinstance(debate, str) else None
             candidates = (run, self._phase, self._top_span)
-            span = next((s for s in candidates if s is not None and s.is_recording()), None)
-            if span is None:
+            still = next((s for s in candidates if s is not None and s.is_recording()), None)
+            if still is None:
                 return
+            span = still
         attrs = genai.event_attributes(data, words, content=self.content)
         if self.finished is not None and isinstance(span, sdk.Span):
             # dagmca's own provider, whose limits could cut none of these (see

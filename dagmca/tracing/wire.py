@@ -17,12 +17,11 @@ from collections.abc import Mapping, Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple
 
-from opentelemetry import trace
 from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.trace import SpanContext, SpanKind, StatusCode
+from opentelemetry.trace import SpanKind, StatusCode
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import Finished, Later
+from dagmca.tracing.finished import Finished, Later, sampled_parent
 
 _logger = logging.getLogger(__name__)
 
@@ -166,8 +165,8 @@ class Encoder:
 
     def _call(self, item: Later, made: Finished) -> list[bytes]:
         call = item.call
-        parent: SpanContext = trace.get_current_span(item.context).get_span_context()
-        if not (parent.is_valid and parent.trace_flags.sampled):  # as `made.spans`
+        parent = sampled_parent(item.context)
+        if parent is None:  # as `made.spans`
             return []
         spans = []
         if item.outside:  # seldom: a span object, written as any other
