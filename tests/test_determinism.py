@@ -144,7 +144,12 @@ class SlowSiblings:
 def test_a_sub_branch_does_not_wait_for_its_parents_siblings(run_fake: RunSession) -> None:
     """The first branch's sub-branches ask while its slow siblings are still debating,
     and the graph is the one the same session builds with no latency at all."""
-    settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
+    # Slots enough for every debate of a level: with the default few, the fast branch's
+    # calls queue behind its slow siblings' in one line, and its sub-branches (a deeper
+    # rank) behind theirs, so the order would measure the gate's priority, not the DAG.
+    settings = dict(
+        max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn", concurrency=16
+    )
     _, slow, fake = run_fake(pure, session="slow", delay=SlowSiblings(), **settings)
     # the debates' own calls (a judge's call names the debate it judges for)
     made = [c.meta.debate.removeprefix("slow") for c in fake.calls if c.meta.phase not in ("judge", "merge")]
