@@ -234,8 +234,13 @@ def test_a_familys_merge_is_asked_when_its_branches_are_finished(run_fake: RunSe
     started: list[tuple[float, ScriptedCall]] = []
 
     def checks_take_time(call: ScriptedCall) -> float:
+        """A commit's checks take CHECK_S, so the second branch's commit begins that long
+        after the first's: the margin the merge must beat. A flag's check on arrival
+        (one after another, in the branch's own time) takes less, to keep the test short."""
         started.append((time.monotonic(), call))
-        return 0.1 if call.schema in (StubVerdict, DuplicateVerdict) else 0.0
+        if call.schema is StubVerdict or (call.schema is DuplicateVerdict and committed(call)):
+            return CHECK_S
+        return 0.1 if call.schema is DuplicateVerdict else 0.0
 
     settings = dict(max_branches=3, max_depth=2, max_revisits=0, rounds=2, monitor_every="turn")
     run_fake(pure, session="merge", delay=checks_take_time, concurrency=64, **settings)

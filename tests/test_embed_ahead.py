@@ -46,6 +46,12 @@ class GatedEmbedder(HashingEmbedder):
         self.batches: list[list[str]] = []
         self.threads: set[str] = set()
         self.awaited: list[tuple[EmbedPhase, list[str]]] = []  # by a check, not at hand
+        self.holding = threading.Event()  # an encode waits at the gate
+
+    async def held(self) -> None:
+        """Until the thread holds a batch at the gate (not a sleep a busy machine outlasts)."""
+        while not self.holding.is_set():
+            await asyncio.sleep(0.005)
 
     async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str], phase: EmbedPhase) -> T:
         missing = [t for t in texts if not self._at_hand([t])]
@@ -55,6 +61,7 @@ class GatedEmbedder(HashingEmbedder):
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         if self.gate is not None:
+            self.holding.set()
             self.gate.wait(timeout=30)
         if self.per_text:
             time.sleep(self.per_text * len(texts))
@@ -102,7 +109,7 @@ def test_a_check_goes_ahead_of_the_texts_queued_ahead_of_need() -> None:
 
     async def run() -> float:
         e.prefetch(backlog)
-        await asyncio.sleep(0.05)  # the thread holds its first batch at the gate
+        await e.held()  # the thread holds its first batch at the gate
         check = asyncio.create_task(
             e.asimilarity("is the toll fair?", backlog[0], phase=EmbedPhase.DUPLICATES)
         )
@@ -127,7 +134,7 @@ def test_a_references_comparison_does_not_jump_the_queue() -> None:
 
     async def run() -> None:
         e.prefetch(backlog)
-        await asyncio.sleep(0.05)
+        await e.held()
         check = asyncio.create_task(e.asimilarities(backlog[0], [backlog[1]], phase=EmbedPhase.VISIBILITY))
         await asyncio.sleep(0.05)
         gate.set()

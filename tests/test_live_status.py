@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from dagmca.llm.fake import ScriptedCall
 from tests.conftest import RunSession
 from tests.support.sandbox import process_env
 
@@ -49,10 +50,15 @@ def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Pa
         except BaseException as exc:  # reported by the test thread
             failure.append(exc)
 
+    def delay(_: ScriptedCall) -> float:
+        """Slower while the status command starts and reads, so the run is still running
+        when it reads, however long a busy machine takes to start a Python process."""
+        return 0.5 if cli and cli[0].poll() is None else 0.1
+
     reader = threading.Thread(target=read)
     reader.start()
     try:
-        run_fake(session="live", cpp=3, depth=2, rounds=3, max_depth=1, max_branches=2, delay=0.1,
+        run_fake(session="live", cpp=3, depth=2, rounds=3, max_depth=1, max_branches=2, delay=delay,
                  convergence_threshold=1.0)  # fmt: skip
     finally:
         done.set()

@@ -117,10 +117,11 @@ def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQ
 
     cfg = SessionConfig(llm="fake", max_revisits=2, max_depth=2, stub_prefilter=0.0, concurrency=8)
 
-    async def go() -> tuple[list[TensionNode], SessionState, float]:
+    fake = ScriptedLLM(reply, delay=0.2)
+
+    async def go() -> tuple[list[TensionNode], SessionState]:
         async with open_state(
-            cfg, store, client=ScriptedLLM(reply, delay=0.2), session_id="lv", passage=PASSAGE,
-            embedder=HashingEmbedder(),
+            cfg, store, client=fake, session_id="lv", passage=PASSAGE, embedder=HashingEmbedder(),
         ) as st:  # fmt: skip
             parent = DebateNode(id="lv/main", session="lv", origin=DebateOrigin.MAIN, question="q", depth=0)
             flags = [
@@ -134,11 +135,10 @@ def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQ
                 for i in (1, 2)
             ]  # fmt: skip
             st.write([parent, *flags, *branches])
-            started = time.monotonic()
             made = await stubs.check(st, [(b, b.resolution) for b in branches], lambda _: True)
-            return made, st, time.monotonic() - started
+            return made, st
 
-    made, st, took = asyncio.run(go())
+    made, st = asyncio.run(go())
     assert [t.question for t in made] == [wanted] and st.revisits_used == 1
     first, second = (f"lv/main/b{i}" for i in (1, 2))
     by_question = {t.question: t for t in st.tensions.values()}
@@ -146,7 +146,9 @@ def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQ
     assert by_question[answered].status is TensionStatus.SUPERSEDED
     assert [c.after for c in by_question[wanted].revisit_checks] == [first]
     assert [c.after for c in by_question[other].revisit_checks] == [first, second]
-    assert took < 0.35, f"six judge calls of 0.2 s took {took:.2f}s: one branch after the other"
+    # in flight together, not one branch's three after the other's (a count, not a time
+    # a busy machine could stretch)
+    assert len(fake.calls) == 6 and fake.max_in_flight == 6, "the level's checks asked at once"
 
 
 def _converging(call: ScriptedCall) -> Any:

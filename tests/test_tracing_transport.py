@@ -154,7 +154,7 @@ def test_a_busy_collector_is_asked_again_after_its_retry_after(serve: Callable[.
     started = time.monotonic()
     assert exporter.export(spans()) is SpanExportResult.SUCCESS
     assert len(server.requests) == 2
-    assert time.monotonic() - started < 0.5  # not the SDK's backoff of about a second
+    assert time.monotonic() - started < 0.7  # not the SDK's backoff: a second, jittered by a fifth
 
 
 def test_a_refused_or_slow_collector_fails_the_export_without_raising(
