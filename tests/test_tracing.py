@@ -563,7 +563,7 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
         memory = InMemorySpanExporter()
         scope = InstrumentationScope("t")
         finished = Finished(SimpleSpanProcessor(memory), Resource({}), scope, deferred=deferred)
-        finished.later(item)
+        finished.put(item)
         if deferred:
             assert memory.get_finished_spans() == ()  # queued, not made
             finished.hand_over()
@@ -580,9 +580,12 @@ def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
     assert chat.parent.span_id == debate.context.span_id and debate.parent.span_id == 9
     assert chat.attributes["gen_ai.usage.input_tokens"] == 30
     assert debate.attributes["dagmca.debate"] == "s/main/b1" and [ln.context for ln in debate.links] == [run]
+    # a call whose parent is not sampled makes no span, and a hand-over goes past it
+    # (a run whose trace is not sampled queues none: test_a_trace_not_sampled_...)
     unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
-    finished.later(item._replace(context=trace.set_span_in_context(NonRecordingSpan(unsampled))))
-    assert not finished._later  # a trace not sampled: nothing queued (no span of it would carry it)
+    finished.put(item._replace(context=trace.set_span_in_context(NonRecordingSpan(unsampled))))
+    finished.hand_over()
+    assert not finished._later and len(memory.get_finished_spans()) == 2
 
 
 def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -615,11 +618,11 @@ def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch
         model="m", role="debate", agent="a", debate="s/main", phase="respond", start_ns=1, end_ns=2
     )
     for _ in range(250):
-        finished.later(Later(call, parent, False, None, None))
+        finished.put(Later(call, parent, False, None, None))
     assert exporter.export([]) is SpanExportResult.SUCCESS and sent == [100, 100, 50]
     sent.clear()
     for _ in range(3):
-        finished.later(Later(call, parent, False, None, None))
+        finished.put(Later(call, parent, False, None, None))
     finished.hand_over()  # the processor exports the first at once, which takes the others
     assert sent == [3] and finished.take() == []  # one request: the two taken, the one handed
 

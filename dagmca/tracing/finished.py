@@ -21,10 +21,11 @@ it."""
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
-from collections.abc import Callable, Sequence
-from typing import NamedTuple
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple, TypeVar
 
 from opentelemetry import trace
 from opentelemetry.context import Context
@@ -37,6 +38,8 @@ from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode
 from dagmca.tracing import genai
 from dagmca.tracing.genai import Attributes
 
+_logger = logging.getLogger(__name__)
+T = TypeVar("T")
 UNSET = Status(StatusCode.UNSET)  # immutable: one for every span that has no status
 KIND = "dagmca.span"  # what a span is in dagmca's tree: session, phase, debate, round
 # more attributes (or links) than a call span ever has: below this, a count limit could cut one
@@ -79,27 +82,20 @@ class Finished:
         self._processor = processor
         # whether the provider's sampler decides once per trace (its built-in samplers
         # do, for a tree of local spans): then a run asks once, for its own span; a
-        # sampler that decides span by span has each call's parent asked (`sampled`)
+        # sampler that decides span by span has each call's parent asked (`sampled_parent`)
         self.per_trace = per_trace
         self.resource = resource  # of the spans made here, as of the provider's tracer
         self.scope = scope
         self._ids: IdGenerator = RandomIdGenerator()
-        # deferred: the exporter the processor sends to takes the queued calls (`take`)
-        self.deferred = deferred
         self._later: deque[Later] = deque()  # appended on the loop, taken on the exporter's thread
         if hasattr(os, "register_at_fork"):  # a forked child sends none of its parent's calls
             os.register_at_fork(after_in_child=self._later.clear)
-        # `later` for a caller that knows the call's trace is sampled: the queue's own
-        # append where the exporter takes the calls (the hook runs once a call, on the
-        # event loop, so it is kept to the least)
+        # A call's spans, for a caller that knows its run's trace is sampled (a trace not
+        # sampled has no span end to carry the call into a batch). `deferred`: the
+        # exporter the processor sends to takes the queued calls (`take`) and writes them
+        # with its next batch, so this is the queue's own append (the hook runs once a
+        # call, on the event loop, and is kept to the least); otherwise made now.
         self.put: Callable[[Later], object] = self._later.append if deferred else self._send
-
-    def later(self, item: Later) -> None:
-        """A call's spans, made and sent with the exporter's next batch (`take`); made
-        now where nothing takes them. A call whose trace is not sampled is dropped here:
-        no span of its trace ends to carry it into a batch."""
-        if sampled(item.context):
-            self.put(item)
 
     def _send(self, item: Later) -> bool:
         """The call's spans to the processor; whether it had any (a trace not sampled
@@ -195,6 +191,18 @@ class Finished:
             end_time=end_ns,
             instrumentation_scope=self.scope,
         )
+
+
+def each_call(items: Sequence[Later], make: Callable[[Later], Iterable[T]]) -> list[T]:
+    """What `make` makes of every queued call, in order. A call it cannot make is left
+    out (and logged), not its batch."""
+    made: list[T] = []
+    for item in items:
+        try:
+            made.extend(make(item))
+        except Exception:
+            _logger.exception("dagmca: a call's span could not be made")
+    return made
 
 
 def sampled(context: Context) -> bool:

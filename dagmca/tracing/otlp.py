@@ -17,7 +17,7 @@ from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExport
 from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.sdk.trace.export import SpanExportResult
 
-from dagmca.tracing.finished import Finished, Later
+from dagmca.tracing.finished import Finished, Later, each_call
 from dagmca.tracing.wire import Encoder
 
 if TYPE_CHECKING:
@@ -121,10 +121,4 @@ class Exporter(OTLPSpanExporter):
     def _spans(self, calls: Sequence[Later]) -> list[ReadableSpan]:
         """The calls' spans as span objects, for the SDK's encoder. A call whose spans
         cannot be made is left out (and logged), not its batch."""
-        made: list[ReadableSpan] = []
-        for item in calls:
-            try:
-                made.extend(self.deferred.spans(item) if self.deferred is not None else ())
-            except Exception:
-                _logger.exception("dagmca: a call's span could not be made")
-        return made
+        return each_call(calls, self.deferred.spans) if self.deferred is not None else []

@@ -11,9 +11,9 @@ Imported only when a run is traced."""
 
 from __future__ import annotations
 
-import logging
 import struct
 from collections.abc import Mapping, Sequence
+from functools import partial
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -21,9 +21,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from opentelemetry.trace import SpanKind, StatusCode
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import Finished, Later, sampled_parent
-
-_logger = logging.getLogger(__name__)
+from dagmca.tracing.finished import Finished, Later, each_call, sampled_parent
 
 _DOUBLE = struct.Struct("<d")
 _FIXED64 = struct.Struct("<Q")
@@ -155,13 +153,7 @@ class Encoder:
         writes for the spans `made.spans` makes of them (tests/test_tracing.py compares
         them). A call whose spans cannot be written is left out (and logged), not its
         batch."""
-        written: list[bytes] = []
-        for item in items:
-            try:
-                written.extend(self._call(item, made))
-            except Exception:
-                _logger.exception("dagmca: a call's span could not be made")
-        return Written(made.resource, made.scope, written)
+        return Written(made.resource, made.scope, each_call(items, partial(self._call, made=made)))
 
     def _call(self, item: Later, made: Finished) -> list[bytes]:
         call = item.call
