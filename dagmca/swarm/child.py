@@ -1,0 +1,120 @@
+"""The executor's child: run as a script (`python -I -B child.py CONFIG`), never
+imported. It is the first code the sandboxed interpreter runs, while it still holds
+the privileges it needs to lock itself in, and in this order:
+
+1. inside its own mount namespace (when the parent could make one), it covers every
+   world-writable folder (/tmp, /var/tmp, /dev/shm, ...) with an empty tmpfs only root
+   may write, so an unprivileged child can write nowhere but its own folder, which it
+   reaches through its working directory;
+2. it imports the standard modules a small solution uses, while it can still read them
+   (an interpreter installed under a private home stays readable only to root);
+3. it sets the resource limits, soft and hard alike, so the code cannot raise them;
+4. when it runs as root, it becomes an unprivileged user (the process limit does not
+   bind root);
+5. it installs an audit hook that refuses sockets, and opening for writing anything
+   outside its folder: the second wall where the kernel gave no namespace, and the
+   only one against a child that finds a writable path the first one missed;
+6. it runs the program (`main.py` in its folder) as `__main__`.
+
+Exit codes: the program's own; 97 when the lock-in itself failed (the parent then
+reports a failure, never runs the code unguarded).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import resource
+import sys
+from typing import Any
+
+LOCKIN_FAILED = 97
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
+_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
+_PRELOAD = (
+    "math", "cmath", "re", "itertools", "functools", "collections", "collections.abc", "heapq", "bisect",
+    "string", "json", "operator", "fractions", "decimal", "statistics", "random", "typing", "dataclasses",
+    "copy", "textwrap", "unicodedata", "datetime", "enum", "array", "struct", "numbers", "traceback",
+)  # fmt: skip
+_CHANGES = ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod")
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+
+
+def _cover_writable() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
+        raise OSError(ctypes.get_errno(), "making the mounts private")
+    for path in _WRITABLE:
+        if os.path.isdir(path) and not os.path.islink(path):
+            flags = _MS_NOSUID | _MS_NODEV
+            if libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags, b"mode=0755,size=64k") != 0:
+                raise OSError(ctypes.get_errno(), f"covering {path}")
+
+
+def _limit(limits: dict[str, int]) -> None:
+    for name, value in limits.items():
+        resource.setrlimit(getattr(resource, name), (value, value))
+
+
+def _drop(uid: int, gid: int) -> None:
+    os.setgroups([])
+    os.setgid(gid)
+    os.setuid(uid)
+
+
+def _guard(home: str) -> None:
+    root = os.path.realpath(home)
+
+    def inside(path: object) -> bool:
+        if isinstance(path, int):
+            return True  # an fd already open: its opening was checked
+        if not isinstance(path, str | bytes):
+            return False
+        text = os.fsdecode(path)
+        full = os.path.realpath(text if os.path.isabs(text) else os.path.join(root, text))
+        return full == root or full.startswith(root + os.sep)
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event.startswith("socket.") and event not in ("socket.gethostname",):
+            raise PermissionError("the sandbox has no network")
+        if event == "open":
+            path, mode, flags = args
+            writing = (isinstance(mode, str) and any(m in mode for m in "wax+")) or (
+                isinstance(flags, int) and flags & _WRITE_FLAGS
+            )
+            if writing and not inside(path):
+                raise PermissionError(f"the sandbox writes only inside its folder, not {path!r}")
+        if event in _CHANGES and not inside(args[0]):
+            raise PermissionError("the sandbox changes only its own folder")
+
+    sys.addaudithook(hook)
+
+
+def main() -> int:
+    try:
+        with open(sys.argv[1], encoding="utf-8") as f:
+            config = json.load(f)
+        home = os.getcwd()
+        with open("main.py", encoding="utf-8") as f:
+            source = f.read()  # read by its path before the folder's path is covered
+        if config.get("cover"):
+            _cover_writable()
+        for name in _PRELOAD:
+            __import__(name)
+        _limit({str(k): int(v) for k, v in config["limits"].items()})
+        if config.get("uid") is not None:
+            _drop(int(config["uid"]), int(config["gid"]))
+        _guard(home)
+    except Exception as exc:  # the code never runs unguarded
+        print(f"sandbox lock-in failed: {exc}", file=sys.stderr)
+        return LOCKIN_FAILED
+    sys.argv = ["main.py"]
+    sys.path[:0] = [home]
+    code = compile(source, "main.py", "exec")
+    exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

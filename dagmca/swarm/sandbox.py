@@ -1,0 +1,212 @@
+"""The executor: model-written code is run here, so this is a security boundary.
+
+Each run gets a fresh temporary folder, a separate interpreter (`python -I -B`, which
+reads no environment variable, user site or current folder), a scrubbed environment,
+limits on CPU seconds, address space, file size and processes (soft = hard), a wall
+timeout, and no network. Its output goes to a file outside its folder, bounded by the
+file-size limit and cut when read. At the end every process it started is killed and
+its folder removed.
+
+Isolation comes from the kernel where it allows, else from the child itself:
+
+- `namespaces`: `unshare --mount --net --pid --fork --kill-child` (util-linux, on
+  every Linux; no daemon, no image). The child gets a network namespace with no
+  interface but a downed loopback, a PID namespace whose processes all die with it
+  (so a child that escapes its process group is still reaped), and a mount namespace
+  in which it covers the world-writable folders. Run as root, the child then becomes
+  `nobody` (the process limit does not bind root); run as a user, `unshare -r` adds
+  a user namespace, in which the limit binds anyway.
+- `guarded`: where no namespace can be made, the child's audit hook refuses sockets
+  and writes outside its folder, and the process group is killed at the end. An
+  audit hook is a speed bump, not a wall (ctypes can go around it): the guide says so.
+
+The mode is chosen once per process by trying it (`isolation()`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from dagmca.models.schema import Strict
+
+Isolation = Literal["namespaces", "guarded"]
+NOBODY = 65534
+CHILD = Path(__file__).with_name("child.py")
+_UNSHARE = ["--mount", "--net", "--pid", "--fork", "--kill-child"]
+
+
+class Limits(Strict):
+    """What one run may use. The defaults fit a small function and its tests."""
+
+    cpu_seconds: int = 5
+    wall_seconds: float = 10.0
+    memory_mb: int = 512
+    file_mb: int = 1
+    processes: int = 16
+    output_chars: int = 4000
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How a run ended: `passed` when the program exited 0 within its limits."""
+
+    passed: bool
+    exit_code: int | None
+    timed_out: bool
+    output: str
+    seconds: float
+    isolation: Isolation
+
+    @property
+    def reason(self) -> str:
+        if self.passed:
+            return "passed"
+        if self.timed_out:
+            return "timed out"
+        if self.exit_code is not None and self.exit_code < 0:
+            return f"killed by {signal.Signals(-self.exit_code).name}"
+        tail = self.output.strip().splitlines()
+        return tail[-1][:200] if tail else f"exit {self.exit_code}"
+
+
+def _unshare_prefix() -> list[str]:
+    exe = shutil.which("unshare")
+    if exe is None:
+        return []
+    return [exe, *_UNSHARE] if os.geteuid() == 0 else [exe, "--user", "--map-root-user", *_UNSHARE]
+
+
+@functools.cache
+def isolation() -> Isolation:
+    """`namespaces` when `unshare` can make them here (tried once), else `guarded`."""
+    prefix = _unshare_prefix()
+    if not prefix or sys.platform != "linux":
+        return "guarded"
+    try:
+        done = subprocess.run([*prefix, "true"], capture_output=True, timeout=10, check=False)
+    except (OSError, subprocess.SubprocessError):
+        return "guarded"
+    return "namespaces" if done.returncode == 0 else "guarded"
+
+
+def _environment() -> dict[str, str]:
+    return {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": "/nonexistent", "PYTHONIOENCODING": "utf-8"}
+
+
+def _rlimits(limits: Limits) -> dict[str, int]:
+    return {
+        "RLIMIT_CPU": limits.cpu_seconds,
+        "RLIMIT_AS": limits.memory_mb * 1024 * 1024,
+        "RLIMIT_FSIZE": limits.file_mb * 1024 * 1024,
+        "RLIMIT_NPROC": limits.processes,
+        "RLIMIT_CORE": 0,
+    }
+
+
+def run(program: str, limits: Limits | None = None, mode: Isolation | None = None) -> Outcome:
+    """Run `program` (Python source) in the sandbox and say how it ended. Blocking:
+    call it from a worker thread in async code. `mode` defaults to the strongest the
+    kernel allows here; `guarded` may be asked for (the tests check that wall alone)."""
+    limits = limits or Limits()
+    mode = mode or isolation()
+    base = Path(tempfile.mkdtemp(prefix="dagmca-sandbox-"))
+    try:
+        return _run_in(base, program, limits, mode)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _run_in(base: Path, program: str, limits: Limits, mode: Isolation) -> Outcome:
+    root = os.geteuid() == 0
+    os.chmod(base, 0o711)  # the child may pass through to its folder, not list or write here
+    work = base / "work"
+    work.mkdir(mode=0o700)
+    (work / "main.py").write_text(program, encoding="utf-8")
+    if root:
+        for path in (work, work / "main.py"):
+            os.chown(path, NOBODY, NOBODY)
+    config = base / "config.json"
+    config.write_text(
+        json.dumps(
+            {
+                "cover": mode == "namespaces",
+                "limits": _rlimits(limits),
+                "uid": NOBODY if root else None,
+                "gid": NOBODY if root else None,
+            }
+        ),
+        encoding="utf-8",
+    )
+    prefix = _unshare_prefix() if mode == "namespaces" else []
+    command = [*prefix, sys.executable, "-I", "-B", str(CHILD), str(config)]
+    started = time.monotonic()
+    timed_out = False
+    with open(base / "output", "w+b") as out:
+        proc = subprocess.Popen(
+            command, cwd=work, env=_environment(), stdin=subprocess.DEVNULL, stdout=out,
+            stderr=subprocess.STDOUT, start_new_session=True, close_fds=True,
+        )  # fmt: skip
+        try:
+            code: int | None = proc.wait(timeout=limits.wall_seconds)
+        except subprocess.TimeoutExpired:
+            timed_out, code = True, None
+        finally:
+            _kill_group(proc)
+        out.seek(0)
+        text = out.read(limits.output_chars * 4).decode("utf-8", "replace")[: limits.output_chars]
+    return Outcome(
+        passed=code == 0 and not timed_out,
+        exit_code=code,
+        timed_out=timed_out,
+        output=text,
+        seconds=round(time.monotonic() - started, 3),
+        isolation=mode,
+    )
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """Kill the child's session (its process group): in `namespaces` mode this takes
+    the PID namespace's init with it, and the kernel kills every process inside."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 2.0
+    while time.monotonic() < deadline:  # the killed take a moment to go; init reaps them
+        try:
+            os.killpg(proc.pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        if not _alive_in_group(proc.pid):
+            return
+        time.sleep(0.02)
+
+
+def _alive_in_group(pgid: int) -> bool:
+    """Whether a process of the group is still running (not a zombie awaiting init)."""
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if entry.isdigit():
+            try:
+                stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(stat[2]) == pgid and stat[0] != "Z":
+                return True
+    return False
+
+
+def rlimit_names() -> list[str]:
+    """The limits this platform supports (all of them on Linux)."""
+    return [n for n in _rlimits(Limits()) if hasattr(resource, n)]

@@ -1,0 +1,104 @@
+"""The swarm's executor holds: scripted solutions that each try one harmful thing
+fail within the timeout, write nothing outside their folder, and leave no process."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from dagmca.swarm import sandbox
+from dagmca.swarm.sandbox import Limits, run
+
+LIMITS = Limits(cpu_seconds=2, wall_seconds=8, memory_mb=256, processes=16)
+pytestmark = pytest.mark.skipif(os.name != "posix", reason="the executor needs POSIX")
+
+
+def _leftovers() -> list[str]:
+    """Processes still running the executor's child."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                cmd = Path(f"/proc/{pid}/cmdline").read_bytes()
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if b"dagmca/swarm/child.py" in cmd and state != "Z":
+                found.append(pid)
+    return found
+
+
+HARMFUL = {
+    "loop": "while True:\n    pass\n",
+    "write": "open({target!r}, 'w').write('escaped')\n",
+    "write-up": "open('../../{name}', 'w').write('escaped')\n",
+    "socket": (
+        "import ctypes, struct\nlibc = ctypes.CDLL(None)\nfd = libc.socket(2, 1, 0)\n"
+        "addr = struct.pack('<HH4s8x', 2, 0x5000, bytes([127, 0, 0, 1]))\n"
+        "assert fd >= 0 and libc.connect(fd, addr, 16) == 0, 'no connection'\n"
+    ),
+    "socket-module": "import socket\nsocket.create_connection(('127.0.0.1', 80), timeout=1)\n",
+    "fork": (
+        "import os, time\nfor _ in range(1000):\n    if os.fork() == 0:\n        time.sleep(60)\n"
+        "        os._exit(0)\n"
+    ),
+    "memory": "block = bytearray(4 * 1024 ** 3)\n",
+    "escape-session": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(120)\nraise SystemExit(1)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("mode", ["namespaces", "guarded"])
+@pytest.mark.parametrize("kind", sorted(HARMFUL))
+def test_the_sandbox_holds(kind: str, mode: sandbox.Isolation, tmp_path: Path) -> None:
+    if mode == "namespaces" and sandbox.isolation() != "namespaces":
+        pytest.skip("no namespaces on this kernel")
+    if mode == "guarded" and kind == "escape-session":
+        pytest.skip("a child that leaves its session needs the PID namespace to be reaped")
+    name = f"escaped-{kind}-{os.getpid()}"
+    target = tmp_path / name
+    program = HARMFUL[kind].format(target=str(target), name=name)
+    before = set(Path("/tmp").iterdir())
+    started = time.monotonic()
+    outcome = run(program, LIMITS, mode=mode)
+    assert not outcome.passed, outcome.output
+    assert time.monotonic() - started < LIMITS.wall_seconds + 3
+    assert not target.exists()
+    assert not any(p.name.startswith("escaped-") for p in set(Path("/tmp").iterdir()) - before)
+    assert _leftovers() == []
+
+
+def test_a_good_program_runs_and_its_folder_is_removed(tmp_path: Path) -> None:
+    before = {p for p in Path("/tmp").iterdir() if p.name.startswith("dagmca-sandbox-")}
+    outcome = run("import math\nopen('note.txt', 'w').write('x')\nprint(math.factorial(5))\n", LIMITS)
+    assert outcome.passed, outcome.output
+    assert outcome.output.strip() == "120"
+    after = {p for p in Path("/tmp").iterdir() if p.name.startswith("dagmca-sandbox-")}
+    assert after == before
+
+
+def test_output_is_cut_and_the_environment_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DAGMCA_SECRET_FOR_TEST", "hunter2")
+    outcome = run(
+        "import os\nprint(sorted(os.environ))\nprint(os.environ.get('DAGMCA_SECRET_FOR_TEST'))\n"
+        "print('y' * 100000)\n",
+        Limits(output_chars=300),
+    )
+    assert "hunter2" not in outcome.output
+    assert len(outcome.output) == 300
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="checks the drop from root")
+def test_as_root_the_child_runs_unprivileged() -> None:
+    outcome = run("import os\nprint(os.getuid(), os.getgid(), os.getgroups())\n", LIMITS)
+    assert outcome.output.split("\n")[0] == f"{sandbox.NOBODY} {sandbox.NOBODY} []"
+
+
+def test_a_failing_test_is_a_failure_with_its_reason() -> None:
+    outcome = run("def f(x):\n    return x\nassert f(1) == 2, 'f(1) should be 2'\n", LIMITS)
+    assert not outcome.passed
+    assert "f(1) should be 2" in outcome.reason
