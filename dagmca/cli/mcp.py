@@ -17,6 +17,23 @@ Http = Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127
 Port = Annotated[
     int, typer.Option("--port", min=0, max=65535, help="The HTTP port (0: any free one, printed).")
 ]
+QueryTimeout = Annotated[
+    float,
+    typer.Option(
+        "--query-timeout",
+        min=0,
+        metavar="SECONDS",
+        help="How long one `query` may run before it is stopped (0: no limit).",
+    ),
+]
+QueryRows = Annotated[
+    int,
+    typer.Option(
+        "--query-rows",
+        min=0,
+        help="The most rows one `query` returns; it says when more were left out (0: all).",
+    ),
+]
 AllowRun = Annotated[
     bool,
     typer.Option(
@@ -32,6 +49,8 @@ def mcp(
     http: Http = False,
     port: Port = 8000,
     allow_run: AllowRun = False,
+    query_timeout: QueryTimeout = 10.0,
+    query_rows: QueryRows = 1000,
     store: o.Store = None,
 ) -> None:
     """Serve the store over MCP: tools to list and show sessions, ask the graph (answer,
@@ -40,7 +59,7 @@ def mcp(
     --http serves streamable HTTP at http://127.0.0.1:PORT/mcp. The settings are the
     answers' model's (and a run's)."""
     try:
-        from dagmca.mcp import ServeOptions, serve
+        from dagmca.mcp import QueryLimits, ServeOptions, serve
     except ImportError:
         raise UserError(
             "the MCP server needs the `mcp` package", "install it: pip install 'dagmca[mcp]'"
@@ -48,7 +67,12 @@ def mcp(
     from dagmca import aio
 
     options = ServeOptions(
-        store=resolve_store(store), settings=cfg, allow_run=allow_run, http=http, port=port
+        store=resolve_store(store),
+        settings=cfg,
+        allow_run=allow_run,
+        http=http,
+        port=port,
+        query_limits=QueryLimits(query_timeout or None, query_rows or None),
     )
     # Ctrl-C ends an HTTP server: it holds nothing half-written
     with contextlib.suppress(KeyboardInterrupt):

@@ -56,6 +56,10 @@ def sessions(store: o.Store = None) -> None:
 
 # what a narrow terminal keeps, most needed first; an id is what a user copies into the
 # next command, so it is never cut or wrapped: the columns after it give way instead
+# A query's time limit at the terminal unless --timeout says otherwise: long enough for
+# any query the cookbook holds on a large store, short enough that a runaway pattern
+# (a cartesian product) ends with a line instead of holding a core for good.
+QUERY_TIMEOUT = 60.0
 _SESSION_COLUMNS = ("session", "status", "started", "LLM calls", "tokens", "title")
 _MIN_TITLE = 12
 
@@ -207,6 +211,15 @@ def query(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the rows as JSON.")] = False,
     write: Annotated[bool, typer.Option("--write", help="Allow a query that writes.")] = False,
+    timeout: Annotated[
+        float,
+        typer.Option(
+            "--timeout",
+            min=0,
+            metavar="SECONDS",
+            help="Stop the query after this long (0: no limit); on Neo4j, the transaction's timeout.",
+        ),
+    ] = QUERY_TIMEOUT,
     store: o.Store = None,
 ) -> None:
     """Run Cypher against the store and print the rows. On Neo4j read-only unless
@@ -230,13 +243,13 @@ def query(
         from dagmca.store.embedded import query as embedded_query
 
         with open_existing(location) as st:
-            keys, rows = embedded_query(st, cypher_text, params)
+            keys, rows = embedded_query(st, cypher_text, params, timeout=timeout or None)
     else:
         if clause and not write:
             raise UserError(
                 f"the query writes ({clause}) and queries are read-only", "pass --write to allow it"
             )
-        keys, rows = _bolt_query(location, cypher_text, params, write=write)
+        keys, rows = _bolt_query(location, cypher_text, params, write=write, timeout=timeout or None)
     if as_json:
         print(json.dumps(rows, indent=2, ensure_ascii=False, default=str))
         return
@@ -245,16 +258,11 @@ def query(
 
 
 def _bolt_query(
-    location: str, text: str, params: dict[str, Any], *, write: bool
+    location: str, text: str, params: dict[str, Any], *, write: bool, timeout: float | None
 ) -> tuple[list[str], list[Any]]:
-    import neo4j.exceptions
-
     from dagmca.store.neo4j import Neo4jStore
-    from dagmca.store.query import records_to_rows
+    from dagmca.store.query import bolt_rows
 
     with open_store(location) as st:
         assert isinstance(st, Neo4jStore)
-        try:
-            return records_to_rows(st.run_query(text, params, write=write))
-        except neo4j.exceptions.Neo4jError as exc:
-            raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None
+        return bolt_rows(st, text, params, write=write, timeout=timeout)

@@ -3,6 +3,6 @@ official `mcp` SDK (the optional extra `mcp`). Tools read the graph (sessions, a
 search, read-only Cypher, nodes, open questions); `run` starts sessions only when the
 server was started to allow it."""
 
-from dagmca.mcp.server import ServeOptions, build_server, serve
+from dagmca.mcp.server import QueryLimits, ServeOptions, build_server, serve
 
-__all__ = ["ServeOptions", "build_server", "serve"]
+__all__ = ["QueryLimits", "ServeOptions", "build_server", "serve"]

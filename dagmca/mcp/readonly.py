@@ -2,17 +2,25 @@
 before it reaches a store, by the same check `dagmca query` makes, and a procedure
 call is allowed only when the procedure is known to read; on a Bolt server the query
 then runs in a read transaction besides, so the server refuses a write this check
-could not see."""
+could not see. Each query has a time limit and a cap on the rows it returns, and runs
+on a thread of its own: a runaway query cannot stall the server."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from dagmca.errors import UserError
-from dagmca.store.base import GraphStore
+from dagmca.store.background import BackgroundStore
 from dagmca.store.query import write_clause
 from dagmca.store.target import is_bolt_uri
+
+# An assistant's query, unless the server is started with other limits: it may take this
+# many seconds, and this many rows come back (the answer says when more were left out).
+QUERY_TIMEOUT = 10.0
+QUERY_ROWS = 1000
 
 # Procedures that only read: full-text search, and what the schema holds.
 READ_PROCEDURES = frozenset(
@@ -53,22 +61,37 @@ def refuse_writes(cypher: str) -> None:
             )
 
 
-def read_query(store: GraphStore, cypher: str, params: dict[str, Any]) -> tuple[list[str], list[Any]]:
-    """Run a read-only query on `store`: its column names and JSON-ready rows. Blocking:
-    run it on the store's thread."""
+@dataclass(frozen=True)
+class QueryLimits:
+    """What one `query` may take: `seconds` of time (None: no limit) and `rows` returned
+    (None: all; beyond it the answer says rows were left out)."""
+
+    seconds: float | None = QUERY_TIMEOUT
+    rows: int | None = QUERY_ROWS
+
+
+async def read_query(
+    store: BackgroundStore, cypher: str, params: dict[str, Any], limits: QueryLimits
+) -> tuple[list[str], list[Any]]:
+    """Run a read-only query on `store`: its column names and JSON-ready rows, at most
+    one row more than `limits.rows`. The query runs on a thread of its own, not the
+    store's, so the other tools go on answering while it runs; past `limits.seconds`
+    it stops with `QueryTimeout` (on a Bolt server, the transaction's timeout)."""
     refuse_writes(cypher)
+    fix = "narrow its MATCH (a label, a session, a LIMIT); the server's limit is `dagmca mcp --query-timeout`"
     if not is_bolt_uri(store.location):
-        from dagmca.store.embedded import query as embedded_query
+        from dagmca.store.embedded import Deadline, query_rows, store_rows
 
-        return embedded_query(store, cypher, params)
-    # imported here: the driver is imported only when a Bolt store is in use
-    import neo4j.exceptions
-
+        deadline = Deadline(limits.seconds, fix)
+        # the rows are read on the store's thread, after any write queued before them
+        rows = await store.aread(store_rows)
+        return await asyncio.to_thread(
+            query_rows, rows, cypher, params, deadline=deadline, max_rows=limits.rows
+        )
     from dagmca.store.neo4j import Neo4jStore
-    from dagmca.store.query import records_to_rows
+    from dagmca.store.query import bolt_rows
 
-    assert isinstance(store, Neo4jStore)
-    try:
-        return records_to_rows(store.run_query(cypher, params, write=False))
-    except neo4j.exceptions.Neo4jError as exc:
-        raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None
+    bolt = store.store
+    assert isinstance(bolt, Neo4jStore)
+    keys, found = await asyncio.to_thread(bolt_rows, bolt, cypher, params, timeout=limits.seconds)
+    return keys, found if limits.rows is None else found[: limits.rows + 1]

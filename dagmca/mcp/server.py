@@ -7,7 +7,7 @@ from __future__ import annotations
 import socket
 import sys
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -16,6 +16,7 @@ from mcp.types import ToolAnnotations
 
 from dagmca.config import SessionConfig
 from dagmca.errors import DagmcaError, UserError
+from dagmca.mcp.readonly import QueryLimits
 from dagmca.mcp.tools import RUN_CALL_CAP, GraphTools
 
 T = TypeVar("T")
@@ -33,13 +34,15 @@ READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 @dataclass(frozen=True)
 class ServeOptions:
     """How to serve: the store's location, the settings an answer's model (and a run)
-    use, whether `run` is allowed, and HTTP on `port` (0: any free one) or stdio."""
+    use, whether `run` is allowed, HTTP on `port` (0: any free one) or stdio, and what
+    one `query` may take."""
 
     store: str
     settings: SessionConfig
     allow_run: bool = False
     http: bool = False
     port: int = 8000
+    query_limits: QueryLimits = field(default_factory=QueryLimits)
 
 
 async def _tool(work: Awaitable[T]) -> T:
@@ -81,7 +84,9 @@ def build_server(tools: GraphTools) -> MCPServer[Any]:
     async def query(cypher: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         """Read-only Cypher on the store (use $name for `params`): its columns and rows. A
         query that writes (CREATE, MERGE, SET, DELETE, REMOVE, DROP, LOAD CSV, a procedure
-        that is not known to read) is refused and nothing is written."""
+        that is not known to read) is refused and nothing is written. A query has a time
+        limit (10 s unless the server sets another) and returns at most 1,000 rows
+        (`truncated` says when rows were left out: add a LIMIT or narrow it)."""
         return await _tool(tools.query(cypher, params))
 
     @server.tool(annotations=READ)
@@ -160,11 +165,14 @@ async def serve(options: ServeOptions, announce: Callable[[str], None] | None = 
 
     say = announce or (lambda line: print(line, file=sys.stderr, flush=True))
     async with Workspace(options.store) as ws:
-        server = build_server(GraphTools(ws, options.settings, allow_run=options.allow_run))
+        tools = GraphTools(
+            ws, options.settings, allow_run=options.allow_run, query_limits=options.query_limits
+        )
+        server = build_server(tools)
         if options.http:
             await _serve_http(server, options.port, say)
         else:
             await server.run_stdio_async()
 
 
-__all__ = ["RUN_CALL_CAP", "ServeOptions", "build_server", "serve"]
+__all__ = ["RUN_CALL_CAP", "QueryLimits", "ServeOptions", "build_server", "serve"]

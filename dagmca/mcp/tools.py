@@ -8,7 +8,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from dagmca.errors import UserError
-from dagmca.mcp.readonly import read_query
+from dagmca.mcp.readonly import QueryLimits, read_query
 from dagmca.models import NodeKind, NodeRecord, TensionNode, TensionStatus, node_from_record
 from dagmca.store.base import GraphStore
 
@@ -97,10 +97,18 @@ class GraphTools:
     """The tools over one open workspace. `settings`: what an answer's model and a run
     use; `allow_run`: whether `run` may start sessions."""
 
-    def __init__(self, workspace: Workspace, settings: SessionConfig, *, allow_run: bool) -> None:
+    def __init__(
+        self,
+        workspace: Workspace,
+        settings: SessionConfig,
+        *,
+        allow_run: bool,
+        query_limits: QueryLimits | None = None,
+    ) -> None:
         self.ws = workspace
         self.settings = settings
         self.allow_run = allow_run
+        self.query_limits = query_limits or QueryLimits()
 
     async def _scope(self, session: str | None) -> list[str]:
         """`session` (which must exist), else every session of the store."""
@@ -142,9 +150,16 @@ class GraphTools:
         return answer.model_dump(mode="json")
 
     async def query(self, cypher: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
-        given = dict(params or {})
-        keys, rows = await self.ws.store.aread(lambda s: read_query(s, cypher, given))
-        return {"columns": keys, "rows": rows}
+        limits = self.query_limits
+        keys, rows = await read_query(self.ws.store, cypher, dict(params or {}), limits)
+        if limits.rows is not None and len(rows) > limits.rows:
+            return {
+                "columns": keys,
+                "rows": rows[: limits.rows],
+                "truncated": True,
+                "note": f"only the first {limits.rows} rows are shown; add a LIMIT or narrow the query",
+            }
+        return {"columns": keys, "rows": rows, "truncated": False}
 
     async def get_node(self, node_id: str) -> dict[str, Any]:
         return await self.ws.store.aread(lambda s: _node_with_relationships(s, node_id))

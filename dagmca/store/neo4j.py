@@ -355,9 +355,13 @@ class Neo4jStore(GraphStore):
 
         self._call(lambda s: s.execute_write(work))
 
-    def run_query(self, query: str, params: dict[str, Any], *, write: bool = False) -> list[neo4j.Record]:
-        """A user's Cypher (`dagmca query`), in a read transaction unless `write`."""
+    def run_query(
+        self, query: str, params: dict[str, Any], *, write: bool = False, timeout: float | None = None
+    ) -> list[neo4j.Record]:
+        """A user's Cypher (`dagmca query`), in a read transaction unless `write`; with
+        `timeout`, the server ends the transaction after that many seconds."""
 
+        @neo4j.unit_of_work(timeout=timeout)
         def work(tx: neo4j.ManagedTransaction) -> list[neo4j.Record]:
             return list(tx.run(query, params))
 

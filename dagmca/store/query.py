@@ -13,6 +13,8 @@ from dagmca.store.cypher import from_temporal
 if TYPE_CHECKING:
     import neo4j
 
+    from dagmca.store.neo4j import Neo4jStore
+
 _WRITE_CLAUSE = re.compile(
     r"\b(CREATE|MERGE|DELETE|DETACH|SET|REMOVE|DROP|FOREACH|LOAD\s+CSV|ALTER|RENAME|GRANT|DENY|REVOKE)\b",
     re.IGNORECASE,
@@ -76,3 +78,20 @@ def records_to_rows(records: Iterable[neo4j.Record]) -> tuple[list[str], list[di
             keys = list(record.keys())
         rows.append(dict(zip(record.keys(), map(plain, record.values()), strict=True)))
     return keys, rows
+
+
+def bolt_rows(
+    store: Neo4jStore, text: str, params: dict[str, Any], *, write: bool = False, timeout: float | None = None
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """A user's Cypher on a Bolt server, its columns and rows: the server ends it after
+    `timeout` seconds (its transaction's timeout), and what the server refuses is one line."""
+    import neo4j.exceptions
+
+    from dagmca.store.embedded.limits import QueryTimeout
+
+    try:
+        return records_to_rows(store.run_query(text, params, write=write, timeout=timeout))
+    except neo4j.exceptions.Neo4jError as exc:
+        if timeout is not None and "TransactionTimedOut" in (exc.code or ""):
+            raise QueryTimeout(timeout) from None
+        raise UserError(f"the server rejected the query: {exc.message or exc.code}") from None

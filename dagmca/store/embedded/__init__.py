@@ -18,11 +18,27 @@ from typing import Any
 
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.engine import Result, run
+from dagmca.store.embedded.limits import Deadline, QueryTimeout
 from dagmca.store.embedded.rows import store_rows
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
-from dagmca.store.embedded.values import Graph
+from dagmca.store.embedded.values import EdgeRow, Graph, NodeRow
 
-__all__ = ["CypherSyntaxError", "Graph", "Result", "Unsupported", "load", "query", "run"]
+__all__ = [
+    "CypherSyntaxError",
+    "Deadline",
+    "Graph",
+    "QueryTimeout",
+    "Result",
+    "StoreRows",
+    "Unsupported",
+    "load",
+    "query",
+    "query_rows",
+    "run",
+    "store_rows",
+]
+
+StoreRows = tuple[list[NodeRow], list[EdgeRow]]
 
 
 def load(store: GraphStore) -> Graph:
@@ -31,12 +47,35 @@ def load(store: GraphStore) -> Graph:
         return Graph.from_rows(*store_rows(store))
 
 
-def query(store: GraphStore, text: str, params: dict[str, Any]) -> Result:
-    """Run a read-only query on the whole store: its column names and JSON-ready rows."""
+def query(
+    store: GraphStore,
+    text: str,
+    params: dict[str, Any],
+    *,
+    timeout: float | None = None,
+    max_rows: int | None = None,
+) -> Result:
+    """Run a read-only query on the whole store: its column names and JSON-ready rows.
+    Past `timeout` seconds it stops with `QueryTimeout`; with `max_rows`, at most one
+    row more than that is returned (so the caller can say rows were left out)."""
+    deadline = Deadline(timeout)
+    return query_rows(store_rows(store), text, params, deadline=deadline, max_rows=max_rows)
+
+
+def query_rows(
+    rows: StoreRows,
+    text: str,
+    params: dict[str, Any],
+    *,
+    deadline: Deadline,
+    max_rows: int | None = None,
+) -> Result:
+    """`query` over rows `store_rows` read: the part that needs no store, so it can run
+    on a thread of its own while the store's thread serves others."""
     with _collection_paused():
-        graph = load(store)
+        graph = Graph.from_rows(*rows)
         try:
-            return run(graph, text, params)
+            return run(graph, text, params, deadline=deadline, max_rows=max_rows)
         finally:
             graph.release()
 

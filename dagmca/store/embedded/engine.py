@@ -4,15 +4,17 @@ SKIP, LIMIT), UNION, and the few procedures a store without a server can answer.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dagmca.errors import UserError
 from dagmca.store import cypher
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.expr import Aggregate, Compiler, Fn, Row, truth
+from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.match import Matcher
 from dagmca.store.embedded.parser import parse
 from dagmca.store.embedded.syntax import Unsupported
@@ -21,10 +23,21 @@ from dagmca.store.embedded.values import Graph, SortKey, compare, hashable, outp
 Result = tuple[list[str], list[dict[str, Any]]]
 
 
-def run(graph: Graph, text: str, params: dict[str, Any]) -> Result:
-    """The query's column names and its rows, as JSON-ready values."""
+def run(
+    graph: Graph,
+    text: str,
+    params: dict[str, Any],
+    *,
+    deadline: Deadline = NO_LIMIT,
+    max_rows: int | None = None,
+) -> Result:
+    """The query's column names and its rows, as JSON-ready values: stopped with
+    `QueryTimeout` past `deadline`; with `max_rows`, at most one row more than that
+    (how the caller tells that rows were left out)."""
     query = parse(text)
-    results = [Engine(graph, params).run_part(part) for part in query.parts]
+    deadline.check()
+    cap = max_rows + 1 if max_rows is not None and len(query.parts) == 1 else None
+    results = [Engine(graph, params, deadline).run_part(part, cap) for part in query.parts]
     keys, rows = results[0]
     for other_keys, other_rows in results[1:]:
         if other_keys != keys:
@@ -39,35 +52,41 @@ def run(graph: Graph, text: str, params: dict[str, Any]) -> Result:
                 seen.add(key)
                 unique.append(r)
         rows = unique
+    if max_rows is not None:
+        rows = rows[: max_rows + 1]
     return keys, [{k: output(r[k]) for k in keys} for r in rows]
 
 
 class Engine:
-    def __init__(self, graph: Graph, params: dict[str, Any]) -> None:
+    def __init__(self, graph: Graph, params: dict[str, Any], deadline: Deadline = NO_LIMIT) -> None:
         self.graph = graph
+        self.deadline = deadline
         self.compiler = Compiler(params, self._exists)
-        self.matcher = Matcher(graph, self.compiler)
+        self.matcher = Matcher(graph, self.compiler, deadline)
 
     def _exists(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> bool:
         return self.matcher.exists(patterns, where, row)
 
-    def run_part(self, clauses: list[s.Clause]) -> tuple[list[str], list[Row]]:
-        rows: list[Row] = [{}]
+    def run_part(self, clauses: list[s.Clause], cap: int | None = None) -> tuple[list[str], list[Row]]:
+        """The part's columns and rows; with `cap`, the final RETURN may stop after that
+        many rows when nothing after it needs the rest (no ORDER BY, no DISTINCT)."""
+        rows: Iterable[Row] = [{}]
         keys: list[str] = []
-        for clause in clauses:
+        for i, clause in enumerate(clauses):
             if isinstance(clause, s.Match):
-                rows = list(self._match(clause, rows))
+                rows = self._match(clause, rows)
             elif isinstance(clause, s.Unwind):
-                rows = list(self._unwind(clause, rows))
+                rows = self._unwind(clause, rows)
             elif isinstance(clause, s.ProcedureCall):
                 keys, rows = self._call(clause, rows)
             else:
-                keys, rows = self._project(clause, rows)
-        return keys, rows
+                keys, rows = self._project(clause, rows, cap if i == len(clauses) - 1 else None)
+        return keys, list(rows)
 
-    def _match(self, m: s.Match, rows: list[Row]) -> Iterator[Row]:
+    def _match(self, m: s.Match, rows: Iterable[Row]) -> Iterator[Row]:
         fresh = self.matcher.new_variables(m.patterns)
         for row in rows:
+            self.deadline.tick()
             found = False
             for extended in self.matcher.rows(m.patterns, m.where, row):
                 found = True
@@ -75,19 +94,21 @@ class Engine:
             if m.optional and not found:
                 yield {**row, **{v: None for v in fresh if v not in row}}
 
-    def _unwind(self, u: s.Unwind, rows: list[Row]) -> Iterator[Row]:
+    def _unwind(self, u: s.Unwind, rows: Iterable[Row]) -> Iterator[Row]:
         source = self.compiler.compile(u.expr)
         for row in rows:
             values = source(row)
             if values is None:
                 continue
             for v in values if isinstance(values, list) else [values]:
+                self.deadline.tick()
                 yield {**row, u.alias: v}
 
     # -- WITH and RETURN -------------------------------------------------------------
-    def _project(self, p: s.Projection, rows: list[Row]) -> tuple[list[str], list[Row]]:
+    def _project(self, p: s.Projection, rows: Iterable[Row], cap: int | None) -> tuple[list[str], list[Row]]:
         items = list(p.items)
         if p.star:
+            rows = list(rows)
             names = sorted(k for k in (rows[0] if rows else {}) if not k.startswith("\x00"))
             items = [s.Item(s.Var(n), n) for n in names] + items
         aggregates: list[Aggregate] = []
@@ -100,6 +121,12 @@ class Engine:
             order = [(self.compiler.compile(e), desc) for e, desc in p.order]
         finally:
             self.compiler.aggregates = None
+        start = self._count(p.skip, "SKIP") if p.skip is not None else 0
+        stop = start + self._count(p.limit, "LIMIT") if p.limit is not None else None
+        if not aggregates and not p.distinct and not p.order and p.where is None and cap is not None:
+            stop = cap if stop is None else min(stop, cap)
+        if not aggregates and not p.distinct and not p.order:
+            rows = itertools.islice(rows, stop)  # the rows after `stop` are never read
         pairs = self._grouped(compiled, aggregates, rows) if aggregates else [
             (out, {**row, **out}) for row in rows for out in [{a: f(row) for a, f, _ in compiled}]
         ]  # fmt: skip
@@ -114,8 +141,6 @@ class Engine:
             pairs = unique
         for fn, desc in reversed(order):
             pairs.sort(key=lambda pair, f=fn: SortKey(f(pair[1])), reverse=desc)  # type: ignore[misc]
-        start = self._count(p.skip, "SKIP") if p.skip is not None else 0
-        stop = start + self._count(p.limit, "LIMIT") if p.limit is not None else None
         projected = [out for out, _ in pairs[start:stop]]
         if p.where is not None:
             test = self.compiler.compile(p.where)
@@ -123,19 +148,28 @@ class Engine:
         return [a for a, _, _ in compiled], projected
 
     def _grouped(
-        self, compiled: list[tuple[str, Fn, bool]], aggregates: list[Aggregate], rows: list[Row]
+        self, compiled: list[tuple[str, Fn, bool]], aggregates: list[Aggregate], rows: Iterable[Row]
     ) -> list[tuple[Row, Row]]:
+        """Rows grouped by the items that do not aggregate; each group keeps its first
+        row and, per aggregate, the values it reads (not the rows: a count over millions
+        of rows keeps a list of small numbers)."""
         keys = [(a, f) for a, f, has_aggregate in compiled if not has_aggregate]
-        groups: dict[Any, list[Row]] = {}
+        groups: dict[Any, tuple[Row, list[list[Any]]]] = {}
         for row in rows:
-            groups.setdefault(hashable([f(row) for _, f in keys]), []).append(row)
+            self.deadline.tick()
+            key = hashable([f(row) for _, f in keys])
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = (row, [[] for _ in aggregates])
+            for agg, values in zip(aggregates, group[1], strict=True):
+                values.append(1 if agg.arg is None else agg.arg(row))
         if not groups and not keys:
-            groups[()] = []  # an aggregate over nothing is still one row (count 0)
+            groups[()] = ({}, [[] for _ in aggregates])  # an aggregate over nothing is one row (count 0)
         pairs = []
-        for members in groups.values():
-            env = dict(members[0]) if members else {}
-            for agg in aggregates:
-                env[agg.slot] = _aggregate(agg, members)
+        for first, read in groups.values():
+            env = dict(first)
+            for agg, values in zip(aggregates, read, strict=True):
+                env[agg.slot] = _aggregate(agg, values)
             out = {a: f(env) for a, f, _ in compiled}
             pairs.append((out, {**env, **out}))
         return pairs
@@ -147,7 +181,7 @@ class Engine:
         return value
 
     # -- procedures ----------------------------------------------------------------------
-    def _call(self, c: s.ProcedureCall, rows: list[Row]) -> tuple[list[str], list[Row]]:
+    def _call(self, c: s.ProcedureCall, rows: Iterable[Row]) -> tuple[list[str], list[Row]]:
         args = [self.compiler.compile(a)({}) for a in c.args]
         records = self._procedure(c.name.lower(), args)
         fields = list(records[0]) if records else _PROCEDURE_FIELDS.get(c.name.lower(), [])
@@ -202,10 +236,11 @@ def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
 
 
-def _aggregate(agg: Aggregate, rows: list[Row]) -> Any:
+def _aggregate(agg: Aggregate, read: list[Any]) -> Any:
+    """The aggregate over the values its argument read, one per row of the group."""
     if agg.arg is None:  # count(*)
-        return len(rows)
-    values = [v for v in (agg.arg(r) for r in rows) if v is not None]
+        return len(read)
+    values = [v for v in read if v is not None]
     if agg.distinct:
         seen: set[Any] = set()
         values = [v for v in values if not ((k := hashable(v)) in seen or seen.add(k))]  # type: ignore[func-returns-value]

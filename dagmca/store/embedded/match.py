@@ -11,6 +11,7 @@ from typing import Any
 
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.expr import Compiler, Fn, Row, truth
+from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.values import Graph, Node, Path, Rel, equals
 
 
@@ -44,9 +45,10 @@ Values = dict[str, Any]  # pattern property values, evaluated once per row
 
 
 class Matcher:
-    def __init__(self, graph: Graph, compiler: Compiler) -> None:
+    def __init__(self, graph: Graph, compiler: Compiler, deadline: Deadline = NO_LIMIT) -> None:
         self.graph = graph
         self.compiler = compiler
+        self.deadline = deadline
         self._compiled: dict[int, tuple[list[_PathSpec], Fn | None]] = {}
 
     def compile(
@@ -93,6 +95,7 @@ class Matcher:
         return next(self.rows(patterns, where, row), None) is not None
 
     def _all(self, specs: list[_PathSpec], i: int, row: Bound, used: frozenset[int]) -> Iterator[Bound]:
+        self.deadline.tick()
         if i == len(specs):
             yield row
             return
@@ -109,6 +112,7 @@ class Matcher:
         anchor = min(range(len(pools)), key=lambda i: len(pools[i]))
         spec, values = p.nodes[anchor], node_values[anchor]
         for start in (n for n in pools[anchor] if self._node_ok(spec, values, n)):
+            self.deadline.tick()
             bound = dict(row)
             if not self._bind_node(p.nodes[anchor], start, bound):
                 continue
@@ -180,6 +184,7 @@ class Matcher:
         direction = spec.direction if step > 0 else {"out": "in", "in": "out"}.get(spec.direction, "both")
         target_spec, target_values = p.nodes[nxt], node_values[nxt]
         for rels, hops_nodes in self._hops(node, spec, values, direction, used):
+            self.deadline.tick()
             end = hops_nodes[-1] if hops_nodes else node
             if not self._node_ok(target_spec, target_values, end):
                 continue

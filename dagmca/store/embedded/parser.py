@@ -9,6 +9,12 @@ from dagmca.store.embedded.expressions import ExprParser
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 
 _WRITES = ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "FOREACH", "LOAD", "DROP")
+# Clauses of Neo4j's Cypher this engine does not run: named when refused. Any other word
+# where a clause belongs is not Cypher, and the query cannot be read.
+_OTHER_CLAUSES = (
+    "USE", "SHOW", "TERMINATE", "FINISH", "FILTER", "LET", "NEXT", "INSERT", "ALTER", "GRANT",
+    "DENY", "REVOKE", "START", "STOP", "ENABLE", "RENAME", "ORDER", "OFFSET", "SKIP", "LIMIT",
+)  # fmt: skip
 
 
 def parse(text: str) -> s.Query:
@@ -52,8 +58,10 @@ class Parser(ExprParser):
                 out.append(self.call())
             elif word in _WRITES:
                 raise Unsupported(f"{word} writes, and the embedded store runs read-only Cypher")
-            else:
+            elif word in _OTHER_CLAUSES:
                 raise Unsupported(f"the {word} clause is not supported on the embedded store")
+            else:
+                self.fail("expected a clause (MATCH, WITH, UNWIND, CALL, RETURN…)")
         returns = [i for i, c in enumerate(out) if isinstance(c, s.Projection) and c.final]
         standalone_call = len(out) == 1 and isinstance(out[0], s.ProcedureCall)
         if not standalone_call and returns != [len(out) - 1]:

@@ -49,8 +49,10 @@ class Reader:
         return str(self.next().value)
 
     def fail(self, what: str) -> None:
-        shown = self.tok.text or "the end of the query"
-        raise CypherSyntaxError(f"cannot read the query: {what} at {shown!r} (offset {self.tok.start})")
+        shown = repr(self.tok.text) if self.tok.text else "the end of the query"
+        raise CypherSyntaxError(
+            f"cannot read the query: {what} at {shown} ({s.position(self.text, self.tok.start)})"
+        )
 
     def expr(self) -> s.Expr:
         raise NotImplementedError  # the expression parser's

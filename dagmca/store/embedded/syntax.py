@@ -53,13 +53,22 @@ def _escape(code: str) -> str:
     return chr(int(code[1:], 16)) if code.startswith("u") and len(code) == 5 else _ESCAPES.get(code, code)
 
 
+def position(text: str, offset: int) -> str:
+    """Where `offset` is, as Neo4j says it: line and column (from 1), and the offset."""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return f"line {line}, column {column}, offset {offset}"
+
+
 def tokenize(text: str) -> list[Token]:
     tokens: list[Token] = []
     pos = 0
     while pos < len(text):
         found = _TOKEN.match(text, pos)
         if found is None:
-            raise CypherSyntaxError(f"unexpected character {text[pos]!r} at offset {pos} of the query")
+            raise CypherSyntaxError(
+                f"cannot read the query: unexpected character {text[pos]!r} ({position(text, pos)})"
+            )
         kind = found.lastgroup or ""
         raw = found.group()
         if kind != "space":
