@@ -16,7 +16,7 @@ from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, N
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
 from dagmca.llm.base import CallMeta, Completion, LLMError
-from dagmca.llm.degenerate import degeneration, scaffolding
+from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import ContextWindow
 from dagmca.metrics.session import SessionMetrics
@@ -43,9 +43,6 @@ from dagmca.similarity.counts import EmbedCounts
 from dagmca.store.background import BackgroundStore
 
 FrameFactory = Callable[[], Frame]
-# A re-ask's temperature (at least): enough to leave the loop greedy decoding fell into,
-# low enough to stay on the prompt
-REASK_TEMPERATURE = 0.7
 Background = Callable[[], Sequence[Part]]
 # what the personas knew when the session started: perspective -> {"kept": [texts],
 # "record": {category: [trials, successes]}}

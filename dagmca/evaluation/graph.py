@@ -87,6 +87,7 @@ def judged_edges(
             criterion=v.criterion,
             reason=v.reason,
             trial=trial,
+            **({"degenerate": True} if v.degenerate else {}),
         )
         for v in result.orders
     ]

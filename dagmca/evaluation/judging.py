@@ -66,6 +66,8 @@ class OrderVerdict:
     verdict: Literal["win", "loss", "tie", "none"]
     reason: str
     criterion: str = CRITERION
+    # the reply's reasoning said nothing even when asked again (llm/stack/reasons.py)
+    degenerate: bool = False
 
 
 @dataclass(frozen=True)
@@ -140,12 +142,16 @@ async def judge_pair(
         if not isinstance(parsed, PairJudgement):
             verdicts.append(OrderVerdict(order, "none", "no verdict: the reply did not parse"))
             continue
-        verdicts.append(OrderVerdict(order, _from_arm(parsed.verdict, order), parsed.reasoning))
+        hollow = bool(done.degenerate)
+        verdicts.append(
+            OrderVerdict(order, _from_arm(parsed.verdict, order), parsed.reasoning, degenerate=hollow)
+        )
         seen = set()
         for c in parsed.criteria:  # one each: a repeated criterion keeps its first verdict
             if c.criterion not in seen:
                 seen.add(c.criterion)
-                verdicts.append(OrderVerdict(order, _from_arm(c.verdict, order), c.reasoning, c.criterion))
+                verdict = _from_arm(c.verdict, order)
+                verdicts.append(OrderVerdict(order, verdict, c.reasoning, c.criterion, degenerate=hollow))
     return _result(verdicts)
 
 

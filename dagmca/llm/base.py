@@ -9,6 +9,7 @@ from typing import Annotated, Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from dagmca.llm.field_order import ordered_schema
 from dagmca.models import Strict
 
 
@@ -123,11 +124,15 @@ class LLMClient(ABC):
     # sampling parameters sent with every request beyond temperature and seed (llama.cpp's
     # repeat penalty, DRY): part of what a reply depends on
     sampling: dict[str, float] = {}  # noqa: RUF012 - never mutated, replaced per instance
+    # the bundled 135M model's concession: schemas sent as declared, decisive fields first,
+    # so a reply cut at its cap still carries them; every other model gets the evidence
+    # before the decision (llm/field_order.py)
+    decision_first: bool = False
 
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         """The messages and the schema as this backend sends them: what a reply depends
         on, so what the response cache keys on."""
-        return messages, json_schema(schema) if schema is not None else None
+        return messages, ordered_schema(schema, self.decision_first) if schema is not None else None
 
     async def count_tokens(self, text: str) -> int | None:
         """`text` in the endpoint's own tokens, where it can say (None: it cannot)."""

@@ -205,3 +205,31 @@ REPLY_ECHO_SHARE = 0.8
 def degeneration(text: str, prompt_words: str = "", share_limit: float = REPLY_ECHO_SHARE) -> str | None:
     """Why a text is degenerate (it loops, or echoes its prompt), or None."""
     return loop_reason(text) or (echo_reason(text, prompt_words, share_limit) if prompt_words else None)
+
+
+# A re-ask's temperature (at least): enough to leave the loop greedy decoding fell into,
+# low enough to stay on the prompt
+REASK_TEMPERATURE = 0.7
+MIN_REASON_WORDS = 3  # fewer say nothing a reader could check ("one sentence", "converge")
+REASON_ECHO_SHARE = 0.5  # of a reason's 3-word sequences, the prompt's own: it restates it
+
+
+def reason_degeneration(text: str, prompt_words: str = "", descriptions: Sequence[str] = ()) -> str | None:
+    """Why a judged reason says nothing, or None: it is under three words, it copies the
+    schema's description of a field (`descriptions`), or it restates its prompt's own
+    instructions (`prompt_words`, see `scaffolding`: the prompt's description of the
+    field, "one or two sentences that name what decides the verdict", is one of them)."""
+    ws = words(text)
+    if len(ws) < MIN_REASON_WORDS:
+        return f"under {MIN_REASON_WORDS} words" if ws else "empty"
+    said = " ".join(ws)
+    for description in descriptions:
+        if said in " ".join(words(description)):
+            return "copies the schema's description of a field"
+    if prompt_words:
+        theirs = set(_grams(words(prompt_words), 3))
+        mine = list(_grams(ws, 3))
+        share = sum(g in theirs for g in mine) / len(mine)
+        if share >= REASON_ECHO_SHARE:
+            return f"{share:.0%} of it is the prompt's own wording"
+    return None

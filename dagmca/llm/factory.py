@@ -171,6 +171,9 @@ class _Opener:
                 # llama.cpp turns a whole json_schema into a grammar: no negotiation needed
                 structured=StructuredMode.SCHEMA,
                 sampling=LOCAL_SAMPLING if sampling is None else sampling,
+                # the bundled 135M model's concession (llm/field_order.py); a model the
+                # user brings (--local-model) gets the evidence first, as endpoints do
+                decision_first=not own.local_model,
             )
             local.reported_context_window = server.context
             return local

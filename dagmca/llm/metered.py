@@ -1,7 +1,8 @@
 """The session's LLM client: each role's calls through one stack of layers (llm/stack/),
 every stack sharing the session's gate, cache, budgets, meter and breaker.
 
-Outermost first, a call passes: the breaker (is the endpoint down?), its span when
+Outermost first, a call passes: for the judge role, the check of its reasons (one
+re-ask of a reason that says nothing); the breaker (is the endpoint down?), its span when
 the run is traced, accounting (the meter and the call's record), the charging of
 earlier runs' replayed calls, the response cache (a hit goes no further), the gate
 (the concurrency limit), the budget (refused or let through), the continuation of a
@@ -30,6 +31,7 @@ from dagmca.llm.stack.cached import Cached
 from dagmca.llm.stack.continuation import Continuation
 from dagmca.llm.stack.gated import Gated
 from dagmca.llm.stack.meter import Meter, RoleSpend
+from dagmca.llm.stack.reasons import Reasons
 from dagmca.llm.stack.restore import Earlier, Replaying
 from dagmca.llm.stack.traced import Traced
 from dagmca.models import CallRecord, ModelRole, role_of
@@ -118,7 +120,10 @@ class MeteredLLM(LLMClient):
             layer, self.meter, prices=terms.prices, record=self.record, session=self.session, role=role.value
         )
         layer = Traced(layer, prices=terms.prices, role=role.value)
-        return Breaking(layer, self.breaker)
+        layer = Breaking(layer, self.breaker)
+        # a judged decision's reason that says nothing is asked again once (each try
+        # accounted as its own call), then marked
+        return Reasons(layer) if role is ModelRole.JUDGE else layer
 
     # -- budgets -------------------------------------------------------------------
     def restore(self, earlier: list[CallRecord], *, replayed: bool) -> None:

@@ -80,8 +80,10 @@ class OpenAIBackend(LLMClient):
         reasoning_effort: str | None = None,
         sampling: dict[str, float] | None = None,
         limiter: RateLimiter | None = None,
+        decision_first: bool = False,
     ) -> None:
         self.client = client
+        self.decision_first = decision_first
         self.limiter = limiter
         self.sampling = dict(sampling or {})
         self.model = model
@@ -219,7 +221,7 @@ class OpenAIBackend(LLMClient):
         for _ in range(3):
             wire_messages, _ = self._wire(messages, schema, mode)
             kwargs = self._kwargs(max_tokens, temperature, seed)
-            fmt = response_format(schema, mode)
+            fmt = response_format(schema, mode, self.decision_first)
             if fmt is not None:
                 kwargs["response_format"] = fmt
             trace = _Trace()
@@ -275,8 +277,8 @@ class OpenAIBackend(LLMClient):
         if schema is None:
             return messages, None
         if mode in IN_PROMPT:
-            return with_schema_in_prompt(messages, schema), None
-        return messages, wire_schema(schema, mode)
+            return with_schema_in_prompt(messages, schema, self.decision_first), None
+        return messages, wire_schema(schema, mode, self.decision_first)
 
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         return self._wire(messages, schema, self.mode)
@@ -323,7 +325,7 @@ class OpenAIBackend(LLMClient):
         kwargs = self._kwargs(max_tokens, temperature, seed)
         wire_messages, _ = self.wire(messages, schema)
         if schema is not None:
-            fmt = response_format(schema, self.mode)
+            fmt = response_format(schema, self.mode, self.decision_first)
             if fmt is not None:
                 kwargs["response_format"] = fmt
         start = time.monotonic()

@@ -25,7 +25,8 @@ from typing import Any
 import jiter
 from pydantic import BaseModel, ValidationError
 
-from dagmca.llm.base import Message, json_schema
+from dagmca.llm.base import Message
+from dagmca.llm.field_order import ordered_schema
 
 
 class StructuredMode(StrEnum):
@@ -80,11 +81,14 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=256)
-def wire_schema(schema: type[BaseModel], mode: StructuredMode) -> dict[str, Any] | None:
-    """The schema as it goes in `response_format`; None when it goes in the prompt.
-    Built once per schema and mode (every call sends it, and the cache key hashes it);
-    callers must not change it."""
-    full = json_schema(schema)
+def wire_schema(
+    schema: type[BaseModel], mode: StructuredMode, decision_first: bool = False
+) -> dict[str, Any] | None:
+    """The schema as it goes in `response_format`, its evidence before its decision
+    unless `decision_first` (the bundled model's concession, field_order.py); None when
+    it goes in the prompt. Built once per schema, mode and order (every call sends it,
+    and the cache key hashes it); callers must not change it."""
+    full = ordered_schema(schema, decision_first)
     if mode is StructuredMode.STRICT:
         return strict_schema(full)
     if mode is StructuredMode.SCHEMA:
@@ -92,7 +96,9 @@ def wire_schema(schema: type[BaseModel], mode: StructuredMode) -> dict[str, Any]
     return None
 
 
-def response_format(schema: type[BaseModel], mode: StructuredMode) -> dict[str, Any] | None:
+def response_format(
+    schema: type[BaseModel], mode: StructuredMode, decision_first: bool = False
+) -> dict[str, Any] | None:
     if mode is StructuredMode.TEXT:
         return None
     if mode is StructuredMode.OBJECT:
@@ -101,7 +107,7 @@ def response_format(schema: type[BaseModel], mode: StructuredMode) -> dict[str, 
         "type": "json_schema",
         "json_schema": {
             "name": schema.__name__,
-            "schema": wire_schema(schema, mode),
+            "schema": wire_schema(schema, mode, decision_first),
             "strict": mode is StructuredMode.STRICT,
         },
     }
@@ -112,10 +118,13 @@ SCHEMA_INSTRUCTION = (
 )
 
 
-def with_schema_in_prompt(messages: list[Message], schema: type[BaseModel]) -> list[Message]:
+def with_schema_in_prompt(
+    messages: list[Message], schema: type[BaseModel], decision_first: bool = False
+) -> list[Message]:
     """The messages with the schema stated at the end of the last one (modes that
-    cannot send it in `response_format`)."""
-    text = json.dumps(json_schema(schema), ensure_ascii=False, sort_keys=True)
+    cannot send it in `response_format`), its properties in the order they are to be
+    written (not sorted: that would put `category` before `excerpt`)."""
+    text = json.dumps(ordered_schema(schema, decision_first), ensure_ascii=False)
     out = [dict(m) for m in messages]
     out[-1]["content"] = f"{out[-1]['content']}\n\n{SCHEMA_INSTRUCTION}\n```json\n{text}\n```"
     return out  # type: ignore[return-value]
