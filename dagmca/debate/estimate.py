@@ -167,7 +167,7 @@ def project(
     revisits = cfg.max_revisits if cfg.max_depth >= 1 and cfg.max_branches > 0 else 0
     d_high = main_tree + revisits * revisit_tree
     groups = branching + revisits * revisit_branching
-    pairs = groups * math.comb(cfg.max_branches, 2)
+    pairs = groups * math.comb(cfg.max_branches, 2) * 2  # each pair asked in both orders
     merges = groups * (cfg.max_branches // 2)
     stub_checks = (d_high - 1 + merges) * (cfg.max_stub_checks if cfg.judge == "llm" else 0)
     # a debate keeps at most --max-open-stubs open, each judged against one twin at most

@@ -165,13 +165,22 @@ def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> 
     return messages(frame, parts, frame.budget.flag)
 
 
-def synthesize(frame: Frame, debates: Sequence[tuple[str, str]]) -> Prompt:
+def synthesize(frame: Frame, debates: Sequence[tuple[str, str]], told: Sequence[str] = ()) -> Prompt:
+    """The merger's prompt: the debates' resolutions, and what the judge found (`told`:
+    the claims it read them as sharing, the contradictions it found with a member). The
+    judge's reading is given as a reading to check, not as the conclusion to reach."""
     parts: list[Part] = [quote(f"Debate on: {question}", resolution) for question, resolution in debates]
     words = Budget.words(frame.budget.synthesis)
+    found = "".join(f"\n- {line}" for line in told)
+    if found:
+        found = f"\nWhat the judge found, to check against the texts above:{found}"
     parts.append(
-        "You merge converging debates. The debates above reached converging resolutions: "
-        "write one synthesis that keeps what each contributes, states the claim they share, "
-        f"and says where they still differ. Prose, at most {words} words."
+        "You merge the debates above into one synthesis. A judge compared their resolutions "
+        f"and found them to share a claim.{found}\n"
+        "Write one synthesis from the texts themselves: state what they share only as far as "
+        "each text supports it, keep what each contributes, and say where they still differ "
+        "or contradict, attributing each side to its debate. Add no claim that none of them "
+        f"makes. Prose, at most {words} words."
     )
     # a merge is the judge role's call: sized to its model's window
     return messages(frame, parts, frame.budget.synthesis, budget=frame.judging)

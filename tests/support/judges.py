@@ -46,6 +46,13 @@ def same_text(a: str, b: str) -> str:
     return "converge" if a.strip() == b.strip() else "unrelated"
 
 
+def first_shown(text: str, verdict: str = "converge", otherwise: str = "unrelated") -> PairRule:
+    """A position-biased judge: `verdict` only when the resolution `text` is the one
+    shown first (debate A), `otherwise` when it comes second; the judge the pair's two
+    orders are there to catch."""
+    return lambda a, b: verdict if a.strip() == text.strip() else otherwise
+
+
 def never_answered(question: str, text: str) -> tuple[str, str]:
     return "open", ""
 

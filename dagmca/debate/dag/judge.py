@@ -6,6 +6,7 @@ Nothing here writes to the graph: callers turn a Decision into nodes and edges."
 
 from __future__ import annotations
 
+import asyncio
 import re
 from dataclasses import dataclass
 
@@ -17,7 +18,8 @@ from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import words
 
-UNDECIDED = "undecided"  # no verdict: the judge's call was refused by a budget or failed
+UNDECIDED = "undecided"  # no verdict: the call was refused or failed, or the verdict changed with the order
+SWAPPED = "judge-swapped"  # who asks a pair's second order, in the call records
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 # How much of a quoted answering sentence must be words of one sentence of the text
 # (a strong model may drop a clause or fix a typo; a weak one invents a sentence).
@@ -31,6 +33,9 @@ class Decision:
     method: DecisionMethod
     similarity: float
     claim: str = ""  # the shared claim (pairs) or the answering sentence (stubs)
+    # a pair judged in both orders: (verdict, reason) with the earlier branch shown
+    # first, then with the later one first
+    orders: tuple[tuple[str, str], ...] = ()
 
     def props(self) -> dict[str, str | float]:
         """What an edge made by this decision records."""
@@ -42,6 +47,9 @@ class Decision:
         }
         if self.claim:
             props["claim"] = self.claim
+        if self.orders:
+            props["verdicts"] = " | ".join(v for v, _ in self.orders)
+            props["reason_swapped"] = self.orders[-1][1]
         return props
 
 
@@ -49,8 +57,10 @@ async def pair(
     state: SessionState, earlier: DebateNode, later: DebateNode, parent: DebateNode, similarity: float
 ) -> Decision:
     """converge, contradict, elaborate or unrelated, for two finished branches that the
-    prefilter passed. The embedding rule can only say converge (the texts are alike) or
-    nothing: similarity cannot tell agreement from its negation."""
+    prefilter passed, asked in both orders (the blocks and their labels swapped, the
+    prompt otherwise the same): a judge that favours the first block, or the label A,
+    gives two verdicts, and the pair is undecided. The embedding rule can only say
+    converge (the texts are alike) or nothing: similarity cannot tell agreement from its negation."""
     cfg = state.config
     if cfg.judge == "embedding":
         if similarity >= cfg.merge_threshold:
@@ -64,19 +74,44 @@ async def pair(
         return Decision("unrelated", f"cosine {similarity:.2f} below the merge threshold "
                         f"{cfg.merge_threshold}; no relation is judged without the LLM",
                         DecisionMethod.EMBEDDING, similarity)  # fmt: skip
-    if state.llm.exhausted(reserve_calls=2):
+    # both orders are asked, or neither: one order alone would decide by position
+    if state.llm.exhausted(reserve_calls=3):
         return Decision(UNDECIDED, "not judged: the budget is spent", DecisionMethod.LLM, similarity)
-    prompt = tpl.judge_pair(
-        state.frame(parent)(), (earlier.question, earlier.resolution), (later.question, later.resolution)
-    )
+    frame = state.frame(parent)()
+    first, second = (earlier.question, earlier.resolution), (later.question, later.resolution)
     meta = CallMeta(agent="judge", debate=parent.id, phase=CallPhase.JUDGE)
-    done = await state.ask(prompt, schema=PairVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
-    if done is None:
+    swapped = CallMeta(agent=SWAPPED, debate=parent.id, phase=CallPhase.JUDGE)
+    cap = cfg.flag_tokens()
+    done = await asyncio.gather(
+        state.ask(tpl.judge_pair(frame, first, second), schema=PairVerdict, max_tokens=cap, meta=meta),
+        state.ask(tpl.judge_pair(frame, second, first), schema=PairVerdict, max_tokens=cap, meta=swapped),
+    )
+    if done[0] is None or done[1] is None:
         return Decision(UNDECIDED, "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
-    verdict: PairVerdict = done.parsed
-    claim = verdict.shared_claim.strip() if verdict.verdict in ("converge", "elaborate") else ""
-    reason = verdict.reason.strip() or verdict.verdict
-    return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity, claim)
+    return both_orders(done[0].parsed, done[1].parsed, _short(earlier.id), _short(later.id), similarity)
+
+
+def _short(debate: str) -> str:
+    return debate.rsplit("/", 1)[-1]
+
+
+def both_orders(ab: PairVerdict, ba: PairVerdict, a: str, b: str, similarity: float) -> Decision:
+    """One decision from the verdicts on a pair shown in both orders (`ab`: `a` shown
+    first, as debate A). A verdict that changes with the order is a position's, not the
+    texts': it is undecided, and nothing merges on it; both verdicts and reasons stay
+    in its reason and its props."""
+    reasons = (ab.reason.strip() or ab.verdict, ba.reason.strip() or ba.verdict)
+    orders = ((ab.verdict, reasons[0]), (ba.verdict, reasons[1]))
+    if ab.verdict != ba.verdict:
+        reason = (
+            f"the verdict changes with the order: {a} shown first, {ab.verdict} ({reasons[0]}); "
+            f"{b} shown first, {ba.verdict} ({reasons[1]})"
+        )
+        return Decision(UNDECIDED, reason, DecisionMethod.LLM, similarity, orders=orders)
+    claim = ""
+    if ab.verdict in ("converge", "elaborate"):
+        claim = ab.shared_claim.strip() or ba.shared_claim.strip()
+    return Decision(ab.verdict, reasons[0], DecisionMethod.LLM, similarity, claim, orders)
 
 
 async def stub(

@@ -6,7 +6,7 @@ relation edge is written without a verdict."""
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dagmca.debate.dag import judge
 from dagmca.debate.dag.judge import Decision
@@ -64,7 +64,8 @@ Family = tuple[list[DebateNode], DebateNode]  # a parent's finished branches, an
 async def judged(state: SessionState, families: list[Family]) -> list[Judged]:
     """The calls of merging, writing nothing: for each parent's finished branches, every
     pair alike enough to be a candidate is judged; the pairs judged to converge are
-    grouped (connected components), and the merger writes each group's synthesis. All
+    grouped (connected components, none holding a contradiction), and the merger writes
+    each group's synthesis. All
     the parents' judge calls are made together, then all their syntheses. They depend
     on the finished branches alone, so they can be asked while the DAG goes on below
     them; `apply` writes what they decided."""
@@ -73,8 +74,11 @@ async def judged(state: SessionState, families: list[Family]) -> list[Judged]:
     done = [j for j in found if j is not None]
     for j in done:
         j.groups = _groups(j)
-    groups = [group for j in done for group in j.groups]
-    asked = [_ask_synthesis(st, members, parent) for _, members, parent, _ in groups]
+    asked = [
+        _ask_synthesis(st, members, parent, _context(j, members))
+        for j in done
+        for _, members, parent, _ in j.groups
+    ]
     replies = iter(await asyncio.gather(*asked))
     for j in done:
         j.replies = [next(replies) for _ in j.groups]
@@ -115,16 +119,49 @@ async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: 
 
 def _groups(judged: Judged) -> list[_Group]:
     """The groups of one parent's branches that converge (connected components of the
-    converge verdicts), each to be synthesised."""
+    converge verdicts), each to be synthesised. A group that holds a pair judged to
+    contradict is not merged at all: which of its converge verdicts to cut is a choice
+    no judge made, and a synthesis of it would state both sides of a contradiction as
+    one view. Its converge verdicts say so in their reason; its contradictions stay
+    relation edges, and the final integration reads them with both positions."""
     branches, parent = judged.branches, judged.parent
-    verdicts = zip(judged.candidates, judged.decisions, strict=True)
+    verdicts = list(zip(judged.candidates, judged.decisions, strict=True))
     converging = {(i, j): d for (i, j, _), d in verdicts if d.verdict == "converge"}
+    contradicting = [(i, j) for (i, j, _), d in verdicts if d.verdict == "contradict"]
     groups: list[_Group] = []
-    for k, group in enumerate(components(len(branches), list(converging)), start=1):
+    for group in components(len(branches), list(converging)):
+        held = [(i, j) for i, j in contradicting if i in group and j in group]
+        if held:
+            _hold(judged, group, held)
+            continue
         members = [branches[i] for i in group]
         why = [(branches[i], branches[j], d) for (i, j), d in converging.items() if i in group]
-        groups.append((f"{parent.id}/syn{k}", members, parent, why))
+        groups.append((f"{parent.id}/syn{len(groups) + 1}", members, parent, why))
     return groups
+
+
+def _hold(judged: Judged, group: list[int], held: list[tuple[int, int]]) -> None:
+    """Mark the converge verdicts of a group not merged because it holds a contradiction."""
+    names = "; ".join(f"{_short(judged.branches[i])} and {_short(judged.branches[j])}" for i, j in held)
+    note = f"; not merged: its group also holds branches judged to contradict ({names})"
+    for k, ((i, _, _), d) in enumerate(zip(judged.candidates, judged.decisions, strict=True)):
+        if d.verdict == "converge" and i in group:
+            judged.decisions[k] = replace(d, reason=d.reason + note)
+
+
+def _context(judged: Judged, members: list[DebateNode]) -> list[str]:
+    """What the merger is told of a group beside the texts: each shared claim the judge
+    named, and every contradiction judged between a member and another branch."""
+    ids = {m.id for m in members}
+    told = []
+    for (i, j, _), d in zip(judged.candidates, judged.decisions, strict=True):
+        a, b = judged.branches[i], judged.branches[j]
+        if d.verdict == "converge" and a.id in ids and d.claim:
+            told.append(f"The judge read debates on '{a.question}' and '{b.question}' as sharing: {d.claim}")
+        elif d.verdict == "contradict" and (a.id in ids or b.id in ids):
+            pair = f"the debates on '{a.question}' and '{b.question}'"
+            told.append(f"The judge found that {pair} contradict: {d.reason}")
+    return told
 
 
 def _record(st: SessionState, judged: Judged) -> None:
@@ -155,12 +192,12 @@ def _short(node: DebateNode) -> str:
 
 
 async def _ask_synthesis(
-    st: SessionState, members: list[DebateNode], parent: DebateNode
+    st: SessionState, members: list[DebateNode], parent: DebateNode, told: list[str]
 ) -> tuple[str, bool] | None:
     """The merger's text for a group, and whether it is degenerate; None when skipped."""
     if st.llm.exhausted(reserve_calls=1):
         return None
-    messages = tpl.synthesize(st.frame(parent)(), [(m.question, m.resolution) for m in members])
+    messages = tpl.synthesize(st.frame(parent)(), [(m.question, m.resolution) for m in members], told)
     meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.MERGE)
     done = await st.ask(messages, max_tokens=st.config.synthesis_tokens(), meta=meta)
     if done is None:
