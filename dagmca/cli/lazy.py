@@ -18,9 +18,13 @@ from typing import Any, ClassVar
 
 import typer
 import typer.main
-from typer._click.core import Command, Context  # typer's own click, which its groups are made of
-from typer._click.formatting import HelpFormatter
 from typer.core import TyperCommand, TyperGroup
+
+# A command as typer makes it (a TyperCommand, or a TyperGroup for a group of commands).
+# Typer's groups are made of its own copy of click, a private module, so the types of
+# that copy are not named here: a command, a click context and a help formatter are
+# typed by what typer's public classes are.
+Command = Any
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,14 @@ class Lazy:
     def load(self) -> Command:
         found = getattr(importlib.import_module(self.module), self.target.partition(":")[2])
         if isinstance(found, typer.Typer):
-            command: Command = typer.main.get_group(found)
+            command: TyperCommand | TyperGroup = typer.main.get_group(found)
         else:
             single = typer.Typer(add_completion=False)
             single.command(self.name)(found)
-            command = typer.main.get_command(single)
+            made = typer.main.get_command(single)
+            if not isinstance(made, TyperCommand | TyperGroup):
+                raise TypeError(f"{self.target} is not a typer command")
+            command = made
         command.name = self.name
         command.short_help = self.summary
         return command
@@ -103,10 +110,10 @@ class LazyGroup(TyperGroup):
         self.lazy = LazyCommands(self.entries, self.commands)
         self.commands = self.lazy
 
-    def list_commands(self, ctx: Context) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:
         return list(self.lazy)
 
-    def format_help(self, ctx: Context, formatter: HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:
         # printed by a plain group holding the stand-ins, so that no command is built
         listing = TyperGroup(
             name=self.name,

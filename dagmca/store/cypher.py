@@ -335,8 +335,11 @@ def edge_row(record: EdgeRecord, seq: int) -> dict[str, Any]:
     return {"source": record.source, "target": record.target, "key": record.key, "seq": seq, "props": props}
 
 
+_KINDS = frozenset(kind.value for kind in NodeKind)
+
+
 def to_node(props: Mapping[str, Any], labels: Sequence[str]) -> NodeRecord:
-    kinds = [NodeKind(label) for label in labels if label in NodeKind._value2member_map_]
+    kinds = [NodeKind(label) for label in labels if label in _KINDS]
     if len(kinds) != 1:
         raise ValueError(f"node {props.get('id')!r} has kind labels {sorted(labels)}")
     extra = tuple(sorted(label for label in labels if label in _EXTRA_LABELS))
