@@ -342,6 +342,53 @@ class EvaluationNode(GraphNode):
     status: str = "running"  # running, then done
 
 
+# Swarms belong to the store, not to a session, like evaluations
+SWARM_SESSION = "_swarms"
+
+
+class SwarmNode(GraphNode):
+    """One `dagmca swarm`: its stream's tasks, agents, routers and settings (JSON)."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.SWARM
+    swarm_id: str
+    tasks: int
+    agents: list[str] = Field(default_factory=list)
+    routers: list[str] = Field(default_factory=list)
+    repeats: int = 1
+    settings: str = "{}"
+    summary: str = "{}"
+    status: str = "running"  # running, then done
+
+
+class TaskNode(GraphNode):
+    """One task of a swarm's stream; `check` is reference or code."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.TASK
+    swarm_id: str
+    task_id: str
+    type: str
+    check: str
+    prompt: str
+    position: int
+
+
+class SnapshotNode(GraphNode):
+    """A swarm run's S, D and F after `seen` tasks (one run: a router and a repeat)."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.SNAPSHOT
+    swarm_id: str
+    router: str
+    repeat: int
+    seen: int
+    accuracy: float
+    s: float | None = None
+    s_noise: float | None = None
+    d: float | None = None
+    f_chi2: float | None = None
+    f_dof: int | None = None
+    f_p: float | None = None
+
+
 class SectionNode(GraphNode):
     """A section of a long passage, cut on paragraph boundaries, and its map entry."""
 
@@ -378,6 +425,9 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         PersonaNode,
         ClaimNode,
         EvaluationNode,
+        SwarmNode,
+        TaskNode,
+        SnapshotNode,
     )
 }
 

@@ -24,6 +24,9 @@ class NodeKind(StrEnum):
     PERSONA = "Persona"  # an agent of the pool across sessions, in no session
     CLAIM = "Claim"  # one atomic claim of a final, synthesis or resolution (the emergence ledger)
     EVALUATION = "Evaluation"  # one `dagmca eval`: its tasks, arms, judge and results
+    SWARM = "Swarm"  # one `dagmca swarm`: its stream, routers and settings
+    TASK = "Task"  # one task of a swarm's stream
+    SNAPSHOT = "Snapshot"  # a swarm's S, D and F after so many tasks
 
 
 STUB_LABEL = "Stub"
@@ -69,6 +72,9 @@ class EdgeType(StrEnum):
     # reason}]->(f2:Final), one per order a judge read the pair in, verdict from f1's side
     RAN = "RAN"
     JUDGED_AGAINST = "JUDGED_AGAINST"
+    # a swarm: (p:Persona)-[:ATTEMPTED {swarm, router, repeat, position, success, ms,
+    # tokens, answer}]->(t:Task), one per attempt, keyed by run and position
+    ATTEMPTED = "ATTEMPTED"
 
 
 STRUCTURAL_EDGES = frozenset(
