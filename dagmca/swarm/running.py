@@ -1,0 +1,86 @@
+"""A whole swarm: every router and repeat over the same stream, side by side on one
+model client (so on one gate, limiter and budget), recorded in the graph and compared.
+
+A swarm's id follows from its stream and its settings, so the same command run again
+finds its runs: it goes on where a killed one stopped, and reads a finished one back
+without a call."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from dataclasses import asdict
+
+from dagmca.evaluation.judging import Completer
+from dagmca.similarity import Embedder
+from dagmca.store.background import BackgroundStore
+from dagmca.store.base import GraphStore
+from dagmca.swarm import graph
+from dagmca.swarm.loop import OnAttempt, RunResult, StreamPlan, run_stream
+from dagmca.swarm.report import SwarmReport, build_report
+
+
+def swarm_id(plan_settings: dict[str, object], stream: str) -> str:
+    """A stable id: the stream's text and the settings that change what is run."""
+    digest = hashlib.sha256((stream + json.dumps(plan_settings, sort_keys=True)).encode()).hexdigest()
+    return f"swarm-{digest[:12]}"
+
+
+def settings_of(plan: StreamPlan) -> dict[str, object]:
+    return {
+        "agents": plan.agents,
+        "routers": plan.routers,
+        "repeats": plan.repeats,
+        "seed": plan.seed,
+        "snapshot_every": plan.snapshot_every,
+        "context": asdict(plan.context),
+        "temperature": plan.temperature,
+        "reply_tokens": plan.reply_tokens,
+        "limits": plan.limits.model_dump(),
+    }
+
+
+def _start(store: GraphStore, plan: StreamPlan) -> None:
+    node = store.get_node(graph.swarm_node_id(plan.swarm_id))
+    if node is not None:
+        return
+    store.write(
+        [
+            graph.swarm_record(
+                plan.swarm_id, len(plan.tasks), plan.agents, plan.routers, plan.repeats, settings_of(plan)
+            ),
+            *graph.task_records(plan.swarm_id, plan.tasks),
+        ]
+    )
+
+
+async def run_swarm(
+    plan: StreamPlan,
+    model: Completer,
+    store: BackgroundStore,
+    embedder: Embedder | None = None,
+    on_attempt: OnAttempt | None = None,
+) -> SwarmReport:
+    await store.aread(lambda s: _start(s, plan))
+    jobs = [(r, k) for r in plan.routers for k in range(plan.repeats)]
+    done = await asyncio.gather(
+        *(run_stream(plan, r, k, model, store, embedder, on_attempt) for r, k in jobs)
+    )
+    by_router: dict[str, list[RunResult]] = {r: [] for r in plan.routers}
+    for result in done:
+        by_router[result.router].append(result)
+    report = build_report(plan.swarm_id, plan.agents, plan.types, by_router)
+    summary = {r.router: {"accuracy": r.accuracy, "s": r.s} for r in report.routers}
+    record = graph.swarm_record(
+        plan.swarm_id,
+        len(plan.tasks),
+        plan.agents,
+        plan.routers,
+        plan.repeats,
+        settings_of(plan),
+        "done",
+        summary,
+    )
+    await store.aread(lambda s: s.write([record]))
+    return report

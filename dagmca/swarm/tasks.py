@@ -1,0 +1,144 @@
+"""A swarm's stream: one JSON object per line, in the order the swarm meets them.
+
+Two checks, told apart by what a task gives (or by `check`):
+
+- `reference`: eval's task (`question`, `answer`, optional `choices`, `scoring`) plus
+  its `type`; scored as `dagmca eval` scores it;
+- `code`: `{id, type, prompt, tests, entry_point}` in the HumanEval/MBPP shape; the
+  answer is run against `tests` (Python: asserts, or a `check(candidate)` function,
+  called with the entry point) by the executor.
+
+`type` is the task's category: what the router's affinity and the metrics count by.
+Every problem is found before any call, one line naming the file and the line."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, ValidationError, model_validator
+
+from dagmca.errors import UserError
+from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
+from dagmca.evaluation.tasks import Scoring, Task
+from dagmca.models.schema import Strict
+
+Check = Literal["reference", "code"]
+CHECKS: tuple[str, ...] = ("reference", "code")
+_SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
+
+
+class SwarmTask(Strict):
+    id: str = Field(min_length=1, max_length=64)
+    type: str = Field(min_length=1, max_length=64)
+    check: Check | None = None
+    prompt: str | None = None
+    question: str | None = None
+    answer: str | float | int | None = None
+    choices: list[str] | None = None
+    scoring: Scoring | None = None
+    tests: str | list[str] | None = None
+    entry_point: str | None = None
+    solution: str | None = None  # a reference solution of a code task (checked by the tests)
+
+    @model_validator(mode="after")
+    def _valid(self) -> SwarmTask:
+        if not _SLUG.match(self.id):
+            raise ValueError(f"id {self.id!r}: use letters, digits, '.', '_' or '-'")
+        if not _SLUG.match(self.type):
+            raise ValueError(f"type {self.type!r}: use letters, digits, '.', '_' or '-'")
+        if self.check is None:
+            self.check = "code" if self.tests is not None else "reference"
+        if not self.text.strip():
+            raise ValueError("a task needs a prompt (or a question)")
+        if self.check == "code":
+            if not self.tests:
+                raise ValueError("a code task needs tests")
+            if not self.entry_point or not _IDENT.match(self.entry_point):
+                raise ValueError("a code task needs an entry_point, the function's name")
+        else:
+            if self.answer is None:
+                raise ValueError("a task needs tests (code) or an answer (reference)")
+            self.reference_task()  # eval's own rules for the reference
+        return self
+
+    @property
+    def text(self) -> str:
+        return self.prompt or self.question or ""
+
+    @property
+    def is_code(self) -> bool:
+        return self.check == "code"
+
+    def reference_task(self) -> Task:
+        """The task as `dagmca eval` reads it, to score the answer the same way."""
+        return Task(
+            id=self.id, question=self.text, answer=self.answer, choices=self.choices, scoring=self.scoring
+        )
+
+    def test_code(self) -> str:
+        tests = self.tests if isinstance(self.tests, str) else "\n".join(self.tests or [])
+        if re.search(r"^def check\(", tests, re.MULTILINE):
+            tests += f"\n\ncheck({self.entry_point})\n"
+        return tests
+
+
+def extract_code(answer: str) -> str:
+    """The code of a reply: its fenced blocks joined, or the whole reply when it has none."""
+    blocks = _FENCE.findall(answer)
+    return "\n\n".join(b.strip() for b in blocks) if blocks else answer.strip()
+
+
+def program(task: SwarmTask, answer: str) -> str:
+    """What the executor runs for a code task: the answer's code, then the tests."""
+    return f"{extract_code(answer)}\n\n\n{task.test_code()}"
+
+
+def score_reference(task: SwarmTask, answer: str, tolerance: float = DEFAULT_TOLERANCE) -> bool:
+    return bool(score(task.reference_task(), answer, tolerance).correct)
+
+
+def _first_error(exc: ValidationError) -> str:
+    first = exc.errors()[0]
+    where = ".".join(str(p) for p in first["loc"])
+    message = str(first["msg"]).removeprefix("Value error, ")
+    if first["type"] == "literal_error" and where == "check":
+        message = f"unknown check {first.get('input')!r} (one of {', '.join(CHECKS)})"
+    return f"{where}: {message}" if where and first["type"] != "value_error" else message
+
+
+def load_stream(path: Path) -> list[SwarmTask]:
+    """The tasks of a JSONL file, in order. Refuses an empty stream and duplicate ids."""
+    if not path.is_file():
+        raise UserError(f"tasks {path} do not exist", "give a JSONL file of tasks")
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"tasks {path} cannot be read: {exc}", "give a UTF-8 JSONL file") from None
+    tasks: list[SwarmTask] = []
+    seen: dict[str, int] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            data = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise UserError(f"{where}: not JSON ({exc.msg})", "one JSON object per line") from None
+        if not isinstance(data, dict):
+            raise UserError(f"{where}: a task is a JSON object", 'e.g. {"id": "t1", "type": "math", ...}')
+        try:
+            task = SwarmTask.model_validate(data)
+        except ValidationError as exc:
+            raise UserError(f"{where}: {_first_error(exc)}", "see docs/guides/swarm.md") from None
+        if task.id in seen:
+            raise UserError(f"{where}: duplicate id {task.id!r} (first on line {seen[task.id]})")
+        seen[task.id] = number
+        tasks.append(task)
+    if not tasks:
+        raise UserError(f"tasks {path}: no task found", "add one JSON object per line")
+    return tasks

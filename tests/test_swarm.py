@@ -1,0 +1,229 @@
+"""The swarm with a scripted model: specialization pays, a run resumes without
+attempting a task twice, the stream is checked before any call, and a code task that
+attacks the executor fails and the swarm goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dagmca.errors import UserError
+from dagmca.llm.base import CallMeta, Completion, Message, Usage
+from dagmca.store.background import BackgroundStore
+from dagmca.store.sqlite import SQLiteStore
+from dagmca.swarm import graph
+from dagmca.swarm.agents import ContextOptions
+from dagmca.swarm.loop import StreamPlan
+from dagmca.swarm.routers import parse_routers
+from dagmca.swarm.running import run_swarm
+from dagmca.swarm.sandbox import Limits
+from dagmca.swarm.tasks import SwarmTask, load_stream
+
+TYPES = ["alpha", "beta", "gamma", "delta"]
+_TAG = re.compile(r"^\[(\w+)\] ")
+
+
+def stream(n: int = 200) -> list[SwarmTask]:
+    return [
+        SwarmTask(
+            id=f"t{i}",
+            type=TYPES[i % 4],
+            question=f"[{TYPES[i % 4]}] task {i}: say {i * 7}",
+            answer=str(i * 7),
+        )
+        for i in range(n)
+    ]
+
+
+class SkillModel:
+    """Solves a task of type T when the prompt holds at least 2 solved examples of T,
+    else 30% of the time (decided by a hash of the prompt and the seed: reproducible)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def complete(
+        self, messages: list[Message], *, schema: Any = None, max_tokens: int, temperature: float = 0.0,
+        seed: int | None = None, meta: CallMeta | None = None,
+    ) -> Completion:  # fmt: skip
+        self.calls += 1
+        task = messages[-1]["content"]
+        tag = _TAG.match(task)
+        assert tag is not None
+        shown = [m["content"] for m in messages[1:-1] if m["role"] == "user"]
+        known = sum(1 for m in shown if m.startswith(f"[{tag.group(1)}] "))
+        draw = int(hashlib.sha256(f"{seed}:{task}:{len(shown)}".encode()).hexdigest()[:8], 16) / 16**8
+        answer = task.rsplit("say ", 1)[1] if known >= 2 or draw < 0.3 else "no idea"
+        return Completion(text=f"Answer: {answer}", usage=Usage(prompt_tokens=10, completion_tokens=2))
+
+
+def plan(
+    tasks: list[SwarmTask], routers: list[str], repeats: int = 1, seed: int = 1, **kw: Any
+) -> StreamPlan:
+    return StreamPlan(
+        swarm_id=f"test-{seed}-{'-'.join(routers)}-{repeats}", tasks=tasks, agents=[f"a{i}" for i in range(4)],
+        routers=routers, repeats=repeats, seed=seed, snapshot_every=50, context=ContextOptions(examples=4), **kw,
+    )  # fmt: skip
+
+
+def go(p: StreamPlan, model: Any, db: Path) -> Any:
+    async def run() -> Any:
+        store = SQLiteStore(db)
+        store.init_schema()
+        bg = BackgroundStore(store)
+        try:
+            return await run_swarm(p, model, bg)
+        finally:
+            bg.close()
+            store.close()
+
+    return asyncio.run(run())
+
+
+def test_specialization_pays(tmp_path: Path) -> None:
+    report = go(plan(stream(), ["affinity", "random"], repeats=3), SkillModel(), tmp_path / "s.db")
+    rows = {r.router: r for r in report.routers}
+    assert rows["affinity"].s >= 0.5
+    acc = next(c for c in report.comparisons if c.measure == "accuracy")
+    assert (acc.a, acc.b) == ("affinity", "random")
+    assert rows["affinity"].accuracy > rows["random"].accuracy
+    assert acc.p_holm < 0.05
+    # random's S stays inside its noise floor, and inside S on the same stream with another seed
+    assert rows["random"].s is not None and rows["random"].s_noise is not None
+    assert rows["random"].s <= rows["random"].s_noise
+    other = go(plan(stream(), ["random"], repeats=3, seed=2), SkillModel(), tmp_path / "s2.db").routers[0]
+    assert abs(rows["random"].s - other.s) < 0.1
+    assert rows["affinity"].s > max(rows["random"].s_noise, other.s_noise) + 0.2
+
+
+def test_a_finished_swarm_run_again_makes_no_call(tmp_path: Path) -> None:
+    p = plan(stream(40), ["greedy", "thompson"])
+    first = SkillModel()
+    report = go(p, first, tmp_path / "r.db")
+    assert first.calls == 80 and report.attempted_now == 80
+    again = SkillModel()
+    report2 = go(p, again, tmp_path / "r.db")
+    assert again.calls == 0 and report2.attempted_now == 0
+    assert report2.routers == report.routers
+    store = SQLiteStore(tmp_path / "r.db")
+    assert graph.check_swarm(store, p.swarm_id) == []
+    personas = {n.id: n.props for n in store.nodes("_agents")}
+    assert sum(int(str(p["trials"])) for p in personas.values()) == 80
+    store.close()
+
+
+RESUME_SCRIPT = """
+import asyncio, sys, time
+sys.path.insert(0, {root!r})
+from tests.test_swarm import SkillModel, plan, stream, go
+
+class Slow(SkillModel):
+    async def complete(self, *a, **k):
+        await asyncio.sleep(0.02)
+        return await super().complete(*a, **k)
+
+go(plan(stream(60), ["affinity", "ucb"]), Slow(), __import__("pathlib").Path({db!r}))
+"""
+
+
+def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    script = RESUME_SCRIPT.format(root=str(Path(__file__).parents[1]), db=str(db))
+    proc = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    p = plan(stream(60), ["affinity", "ucb"])
+    deadline = 60.0
+    while deadline > 0:  # killed once it has recorded some attempts, not all
+        asyncio.run(asyncio.sleep(0.1))
+        deadline -= 0.1
+        if db.exists():
+            store = SQLiteStore(db)
+            n = len(graph.attempts(store, p.swarm_id))
+            store.close()
+            if n >= 20:
+                break
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    store = SQLiteStore(db)
+    cut = len(graph.attempts(store, p.swarm_id))
+    store.close()
+    assert 20 <= cut < 120
+    model = SkillModel()
+    report = go(p, model, db)
+    assert model.calls == 120 - cut
+    store = SQLiteStore(db)
+    assert graph.check_swarm(store, p.swarm_id) == []  # no position attempted twice
+    assert len(graph.attempts(store, p.swarm_id)) == 120
+    store.close()
+    assert report.attempted_now == 120 - cut
+
+
+def test_a_code_task_that_attacks_the_executor_fails_and_the_swarm_goes_on(tmp_path: Path) -> None:
+    tests = "assert add(2, 3) == 5\n"
+    tasks = [
+        SwarmTask(id="bad", type="math", prompt="write add", tests=tests, entry_point="add"),
+        SwarmTask(id="good", type="math", prompt="write add again", tests=tests, entry_point="add"),
+    ]
+    replies = {
+        "write add": "```python\ndef add(a, b):\n    while True:\n        pass\n```",
+        "write add again": "```python\ndef add(a, b):\n    return a + b\n```",
+    }
+
+    class Coder(SkillModel):
+        async def complete(self, messages: list[Message], **_: Any) -> Completion:
+            return Completion(text=replies[messages[-1]["content"]])
+
+    report = go(
+        plan(tasks, ["round-robin"], limits=Limits(cpu_seconds=1, wall_seconds=5)), Coder(), tmp_path / "c.db"
+    )
+    store = SQLiteStore(tmp_path / "c.db")
+    done = graph.attempts(store, report.swarm_id, "round-robin", 0)
+    store.close()
+    assert [done[0].success, done[1].success] == [False, True]
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ({"id": "a", "type": "math", "question": "1+1?"}, "needs tests (code) or an answer"),
+        ({"id": "a", "type": "code", "prompt": "f", "tests": "", "entry_point": "f"}, "needs tests"),
+        ({"id": "a", "type": "x", "check": "essay", "question": "q", "answer": "1"}, "unknown check 'essay'"),
+        ({"id": "a", "type": "bad type!", "question": "q", "answer": "1"}, "type 'bad type!'"),
+        ({"id": "a", "question": "q", "answer": "1"}, "type: Field required"),
+    ],
+)
+def test_bad_stream_is_one_line_before_any_call(tmp_path: Path, line: dict[str, Any], says: str) -> None:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(json.dumps(line) + "\n")
+    with pytest.raises(UserError) as err:
+        load_stream(path)
+    assert says in err.value.line() and "\n" not in err.value.line()
+
+
+def test_duplicate_ids_and_unknown_routers_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "tasks.jsonl"
+    line = json.dumps({"id": "a", "type": "m", "question": "q", "answer": "1"})
+    path.write_text(f"{line}\n{line}\n")
+    with pytest.raises(UserError, match="duplicate id 'a'"):
+        load_stream(path)
+    with pytest.raises(UserError, match="unknown router 'smart'"):
+        parse_routers("affinity,smart")
+    assert parse_routers("affinity, thompson") == ["affinity", "thompson"]
+
+
+def test_code_tasks_take_asserts_or_a_check_function() -> None:
+    t = SwarmTask(
+        id="c", type="s", prompt="p", entry_point="f",
+        tests=textwrap.dedent("def check(candidate):\n    assert candidate(1) == 2\n"),
+    )  # fmt: skip
+    assert t.test_code().rstrip().endswith("check(f)")
