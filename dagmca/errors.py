@@ -32,6 +32,18 @@ class SessionNotFound(UserError):
     """No session of that id in the store."""
 
 
+class SessionBusy(UserError):
+    """Another live process holds the session's lease: it is being written now."""
+
+    def __init__(self, session: str, holder: str) -> None:
+        super().__init__(
+            f"session {session} is being written by another process ({holder})",
+            "wait for it to end, or stop that process",
+        )
+        self.session = session
+        self.holder = holder
+
+
 class EndpointError(DagmcaError):
     """The LLM endpoint or graph database cannot be used (unreachable, bad auth)."""
 

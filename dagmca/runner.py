@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -196,7 +197,10 @@ def reports_dir(location: str, session: str, out_dir: Path | None) -> Path:
 
 
 def new_session_id(text: str) -> str:
-    return datetime.now(UTC).strftime("%Y%m%d-%H%M%S-") + hashlib.sha256(text.encode()).hexdigest()[:6]
+    """The time, the text's hash and a random part: two runs of one text started in the
+    same second get two ids (and a clash of ids is refused under the session's lease)."""
+    stamp = datetime.now(UTC).strftime("%Y%m%d-%H%M%S-")
+    return stamp + hashlib.sha256(text.encode()).hexdigest()[:6] + "-" + secrets.token_hex(2)
 
 
 def stored_config(node: NodeRecord) -> SessionConfig:

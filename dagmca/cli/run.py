@@ -107,10 +107,6 @@ def run(
     # Everything that can be checked without spending is checked above; now the store.
     with open_store(location, create=True) as graph_store:
         graph_store.init_schema()
-        if graph_store.has_session(session_id):
-            raise UserError(
-                f"session {session_id!r} already exists in {graph_store.location}", "choose another --session"
-            )
         target = runner.reports_dir(location, session_id, out_dir)
         title = title_of(asked or text, passage.stem if passage is not None else session_id)
         started = time.monotonic()

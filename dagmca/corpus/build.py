@@ -17,10 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import socket
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -49,29 +46,10 @@ from dagmca.runner import Shared, open_state, run_and_report, stored_config
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
+from dagmca.store.lease import holder_id, take
 
 CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
 RENEW_S = 30.0
-
-
-def worker_id() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
-
-
-def is_dead(worker: str) -> bool:
-    """A worker of this machine whose process is gone (killed, say): its claims need not
-    wait out their expiry. A worker elsewhere cannot be seen: its claims expire."""
-    host, _, rest = worker.partition(":")
-    pid = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    return False
 
 
 @dataclass
@@ -129,7 +107,7 @@ class Build:
         self.reports = reports
         self.parallel = parallel
         self.cross_revisits = cross_revisits
-        self.worker = worker or worker_id()
+        self.worker = worker or holder_id()
         self.outcomes = {p.id: Outcome(p) for p in passages}
         self.links: list[Link] = []
         self.checked = 0  # earlier sessions' open stubs judged against a new passage
@@ -331,10 +309,8 @@ class Build:
             await self._release(shared.store, p.id)
 
     async def _claim(self, store: BackgroundStore, key: str) -> bool:
-        holder = await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))
-        if holder and holder != self.worker and is_dead(holder):
-            holder = await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S, replacing=holder))
-        return holder == self.worker
+        # the passage's session id is its key: a `resume` of that session is refused meanwhile
+        return await store.aread(lambda s: take(s, key, self.worker, CLAIM_TTL_S)) == self.worker
 
     async def _renew(self, store: BackgroundStore, key: str) -> None:
         while True:

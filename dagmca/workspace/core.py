@@ -25,7 +25,7 @@ from dagmca.llm.base import EndpointDown
 from dagmca.llm.factory import Backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, Pool
-from dagmca.models import CallRecord, NodeKind, SessionNode, node_from_record
+from dagmca.models import NodeKind, NodeRecord
 from dagmca.passage import check_text, title_of
 from dagmca.runner import (
     Display,
@@ -42,7 +42,6 @@ from dagmca.similarity.choose import make_embedder
 from dagmca.store import open_store, require_session, resolve_store
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import load_graph
 from dagmca.workspace.backends import Backends, ClientLike, Handed, Sharing
 from dagmca.workspace.inputs import (
     BUDGETS,
@@ -52,6 +51,8 @@ from dagmca.workspace.inputs import (
     settings_from,
     spend_of,
 )
+from dagmca.workspace.lease import continuable, finished, held
+from dagmca.workspace.reading import Reading
 from dagmca.workspace.results import LedgerReport, RevisitResult, RunResult
 
 if TYPE_CHECKING:
@@ -61,7 +62,7 @@ T = TypeVar("T")
 W = TypeVar("W", bound="BaseWorkspace")
 
 
-class BaseWorkspace:
+class BaseWorkspace(Reading):
     """A store opened for running and reading sessions (use `dagmca.Workspace`, which
     adds builds, evaluations and asking). `store`: a file path (the embedded SQLite
     store, created when missing), a bolt:// or neo4j:// URI, your own `neo4j.Driver`
@@ -142,13 +143,6 @@ class BaseWorkspace:
         return self._background, self._embedder
 
     @property
-    def store(self) -> BackgroundStore:
-        """The open store behind its writer thread: `await ws.store.aread(fn)` reads
-        without blocking the loop, `ws.store.write(...)` queues a write. What an
-        evaluation or a build keeps beside its sessions goes through it."""
-        return self._opened()[0]
-
-    @property
     def embedder(self) -> Embedder:
         """The embedder every session of the workspace shares."""
         return self._opened()[1]
@@ -194,16 +188,22 @@ class BaseWorkspace:
         asked = check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
         background, _ = self._opened()
         session_id = session or _new_session_id(text or asked or "")
-        if await background.aread(lambda s: s.has_session(session_id)):
-            raise UserError(f"session {session_id!r} already exists in {self.location}", "choose another id")
-        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
-        name = title or title_of(asked or text, session_id)
+        # under the session's lease, so that no other process makes the same id meanwhile
+        async with held(background, session_id):
+            found = await background.aread(lambda s: s.get_node(session_id))
+            if found is not None:
+                if session is None or found.kind is not NodeKind.SESSION:
+                    raise UserError(f"{session_id!r} already exists in {self.location}", "choose another id")
+                continuable(found, cfg, (text, asked), self.location)  # else says what differs
+                return await self._resume(found, cfg, client, events, out_dir)
+            folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
+            name = title or title_of(asked or text, session_id)
 
-        async def work(state: SessionState, model: str) -> RunResult:
-            result = await run_and_report(state, title=name, model=model, out_dir=folder)
-            return self._result(result, state, folder)
+            async def work(state: SessionState, model: str) -> RunResult:
+                result = await run_and_report(state, title=name, model=model, out_dir=folder)
+                return self._result(result, state, folder)
 
-        return await self._session(cfg, session_id, text, client, events, None, work, asked)
+            return await self._session(cfg, session_id, text, client, events, None, work, asked)
 
     async def resume(
         self,
@@ -220,16 +220,28 @@ class BaseWorkspace:
         raise a budget; a session that spent its budget needs a raised one. `settings`:
         the whole settings to resume with instead of the stored ones (the CLI resolves
         them itself)."""
-        node, cfg = await self._stored(session, overrides, settings)
-        if str(node.props.get("status", "")) == "done":
-            raise UserError(f"session {session} is already done; nothing to resume")
+        async with held(self._opened()[0], session):
+            node, cfg = await self._stored(session, overrides, settings)
+            if str(node.props.get("status", "")) == "done":
+                raise UserError(f"session {session} is already done; nothing to resume")
+            return await self._resume(node, cfg, client, events, out_dir)
+
+    async def _resume(
+        self,
+        node: NodeRecord,
+        cfg: SessionConfig,
+        client: ClientLike | None,
+        events: EventSink | None,
+        out_dir: str | Path | None,
+    ) -> RunResult:
+        session = node.id
         text, title = str(node.props["passage"]), str(node.props.get("title", session))
         asked = str(node.props["question"]) if node.props.get("question") else None
-        out_dir = Path(out_dir) if out_dir is not None else self.reports_dir(session)
+        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
 
         async def work(state: SessionState, model: str) -> RunResult:
-            result = await run_and_report(state, title=title, model=model, out_dir=out_dir)
-            return self._result(result, state, out_dir)
+            result = await run_and_report(state, title=title, model=model, out_dir=folder)
+            return self._result(result, state, folder)
 
         return await self._session(cfg, session, text, client, events, "replay", work, asked)
 
@@ -246,23 +258,25 @@ class BaseWorkspace:
     ) -> RevisitResult:
         """Judge a finished session's open stubs against new context (`passage`, else
         its own final answer), explore the relevant ones and integrate again."""
-        node, cfg = await self._stored(session, overrides, settings)
         background, _ = self._opened()
-        new_text = check_text(passage, cfg.max_passage_bytes) if passage is not None else None
-        final = await background.aread(lambda s: s.get_node(f"{session}/final"))
-        context = new_text or (str(final.props.get("text", "")) if final else "")
-        if not context:
-            raise UserError(f"session {session} has no final answer to revisit against", "pass a passage")
-        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
-        asked = str(node.props["question"]) if node.props.get("question") else None
+        async with held(background, session):
+            finished(await background.aread(lambda s: require_session(s, session)))
+            node, cfg = await self._stored(session, overrides, settings)
+            new_text = check_text(passage, cfg.max_passage_bytes) if passage is not None else None
+            final = await background.aread(lambda s: s.get_node(f"{session}/final"))
+            context = new_text or (str(final.props.get("text", "")) if final else "")
+            if not context:
+                raise UserError(f"session {session} has no final answer to revisit against", "pass a passage")
+            folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
+            asked = str(node.props["question"]) if node.props.get("question") else None
 
-        async def work(state: SessionState, model: str) -> RevisitResult:
-            r = await revisit_and_report(state, context=context, out_dir=folder)
-            spend = spend_of(state.llm)
-            return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
+            async def work(state: SessionState, model: str) -> RevisitResult:
+                r = await revisit_and_report(state, context=context, out_dir=folder)
+                spend = spend_of(state.llm)
+                return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
 
-        text = new_text or str(node.props["passage"])
-        return await self._session(cfg, session, text, client, events, "charge", work, asked)
+            text = new_text or str(node.props["passage"])
+            return await self._session(cfg, session, text, client, events, "charge", work, asked)
 
     async def ledger(
         self,
@@ -278,30 +292,22 @@ class BaseWorkspace:
         kept, the rest asked of the judge role. A session that ran with the ledger off is
         traced as `ledger="final"`. `settings`: the whole settings instead of the stored
         ones."""
-        node, cfg = await self._stored(session, overrides, settings)
-        if await self.store.aread(lambda s: s.get_node(f"{session}/final")) is None:
-            raise UserError(
-                f"session {session} has no final answer to trace", f"`dagmca resume {session}` finishes it"
-            )
-        if cfg.ledger_mode() == "off":  # asked for by this call, whatever the run said
-            cfg = cfg.model_copy(update={"ledger": "final"})
+        async with held(self._opened()[0], session):
+            node, cfg = await self._stored(session, overrides, settings)
+            if await self.store.aread(lambda s: s.get_node(f"{session}/final")) is None:
+                raise UserError(
+                    f"session {session} has no final answer to trace",
+                    f"`dagmca resume {session}` finishes it",
+                )
+            if cfg.ledger_mode() == "off":  # asked for by this call, whatever the run said
+                cfg = cfg.model_copy(update={"ledger": "final"})
 
-        async def work(state: SessionState, model: str) -> LedgerReport:
-            traced = await ledger_session(state)
-            return await self._claims(session, traced.untraced, spend_of(state.llm).calls)
+            async def work(state: SessionState, model: str) -> LedgerReport:
+                traced = await ledger_session(state)
+                return await self._claims(session, traced.untraced, spend_of(state.llm).calls)
 
-        text = str(node.props["passage"])
-        return await self._session(cfg, session, text, client, events, "charge", work)
-
-    async def claims(self, session: str) -> LedgerReport:
-        """A session's traced claims as they are stored, without tracing anything."""
-        await self.store.aread(lambda s: require_session(s, session))
-        return await self._claims(session)
-
-    async def _claims(self, session: str, untraced: int = 0, calls: int = 0) -> LedgerReport:
-        records = await self.store.aread(lambda s: s.nodes(session))
-        edges = await self.store.aread(lambda s: s.edges(session))
-        return LedgerReport.of(session, records, edges, untraced=untraced, calls=calls)
+            text = str(node.props["passage"])
+            return await self._session(cfg, session, text, client, events, "charge", work)
 
     def _result(self, result: SessionResult, state: SessionState, out_dir: Path) -> RunResult:
         spend = spend_of(state.llm)
@@ -366,31 +372,5 @@ class BaseWorkspace:
                     if display is not None:
                         display.stop()
         except EndpointDown as exc:
-            fix = f"every finished turn is kept; `dagmca resume {session_id}` continues it"
+            fix = f"every finished turn is kept; `dagmca resume {session_id} --store {self.location}` goes on"
             raise EndpointError(str(exc), sharing.fix if sharing else fix) from None
-
-    # -- reading -----------------------------------------------------------------------
-    async def sessions(self) -> list[SessionNode]:
-        """The store's sessions, oldest first."""
-        background, _ = self._opened()
-        records = await background.aread(lambda s: s.sessions())
-        return [node for r in records if isinstance(node := node_from_record(r), SessionNode)]
-
-    async def session(self, session: str) -> SessionNode:
-        background, _ = self._opened()
-        record = await background.aread(lambda s: require_session(s, session))
-        node = node_from_record(record)
-        assert isinstance(node, SessionNode) and record.kind is NodeKind.SESSION
-        return node
-
-    async def graph(self, session: str) -> Any:
-        """The session as a `networkx.MultiDiGraph`: node attributes are kind, labels,
-        session, created_at and the properties; edges carry their type."""
-        background, _ = self._opened()
-        await background.aread(lambda s: require_session(s, session))
-        return await background.aread(lambda s: load_graph(s, session))
-
-    async def calls(self, session: str) -> list[CallRecord]:
-        """The session's call log: one record per LLM call, replies from the cache too."""
-        await self.store.aread(lambda s: require_session(s, session))
-        return await self.store.aread(lambda s: s.calls(session))
