@@ -3,13 +3,24 @@ two runs never share an id, and a session has one writer at a time."""
 
 from __future__ import annotations
 
+import json
+import os
+import signal
+import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
+from dagmca.reports.writers import write_json
+from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
+from tests.support.fault_server import FaultServer
 from tests.support.sandbox import process_env
+from tests.test_cli import dagmca
 
 SMALL = ["--cpp", "2", "--rounds", "2", "--max-branches", "1", "--max-depth", "1", "--max-revisits", "0"]
 
@@ -48,3 +59,139 @@ def test_two_runs_started_in_the_same_second_make_two_sessions(tmp_path: Path) -
         )
         assert check.returncode == 0, check.stdout + check.stderr
 
+
+class Stall:
+    """An endpoint hook that holds every chat request from the `at`-th on until
+    `release` is set: the run is then mid-debate, with its session in the store."""
+
+    def __init__(self, at: int) -> None:
+        self.at, self.seen = at, 0
+        self.lock = threading.Lock()
+        self.reached, self.release = threading.Event(), threading.Event()
+
+    def __call__(self, body: dict[str, Any]) -> None:
+        with self.lock:
+            self.seen += 1
+            held = self.seen >= self.at
+        if held:
+            self.reached.set()
+            self.release.wait(120)
+
+
+def endpoint(server: FaultServer) -> list[str]:
+    return ["--llm", "openai", "--model", "fault-model", "--base-url", server.base_url]
+
+
+ENV = {"OPENAI_API_KEY": "sk-test-writers", "OPENAI_BASE_URL": ""}
+
+
+def one_line_refusal(proc: subprocess.CompletedProcess[str], *needles: str) -> str:
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dagmca: error:"), proc.stderr
+    assert all(n in lines[0] for n in needles), lines[0]
+    return lines[0]
+
+
+def test_a_run_and_a_resume_of_one_session_at_once_one_is_refused_and_check_passes(tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    db = tmp_path / "g.db"
+    stall = Stall(at=6)
+    with FaultServer(on_request=stall) as server:
+        run = start(
+            "run", str(passage), "--store", str(db), "--session", "s1", "--quiet", *endpoint(server), *SMALL,
+            cwd=tmp_path, env=ENV,
+        )  # fmt: skip
+        try:
+            assert stall.reached.wait(120), "the run never reached the debate"
+            resumed = dagmca("resume", "s1", "--store", str(db), cwd=tmp_path, env=ENV)
+            line = one_line_refusal(resumed, "s1", f"{run.pid}@{socket.gethostname()}")
+            assert "being written by another process" in line
+            revisited = dagmca("revisit", "s1", "--store", str(db), cwd=tmp_path, env=ENV)
+            one_line_refusal(revisited, f"{run.pid}@")
+            deleted = dagmca("delete", "s1", "--yes", "--store", str(db), cwd=tmp_path, env=ENV)
+            one_line_refusal(deleted, f"{run.pid}@")
+        finally:
+            stall.release.set()
+            _, stderr = run.communicate(timeout=300)
+        assert run.returncode == 0, stderr
+    with SQLiteStore(db) as st:
+        assert check_store(st, "s1") == []
+
+
+def test_a_dead_holders_lease_is_taken_over_and_a_live_ones_refuses(tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    db = tmp_path / "g.db"
+    base = ["--llm", "fake", "--quiet", "--store", str(db), "--session", "s2", *SMALL]
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])  # a pid that is gone
+    gone.wait()
+    with SQLiteStore(db) as st:
+        st.init_schema()
+        st.claim("s2", f"{socket.gethostname()}:{gone.pid}:abcdef", 600)
+    assert dagmca("run", str(passage), *base, cwd=tmp_path).returncode == 0
+    with SQLiteStore(db) as st:  # this test's own process, alive: its lease holds
+        st.claim("s2", f"{socket.gethostname()}:{os.getpid()}:abcdef", 600)
+    refused = dagmca("delete", "s2", "--yes", "--store", str(db), cwd=tmp_path)
+    one_line_refusal(refused, f"{os.getpid()}@{socket.gethostname()}")
+
+
+def test_a_revisit_of_an_interrupted_session_is_refused_saying_to_resume_it(tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    db = tmp_path / "g.db"
+    stall = Stall(at=6)
+    with FaultServer(on_request=stall) as server:
+        run = start(
+            "run", str(passage), "--store", str(db), "--session", "s3", "--quiet", *endpoint(server), *SMALL,
+            cwd=tmp_path, env=ENV,
+        )  # fmt: skip
+        try:
+            assert stall.reached.wait(120), "the run never reached the debate"
+            run.send_signal(signal.SIGINT)
+            time.sleep(0.5)
+        finally:
+            stall.release.set()
+            _, stderr = run.communicate(timeout=300)
+        assert run.returncode == 130, stderr
+        # the hint names every option `resume` needs: the store is not the default one
+        assert f"dagmca resume s3 --store {db}" in stderr
+        revisited = dagmca("revisit", "s3", "--store", str(db), cwd=tmp_path, env=ENV)
+        one_line_refusal(revisited, "s3 is not finished (interrupted)", "dagmca resume s3")
+        finished = dagmca("resume", "s3", "--store", str(db), "--quiet", cwd=tmp_path, env=ENV)
+        assert finished.returncode == 0, finished.stderr
+    assert dagmca("check", "s3", "--store", str(db), cwd=tmp_path).returncode == 0
+
+
+def test_run_with_an_existing_sessions_id_continues_it_only_with_its_settings(tmp_path: Path) -> None:
+    passage = tmp_path / "p.txt"
+    passage.write_text(PASSAGE, encoding="utf-8")
+    db = tmp_path / "g.db"
+    base = ["run", str(passage), "--llm", "fake", "--quiet", "--store", str(db), "--session", "s4"]
+    assert dagmca(*base, *SMALL, cwd=tmp_path).returncode == 0
+    other = dagmca(*base, *SMALL[:-2], "--max-revisits", "1", cwd=tmp_path)
+    one_line_refusal(other, "other settings", "max_revisits 1 (the session's: 0)", "dagmca resume s4")
+    same = dagmca(*base, *SMALL, cwd=tmp_path)
+    one_line_refusal(same, "s4 already exists", "is done")
+
+
+def test_concurrent_atomic_writes_of_one_file_never_lose_their_temporary_file(tmp_path: Path) -> None:
+    target = tmp_path / "status.json"
+    failures: list[OSError] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(300):
+                write_json(target, {"writer": n, "i": i})
+        except OSError as exc:  # what the old shared temp name raised: FileNotFoundError
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert failures == []
+    assert json.loads(target.read_text())["i"] == 299
+    assert [p.name for p in tmp_path.iterdir()] == ["status.json"]

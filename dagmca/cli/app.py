@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shlex
 import sys
 
 import typer
@@ -97,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
             soft_wrap=True,
         )
         err.print(
-            f"dagmca: `dagmca resume {exc.session}` continues it without repeating a finished call",
+            f"dagmca: `dagmca resume {exc.session} --store {shlex.quote(exc.location)}` continues it without "
+            "repeating a finished call",
             markup=False,
             highlight=False,
             soft_wrap=True,

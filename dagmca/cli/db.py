@@ -114,8 +114,9 @@ def delete(
     index (the response cache is shared, and stays). Asks first, unless --yes. Refused
     when other sessions link to it, unless --force."""
     from dagmca.store.deletion import delete_session
+    from dagmca.store.lease import session_lease
 
-    with open_existing(resolve_store(store)) as st:
+    with open_existing(resolve_store(store)) as st, session_lease(st, session):
         node = require_session(st, session)
         where = st.location
         if not yes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import uuid
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -25,9 +26,13 @@ def write_json(path: Path, data: Any, *, indent: int | None = 2) -> None:
     if isinstance(data, BaseModel):
         data = data.model_dump(mode="json")
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    # a name of this write's own: two writers of one folder never replace each other's file
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        tmp.write_text(json.dumps(data, indent=indent, ensure_ascii=False) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def report_path(debate: DebateNode) -> str:
