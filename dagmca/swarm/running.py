@@ -12,13 +12,16 @@ import hashlib
 import json
 from dataclasses import asdict
 
+from dagmca.config import SessionConfig
 from dagmca.evaluation.judging import Completer
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
+from dagmca.swarm.client import swarm_client
 from dagmca.swarm.loop import OnAttempt, RunResult, StreamPlan, run_stream
 from dagmca.swarm.report import SwarmReport, build_report
+from dagmca.workspace import BaseWorkspace, ClientLike
 
 
 def swarm_id(plan_settings: dict[str, object], stream: str) -> str:
@@ -84,3 +87,16 @@ async def run_swarm(
     )
     await store.aread(lambda s: s.write([record]))
     return report
+
+
+async def swarm_in(
+    ws: BaseWorkspace,
+    plan: StreamPlan,
+    cfg: SessionConfig,
+    client: ClientLike | None = None,
+    on_attempt: OnAttempt | None = None,
+) -> SwarmReport:
+    """The swarm in a workspace: its store, its embedder (for D) and the settings'
+    model behind one metered client."""
+    model = await swarm_client(ws, cfg, plan.swarm_id, client)
+    return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt)

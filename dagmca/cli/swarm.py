@@ -1,0 +1,172 @@
+"""`dagmca swarm TASKS`: a stream of tasks, each routed to one agent of a pool and
+checked objectively (scored against a reference, or run against its tests in the
+executor); routers compared on accuracy and specialization, with intervals.
+
+Every input problem (a task line, an unknown router) is found before the first call;
+the same command run again goes on where it stopped, or reads a finished swarm back
+without a call."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.table import Table
+
+from dagmca.cli import options as o
+from dagmca.cli.console import err, out
+from dagmca.config import SessionConfig
+from dagmca.errors import BuildInterrupted
+
+
+def _agents(cfg: SessionConfig, n: int) -> list[str]:
+    names = list(dict.fromkeys(cfg.perspectives))[:n]
+    return names + [f"agent {i}" for i in range(len(names) + 1, n + 1)]
+
+
+@o.with_settings(exclude=("protocol", "router", "agents", "router_temperature"))
+def swarm(
+    cfg: SessionConfig,
+    tasks: Annotated[
+        Path,
+        typer.Argument(
+            help="JSONL of reference tasks {id, type, question, answer} "
+            "or code tasks {id, type, prompt, tests, entry_point}"
+        ),
+    ],
+    agents: Annotated[int, typer.Option("--agents", min=2, max=64, help="Agents in the pool")] = 4,
+    router: Annotated[
+        str,
+        typer.Option(
+            "--router",
+            help="affinity, random, round-robin, greedy, ucb, "
+            "thompson, or a comma list to compare on the same stream",
+        ),
+    ] = "affinity",
+    context_examples: Annotated[
+        int, typer.Option("--context-examples", min=0, help="Solved examples in a prompt, at most")
+    ] = 4,
+    context_tokens: Annotated[
+        int, typer.Option("--context-tokens", min=0, help="Tokens of examples in a prompt, at most")
+    ] = 1500,
+    negatives: Annotated[int, typer.Option("--negatives", min=0, help="Failed examples shown too")] = 0,
+    weighting: Annotated[
+        Literal["type", "recency"],
+        typer.Option("--weighting", help="type: same type first; recency: newest first"),
+    ] = "type",
+    router_temperature: Annotated[
+        float, typer.Option("--router-temperature", min=0.001, help="The affinity softmax's temperature")
+    ] = 0.05,
+    snapshot_every: Annotated[
+        int, typer.Option("--snapshot-every", min=1, help="S, D and F every M tasks")
+    ] = 20,
+    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per router, seeded apart")] = 1,
+    store: o.Store = None,
+    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for swarm.json and the plots")] = None,
+    as_json: o.AsJSON = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Project the calls and tokens; spend nothing")
+    ] = False,
+) -> None:
+    """Route a stream of checked tasks to agents that learn from their successes."""
+    from dagmca.api import in_workspace
+    from dagmca.llm.factory import check_backend
+    from dagmca.store import resolve_store
+    from dagmca.swarm.agents import ContextOptions
+    from dagmca.swarm.loop import StreamPlan
+    from dagmca.swarm.routers import parse_routers
+    from dagmca.swarm.running import settings_of, swarm_id, swarm_in
+    from dagmca.swarm.tasks import load_stream
+
+    found = load_stream(tasks)
+    routers = parse_routers(router)
+    plan = StreamPlan(
+        swarm_id="",
+        tasks=found,
+        agents=_agents(cfg, agents),
+        routers=routers,
+        repeats=repeats,
+        seed=cfg.seed,
+        snapshot_every=snapshot_every,
+        temperature=router_temperature,
+        context=ContextOptions(
+            examples=context_examples, max_tokens=context_tokens, negatives=negatives, weighting=weighting
+        ),
+    )
+    stream = tasks.read_text(encoding="utf-8")
+    identity = {**settings_of(plan), "model": cfg.model, "endpoint": cfg.base_url or cfg.llm}
+    plan = StreamPlan(**{**plan.__dict__, "swarm_id": swarm_id(identity, stream)})
+    calls = len(found) * len(routers) * repeats
+    if dry_run:
+        per_call = context_tokens + plan.reply_tokens + 200
+        projection = {"swarm_id": plan.swarm_id, "calls": calls, "tokens_at_most": calls * per_call}
+        print(json.dumps(projection)) if as_json else out.print(
+            f"swarm {plan.swarm_id}: {calls:,} calls, at most {calls * per_call:,} tokens; nothing spent"
+        )
+        return
+    check_backend(cfg)
+    if not as_json:
+        err.print(
+            f"swarm {plan.swarm_id}: {len(found)} tasks x {len(routers)} routers x {repeats} repeats, "
+            f"{len(plan.agents)} agents",
+            markup=False,
+            highlight=False,
+        )
+    started, made = time.monotonic(), [0]
+
+    def progress(attempt: object) -> None:
+        made[0] += 1
+        if as_json or made[0] % 10:
+            return
+        left = (time.monotonic() - started) / made[0] * (calls - made[0])
+        err.print(
+            f"[{made[0]}/{calls}] ETA {left:.0f}s (tasks read back from an earlier run come first "
+            "and take no time)",
+            markup=False,
+            highlight=False,
+        )
+
+    try:
+        report = in_workspace(
+            resolve_store(store),
+            lambda ws: swarm_in(ws, plan, cfg, on_attempt=progress),
+            embedder=cfg.embedder,
+        )
+    except KeyboardInterrupt:
+        raise BuildInterrupted(
+            f"swarm {plan.swarm_id} interrupted: every finished attempt is kept",
+            "run the same command again to go on without repeating one",
+        ) from None
+    if out_dir is not None:
+        from dagmca.swarm.plot import write_outputs
+
+        for path in write_outputs(report, out_dir):
+            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    if as_json:
+        print(report.model_dump_json(indent=2))
+        return
+    table = Table(title=f"dagmca swarm {report.swarm_id}", title_justify="left")
+    for name in ("router", "repeats", "accuracy (95% CI)", "S (95% CI)", "S noise floor", "D", "tokens"):
+        table.add_column(name)
+    for r in report.routers:
+        s = "-" if r.s is None else f"{r.s:.2f}" + (f" [{r.s_ci[0]:.2f}, {r.s_ci[1]:.2f}]" if r.s_ci else "")
+        table.add_row(
+            r.router,
+            str(r.repeats),
+            f"{r.accuracy:.1%} [{r.accuracy_ci[0]:.1%}, {r.accuracy_ci[1]:.1%}]",
+            s,
+            "-" if r.s_noise is None else f"{r.s_noise:.2f}",
+            "-" if r.d is None else f"{r.d:.2f}",
+            f"{r.tokens:,}",
+        )
+    out.print(table)
+    if report.comparisons:
+        pairs = Table(title="paired comparisons (Holm-corrected p)", title_justify="left")
+        for name in ("router", "against", "on", "better/worse", "p", "p Holm"):
+            pairs.add_column(name)
+        for c in report.comparisons:
+            pairs.add_row(c.a, c.b, c.measure, f"{c.wins}/{c.losses}", f"{c.p:.3g}", f"{c.p_holm:.3g}")
+        out.print(pairs)
