@@ -1,0 +1,36 @@
+"""The shipped streams: every one loads, and every code task's reference solution
+passes its tests in the executor (and a wrong one fails them)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dagmca.swarm.sandbox import Limits, run
+from dagmca.swarm.tasks import load_stream, program, score_reference
+
+STREAMS = Path(__file__).parents[1] / "examples" / "swarm"
+
+
+@pytest.mark.parametrize("name", ["arithmetic", "units", "code", "mixed"])
+def test_each_shipped_stream_loads(name: str) -> None:
+    tasks = load_stream(STREAMS / f"{name}.jsonl")
+    assert len({t.type for t in tasks}) >= (1 if name != "mixed" else 6)
+
+
+def test_every_reference_solution_passes_its_tests_in_the_executor() -> None:
+    tasks = [t for t in load_stream(STREAMS / "code.jsonl") if t.is_code]
+    assert {t.type for t in tasks} == {"string", "list", "math", "logic"}
+    for task in tasks:
+        assert task.solution is not None
+        outcome = run(program(task, f"```python\n{task.solution}```"), Limits())
+        assert outcome.passed, (task.id, outcome.output)
+        wrong = run(program(task, f"def {task.entry_point}(*args):\n    return None\n"), Limits())
+        assert not wrong.passed, task.id
+
+
+def test_reference_tasks_are_scored_as_eval_scores_them() -> None:
+    task = load_stream(STREAMS / "units.jsonl")[0]
+    assert score_reference(task, f"That is {task.answer} in all.\nAnswer: {task.answer}")
+    assert not score_reference(task, "Answer: 1")
