@@ -38,7 +38,8 @@ def read_passage(path: Path, max_bytes: int) -> str:
 
 
 def title_of(text: str, fallback: str) -> str:
-    first = text.strip().splitlines()[0].strip().lstrip("#").strip()
+    lines = text.strip().splitlines()
+    first = lines[0].strip().lstrip("#").strip() if lines else ""
     if not first:
         return fallback
     return first if len(first) <= 80 else clip(first, 78)

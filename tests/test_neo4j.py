@@ -292,7 +292,8 @@ def test_wrong_settings_fail_fast_with_one_line(
     # --llm local: reaching the model would take seconds; the store is checked first.
     proc = dagmca("run", str(passage), "--llm", "local", "--store", uri, cwd=tmp_path, env=env)
     assert time.monotonic() - started < 30
-    assert proc.returncode == 2, proc.stderr
+    # a database that cannot be used is exit 3, as an endpoint is; a wrong name is a setting's, 2
+    assert proc.returncode == {"unreachable": 3, "password": 3, "database": 2}[problem], proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
     expected = {"unreachable": "cannot reach", "password": "refused the user name", "database": "no database"}

@@ -11,7 +11,7 @@ import typer
 from dagmca.cli import options as o
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
-from dagmca.store import resolve_store
+from dagmca.store import open_existing, resolve_store
 
 Http = Annotated[bool, typer.Option("--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio.")]
 Port = Annotated[
@@ -66,8 +66,11 @@ def mcp(
         ) from None
     from dagmca import aio
 
+    location = resolve_store(store)
+    with open_existing(location):  # a mistyped --store is refused, not served empty
+        pass
     options = ServeOptions(
-        store=resolve_store(store),
+        store=location,
         settings=cfg,
         allow_run=allow_run,
         http=http,

@@ -37,7 +37,7 @@ from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
 from dagmca.metrics.ledger import arm_shares
 from dagmca.models import NodeRecord
-from dagmca.passage import read_passage, title_of
+from dagmca.passage import check_text, read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 
@@ -72,7 +72,7 @@ def read_question(question: str | None, question_file: Path | None) -> str | Non
         raise UserError("--question and --question-file both given", "give one of them")
     if question_file is not None:
         return read_passage(question_file, MAX_QUESTION_BYTES)
-    return question
+    return check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
 
 
 @o.with_settings()

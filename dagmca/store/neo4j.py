@@ -10,7 +10,7 @@ from typing import Any, TypeVar
 import neo4j
 from neo4j import exceptions as neo4j_errors
 
-from dagmca.errors import UserError
+from dagmca.errors import EndpointError, UserError
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import cypher, deletion
 from dagmca.store.base import GraphStore, StoreError
@@ -385,12 +385,12 @@ class Neo4jStore(GraphStore):
             with self._driver.session(database=self._database) as session:
                 return fn(session)
         except neo4j_errors.AuthError:
-            raise UserError(
+            raise EndpointError(
                 f"Neo4j at {self._location} refused the user name or password",
                 "check NEO4J_USER and NEO4J_PASSWORD",
             ) from None
         except neo4j_errors.ServiceUnavailable:
-            raise UserError(
+            raise EndpointError(
                 f"cannot reach Neo4j at {self._location}",
                 "start it (`docker compose up -d`) or check --store / NEO4J_URI",
             ) from None
