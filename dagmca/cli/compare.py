@@ -15,7 +15,7 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.progress import LiveProgress
+from dagmca.cli.progress import progress
 from dagmca.config import SessionConfig
 from dagmca.errors import Interrupted, UserError
 from dagmca.evaluation.arms import matched_vote as vote_size
@@ -234,7 +234,7 @@ def compare(
                 settings=arm_cfg,
                 session=sid,
                 title=title,
-                events=None if quiet else LiveProgress(err),
+                events=None if quiet else progress(err),
                 out_dir=out_dir / spec.name if out_dir else None,
             )
             arms.append(await collect(ws, spec, result, time.monotonic() - started))

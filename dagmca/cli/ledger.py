@@ -15,7 +15,7 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.progress import LiveProgress
+from dagmca.cli.progress import progress
 from dagmca.cli.render import claims_row
 from dagmca.cli.run import OVERRIDES, in_session, resumed_config
 from dagmca.metrics.ledger import ClaimLine
@@ -63,7 +63,7 @@ def ledger(
         report = LedgerReport.of(session, st.nodes(session), st.edges(session))
         if not report.claims or overrides:
             cfg = resumed_config(node, overrides)
-            display = None if quiet or as_json else LiveProgress(err)
+            display = None if quiet or as_json else progress(err)
             report = in_session(st, session, lambda ws: ws.ledger(session, settings=cfg, events=display))
             if report.untraced:
                 err.print(

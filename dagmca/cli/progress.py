@@ -1,4 +1,5 @@
-"""Rich live progress for `dagmca run`: a small panel fed by the session's events."""
+"""The progress of `dagmca run`, fed by the session's events: a small live panel on a
+terminal, lines where stderr is a file or a pipe."""
 
 from __future__ import annotations
 
@@ -137,6 +138,57 @@ class LiveProgress:
             grid.add_row("branch progress", "  ".join(f"{b}: {r}" for b, r in recent))
         log = Text("\n".join(self.log), style="dim", overflow="ellipsis", no_wrap=True)
         return Group(Text("dagmca run", style="bold"), grid, log)
+
+
+class LineProgress(LiveProgress):
+    """The progress of a run whose stderr is no terminal (`2>log`, a CI job): a line at
+    each phase and at most every `EVERY_S` seconds between, as `eval` writes its own."""
+
+    EVERY_S = 5.0
+
+    def __init__(self, console: Console) -> None:
+        super().__init__(console)
+        self._said = 0.0
+        self._phase_said = self._last = ""
+
+    def start(self, meter: Meter) -> None:
+        self.meter = meter
+        self._say()
+
+    def stop(self) -> None:
+        self._say()
+
+    def emit(self, event: Event) -> None:
+        if isinstance(event, PhaseChanged):  # a round of the last phase is not where this one is
+            self.where = ""
+        super().emit(event)
+        if self.phase != self._phase_said or time.monotonic() - self._said >= self.EVERY_S:
+            self._say()
+
+    def line(self) -> str:
+        m = self.meter
+        spend = (
+            f"{m.calls} calls ({m.failures} failed), {m.usage.total:,} tokens, ${m.cost_usd:.4f}" if m else ""
+        )
+        branches, where = self.counts[BranchStarted.name], f", {self.where}" if self.where else ""
+        return (
+            f"[{time.monotonic() - self.started:.0f}s] {self.phase}{where}: "
+            f"{self.counts[TurnRecorded.name]} turns, {self.counts[TensionFlagged.name]} tensions, "
+            f"{branches} branches ({self.counts['branch_done']} done); {spend}"
+        )
+
+    def _say(self) -> None:
+        line = self.line()
+        said = line.partition("] ")[2]  # the same but for the time: nothing new to say
+        if said == self._last:
+            return
+        self._said, self._phase_said, self._last = time.monotonic(), self.phase, said
+        self.console.print(f"dagmca: {line}", markup=False, highlight=False, soft_wrap=True)
+
+
+def progress(console: Console) -> LiveProgress:
+    """The live panel on a terminal, else lines (a panel redrawn into a file is noise)."""
+    return LiveProgress(console) if console.is_terminal else LineProgress(console)
 
 
 OTHER_STATES = ("failed", "skipped", "claimed by another worker")

@@ -17,7 +17,7 @@ from rich.markup import escape
 from dagmca.api import RunResult, Workspace, in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.progress import LiveProgress
+from dagmca.cli.progress import progress
 from dagmca.cli.render import (
     claims_row,
     degenerate_count,
@@ -122,7 +122,7 @@ def run(
                 markup=False,
                 highlight=False,
             )
-        display = Verdicts(None if quiet else LiveProgress(err))
+        display = Verdicts(None if quiet else progress(err))
         result = in_session(
             graph_store,
             session_id,
@@ -273,7 +273,7 @@ def resume(
         target = runner.reports_dir(location, session, out_dir)
         started = time.monotonic()
         projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
-        display = Verdicts(None if quiet else LiveProgress(err))
+        display = Verdicts(None if quiet else progress(err))
         result = in_session(
             st,
             session,
@@ -303,7 +303,7 @@ def revisit(
         cfg = resumed_config(node, overrides)
         new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
         target = runner.reports_dir(location, session, out_dir)
-        display = None if quiet else LiveProgress(err)
+        display = None if quiet else progress(err)
         result = in_session(
             st,
             session,
