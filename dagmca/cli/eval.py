@@ -17,7 +17,7 @@ from rich.table import Table
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.errors import BuildInterrupted, UserError
 from dagmca.evaluation.arms import KINDS
 from dagmca.evaluation.estimate import EvalProjection, project_eval
 from dagmca.evaluation.files import write_report
@@ -128,9 +128,11 @@ def show_projection(p: EvalProjection, as_json: bool) -> None:
     out.print(table)
 
 
-def default_eval_id(tasks: Path, arms: str, repeats: int) -> str:
-    """Same tasks file, arms and repeats: same id, so a plain rerun resumes."""
-    digest = hashlib.sha256(f"{tasks.resolve()}|{arms}|{repeats}".encode()).hexdigest()[:10]
+def default_eval_id(tasks: Path, arms: str, repeats: int, made_with: str = "") -> str:
+    """Same tasks file, arms, repeats and identity (every setting that changes an
+    answer, as a digest): same id, so a plain rerun resumes, and a rerun with another
+    model or endpoint is another eval."""
+    digest = hashlib.sha256(f"{tasks.resolve()}|{arms}|{repeats}|{made_with}".encode()).hexdigest()[:10]
     return f"eval-{digest}"
 
 
@@ -178,6 +180,7 @@ def eval_(
     """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
     from dagmca.api import in_workspace
     from dagmca.evaluation import load_tasks, parse_arms
+    from dagmca.evaluation.identity import digest, identity, models_line, role_models
     from dagmca.evaluation.running import EvalPlan, run_eval
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
@@ -194,12 +197,14 @@ def eval_(
         return
     check_backend(cfg)
     plan = EvalPlan(
-        eval_id=eval_id or default_eval_id(tasks, arms, repeats), tasks=found, arms=chosen,
+        eval_id=eval_id or default_eval_id(tasks, arms, repeats, digest(identity(cfg, chosen))),
+        tasks=found, arms=chosen,
         repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
         noise_floor=noise, parallel=parallel,
     )  # fmt: skip
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
+        err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)
     total = len(found) * len(chosen) * repeats
     seen: list[RunRecord] = []
     started = time.monotonic()
@@ -217,24 +222,39 @@ def eval_(
             markup=False, highlight=False, soft_wrap=True,
         )  # fmt: skip
 
-    report = in_workspace(
-        resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress), embedder=cfg.embedder
-    )
+    try:
+        report = in_workspace(
+            resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress), embedder=cfg.embedder
+        )
+    except KeyboardInterrupt:
+        raise BuildInterrupted(
+            f"eval {plan.eval_id} interrupted: every finished session and verdict is kept",
+            "run the same command again to finish it without repeating finished work",
+        ) from None
     if out_dir is not None:
         written = write_report(report, out_dir)
         for path in written.paths:
             err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
         for note in written.notes:
             err.print(f"dagmca: {note}", markup=False, highlight=False, soft_wrap=True)
-    if report.skipped or report.unjudged:
+    if report.skipped:
         err.print(
-            f"dagmca: {report.skipped} sessions not run and {report.unjudged} pairs not judged: the eval's "
-            "budget is spent; rerun with a raised budget to finish them",
+            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; rerun with a raised "
+            "budget to finish them",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+    if report.unjudged or report.no_verdict:
+        err.print(
+            f"dagmca: {report.unjudged} judged pairs unjudged (the judge did not answer, or the budget "
+            "is spent) "
+            f"and {report.no_verdict} without a verdict (its reply could not be read): left out of every "
+            "comparison, never counted as ties; rerun with a working judge to finish them",
             markup=False, highlight=False, soft_wrap=True,
         )  # fmt: skip
     if as_json:
         print(report.model_dump_json(indent=2, exclude={"results"}))
         return
+    out.print(f"models: {models_line(report.models)}", markup=False, highlight=False, soft_wrap=True)
     out.print(arms_table(report))
     if report.comparisons:
         out.print(comparisons_table(report))

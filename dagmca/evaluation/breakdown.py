@@ -78,6 +78,8 @@ class EvalSpend(Strict):
 def verdict_outcomes(verdicts: Sequence[Verdict]) -> list[Outcome]:
     tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for v in verdicts:
+        if v.verdict not in ("win", "loss", "tie"):  # unread: apart, never a tie
+            continue
         tally[v.task][("win", "loss", "tie").index(v.verdict)] += 1
     return [Outcome(t, w, lo, ti) for t, (w, lo, ti) in sorted(tally.items())]
 

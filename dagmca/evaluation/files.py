@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dagmca.evaluation.identity import models_line
 from dagmca.evaluation.plot import NO_PNG, quality_cost_png, quality_cost_svg
 from dagmca.evaluation.report import EvalReport
 
@@ -20,6 +21,8 @@ def markdown(report: EvalReport) -> str:
         f"# Evaluation {report.eval_id}",
         "",
         f"{report.tasks} tasks, {len(report.arms)} arms, {report.repeats} repeat(s).",
+        "",
+        f"Models: {models_line(report.models)}.",
         "",
         "| arm | protocol | sessions | accuracy | 95% CI | parse failures | calls | tokens | cost $ |",
         "|---|---|---|---|---|---|---|---|---|",

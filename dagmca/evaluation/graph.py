@@ -70,7 +70,8 @@ def judged_edges(
 ) -> list[EdgeRecord]:
     """One edge per order and criterion (overall, and each the judge gave), from the
     arm's final to the baseline's, its verdict from the arm's side; the combined verdict
-    (both orders agreeing, else a tie) on each too."""
+    (both orders agreeing, else a tie; `no_verdict` or `unjudged` when an order was not
+    read) on each too."""
     return [
         edge(
             arm_final,
@@ -82,7 +83,7 @@ def judged_edges(
             verdict=v.verdict,
             combined=result.verdict
             if v.criterion == result.criterion
-            else result.criteria.get(v.criterion, "tie"),
+            else result.criteria.get(v.criterion, "no_verdict"),
             order=v.order,
             criterion=v.criterion,
             reason=v.reason,

@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, Field
 
+from dagmca.errors import EndpointError
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.models.schema import CallPhase, Strict
@@ -24,6 +25,13 @@ ORDERS = ("xy", "yx")  # the arm's answer shown first, then the baseline's
 
 CRITERIA = ("comprehensiveness", "insight", "faithfulness", "clarity")
 Label = Literal["A", "B", "tie"]
+Read = Literal["win", "loss", "tie"]
+# a pair the judge answered but not readably (`no_verdict`: its reply did not fit the
+# schema even after repair), or did not answer at all (`unjudged`: its endpoint failed,
+# or the budget was spent); neither is ever counted as a tie, and a rerun asks again
+Unread = Literal["no_verdict", "unjudged"]
+Outcome = Literal["win", "loss", "tie", "no_verdict", "unjudged"]
+UNREAD: tuple[Unread, ...] = ("no_verdict", "unjudged")
 
 
 class CriterionJudgement(Strict):
@@ -59,11 +67,11 @@ class Completer(Protocol):
 
 @dataclass(frozen=True)
 class OrderVerdict:
-    """One order's verdict, from the arm's side: win, loss or tie (none: the judge gave
-    no usable reply, which counts as a tie)."""
+    """One order's verdict, from the arm's side: win, loss or tie; `no_verdict` or
+    `unjudged` when the judge gave no reply that could be read (never a tie)."""
 
     order: str
-    verdict: Literal["win", "loss", "tie", "none"]
+    verdict: Outcome
     reason: str
     criterion: str = CRITERION
     # the reply's reasoning said nothing even when asked again (llm/stack/reasons.py)
@@ -72,12 +80,14 @@ class OrderVerdict:
 
 @dataclass(frozen=True)
 class PairResult:
-    """A pair judged in both orders: a win or loss only when both orders agree."""
+    """A pair judged in both orders: a win or loss only when both orders agree; unread
+    when either order is. `criteria`: each criterion the judge gave, combined the same
+    way (one given in a single order is `no_verdict`)."""
 
-    verdict: Literal["win", "loss", "tie"]
+    verdict: Outcome
     orders: tuple[OrderVerdict, ...]  # overall first, then each criterion the judge gave
     criterion: str = CRITERION
-    criteria: dict[str, Literal["win", "loss", "tie"]] = field(default_factory=dict)
+    criteria: dict[str, Outcome] = field(default_factory=dict)
 
 
 SYSTEM = (
@@ -102,8 +112,13 @@ def pair_messages(question: str, passage: str | None, first: str, second: str) -
     return [{"role": "system", "content": SYSTEM}, {"role": "user", "content": "\n\n".join(parts)}]
 
 
-def combine(first: str, second: str) -> Literal["win", "loss", "tie"]:
-    """Both orders' verdicts (from the arm's side) as one: agreement or a tie."""
+def combine(first: str, second: str) -> Outcome:
+    """Both orders' verdicts (from the arm's side) as one: agreement or a tie; an order
+    the judge did not answer leaves the pair unjudged, one it answered unreadably
+    leaves it without a verdict."""
+    for unread in ("unjudged", "no_verdict"):
+        if unread in (first, second):
+            return unread
     if first == second and first in ("win", "loss"):
         return first  # type: ignore[return-value]
     return "tie"
@@ -135,12 +150,16 @@ async def judge_pair(
             )
         except BudgetExhausted:  # not asked: the pair is left for a rerun, not made a tie
             raise
+        except EndpointError as exc:  # the judge's endpoint is down: a rerun asks again
+            verdicts.append(OrderVerdict(order, "unjudged", f"not judged: {exc.line()}"))
+            continue
         except LLMError as exc:
-            verdicts.append(OrderVerdict(order, "none", f"no verdict: {exc}"))
+            kind: Unread = "no_verdict" if exc.invalid_output else "unjudged"
+            verdicts.append(OrderVerdict(order, kind, f"{kind.replace('_', ' ')}: {exc}"))
             continue
         parsed: Any = done.parsed
         if not isinstance(parsed, PairJudgement):
-            verdicts.append(OrderVerdict(order, "none", "no verdict: the reply did not parse"))
+            verdicts.append(OrderVerdict(order, "no_verdict", "no verdict: the reply did not parse"))
             continue
         hollow = bool(done.degenerate)
         verdicts.append(
@@ -157,17 +176,17 @@ async def judge_pair(
 
 def _result(verdicts: list[OrderVerdict]) -> PairResult:
     """Each criterion's verdicts over the two orders as one; a criterion the judge gave
-    in one order only is recorded but not combined."""
+    in one order only has no verdict."""
     by: dict[str, dict[str, str]] = {}
     for v in verdicts:
         by.setdefault(v.criterion, {})[v.order] = v.verdict
-    combined = {c: combine(o["xy"], o["yx"]) for c, o in by.items() if len(o) == len(ORDERS)}
-    overall = combined.pop(CRITERION, "tie")
+    combined = {c: combine(o.get("xy", "no_verdict"), o.get("yx", "no_verdict")) for c, o in by.items()}
+    overall = combined.pop(CRITERION, "no_verdict")
     ordered = sorted(verdicts, key=lambda v: v.criterion != CRITERION)
     return PairResult(overall, tuple(ordered), criteria=combined)
 
 
-def _from_arm(label: str, order: str) -> Literal["win", "loss", "tie"]:
+def _from_arm(label: str, order: str) -> Read:
     if label == "tie":
         return "tie"
     arm_label = "A" if order == "xy" else "B"

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
 
+from dagmca.evaluation.judging import Outcome
 from dagmca.evaluation.scoring import Score
 
 OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
@@ -39,12 +39,14 @@ class RunRecord:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judged pair on one task and repeat (and trial), from `arm`'s side, on one
-    criterion (the overall verdict, or one the judge gave beside it)."""
+    """A judged pair on one task, repeat and trial, from `arm`'s side, on one criterion
+    (the overall verdict, or one the judge gave beside it). `no_verdict` and
+    `unjudged` pairs are kept, to be counted apart, never as ties."""
 
     arm: str
     baseline: str
     task: str
     repeat: int
-    verdict: Literal["win", "loss", "tie"]
+    verdict: Outcome
     criterion: str = OVERALL
+    trial: int = 0

@@ -23,11 +23,14 @@ from dagmca.evaluation.breakdown import (
     summed,
     verdict_outcomes,
 )
+from dagmca.evaluation.identity import RoleModel
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, per_dollar, sign_test, wilson, win_rate
 from dagmca.models.schema import Strict
 
-__all__ = ["EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows"]
+__all__ = [
+    "EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows", "unread",
+]  # fmt: skip
 
 
 class Accuracy(Strict):
@@ -103,7 +106,12 @@ class EvalReport(Strict):
     # sessions not run because the eval's budget was spent: a rerun with a raised budget
     # runs them; until then the comparisons pair only what both arms ran
     skipped: int = 0
-    unjudged: int = 0  # pairs the judge was not asked about, for the same reason
+    # judged pairs (and trials) the judge did not answer (its endpoint failed, or the
+    # budget was spent), and those it answered unreadably: left out of every comparison,
+    # never counted as ties; a rerun asks the judge again
+    unjudged: int = 0
+    no_verdict: int = 0
+    models: list[RoleModel] = Field(default_factory=list)  # what played each role
     spend: EvalSpend | None = None
     results: list[ResultRow]
 
@@ -180,7 +188,7 @@ def comparisons(
         if outcomes:
             found.append(compare(a, b, "accuracy", outcomes, seed))
         judged = [v for v in verdicts if (v.arm, v.baseline) == (a, b) and v.criterion == OVERALL]
-        if judged:
+        if verdict_outcomes(judged):
             found.append(compare(a, b, "judged", verdict_outcomes(judged), seed))
     adjusted = holm([c.p_value for c in found])
     return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
@@ -206,6 +214,11 @@ def noise_floor(
     return NoiseFloor(
         arm=arm, kind=kind, wins=wins, losses=losses, ties=ties, win_rate=win_rate(outcomes), lo=lo, hi=hi
     )
+
+
+def unread(verdicts: Sequence[Verdict], kind: str) -> int:
+    """Judged pairs (each trial apart) whose overall verdict is `kind`."""
+    return sum(1 for v in verdicts if v.criterion == OVERALL and v.verdict == kind)
 
 
 def result_rows(runs: Sequence[RunRecord]) -> list[ResultRow]:

@@ -11,18 +11,21 @@ this run spent, so a rerun reports what the arms cost when they ran."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from itertools import combinations
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar
 
 from dagmca import tracing
 from dagmca.config import SessionConfig
+from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm, session_id, vote_for
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
-from dagmca.evaluation.graph import evaluation_record, final_id, judged_edges, ran_edge
-from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer, PairResult, judge_pair
-from dagmca.evaluation.records import ORIGINS, OVERALL
+from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
+from dagmca.evaluation.identity import differences, identity, legacy_differences, role_models
+from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer
+from dagmca.evaluation.pairs import Finished, judge_all, pairs
+from dagmca.evaluation.records import ORIGINS
 from dagmca.evaluation.report import (
     EvalReport,
     JudgeInfo,
@@ -32,13 +35,13 @@ from dagmca.evaluation.report import (
     comparisons,
     noise_floor,
     result_rows,
+    unread,
 )
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.sessions import EvalSessions, spent
 from dagmca.evaluation.tasks import Task
-from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.metrics.ledger import final_claims, shares
-from dagmca.models import CallPhase, EdgeRecord, FinalNode, ModelRole, NodeKind, node_from_record
+from dagmca.models import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
 from dagmca.store.base import GraphStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, settings_from
@@ -73,15 +76,9 @@ def default_parallel(cfg: SessionConfig) -> int:
     return 1 if cfg.llm == "local" else max(2, cfg.concurrency)
 
 
-@dataclass(frozen=True)
-class _Done:
-    record: RunRecord
-    final_text: str | None
-
-
 def _read_run(
     store: GraphStore, arm: Arm, protocol: str, task: Task, repeat: int, sid: str, tol: float
-) -> _Done:
+) -> Finished:
     node = store.get_node(sid)
     status = str(node.props.get("status", "")) if node is not None else "missing"
     final_record = store.get_node(final_id(sid))
@@ -103,7 +100,7 @@ def _read_run(
         ledger_calls=ledger[0], ledger_tokens=ledger[1], ledger_cost_usd=ledger[2],
         origins=origins if claims else {}, untraced=traced.untraced if traced else 0,
     )  # fmt: skip
-    return _Done(record, text)
+    return Finished(record, text)
 
 
 class _Eval:
@@ -121,11 +118,10 @@ class _Eval:
         self.store = ws.store
         self.values = base.model_dump()
         self.limit = asyncio.Semaphore(max(1, plan.parallel or default_parallel(base)))
-        self.done: dict[tuple[str, str, int], _Done] = {}
+        self.done: dict[tuple[str, str, int], Finished] = {}
         self.skipped = 0  # sessions not run, for the budget
-        self.unjudged = 0  # pairs not judged, for the budget
 
-    async def one(self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any]) -> _Done | None:
+    async def one(self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any]) -> Finished | None:
         sid = session_id(self.plan.eval_id, arm, task.id, repeat)
         cfg = settings_from({**arm.settings(self.values, self.base.seed + repeat), **extra})
         async with self.limit:
@@ -147,7 +143,7 @@ class _Eval:
             self.on_done(done.record)
         return done
 
-    async def matched(self, arm: Arm, task: Task, repeat: int) -> _Done | None:
+    async def matched(self, arm: Arm, task: Task, repeat: int) -> Finished | None:
         target = self.done.get((str(arm.kind.matched_to), task.id, repeat))
         if target is None:  # its target was not run: nothing to match
             self.skipped += 1
@@ -182,69 +178,6 @@ async def _all(work: list[Coroutine[Any, Any, T]]) -> list[T]:
         raise
 
 
-@dataclass(frozen=True)
-class _Pair:
-    """One judge job: `arm`'s answer in `repeat` against `baseline`'s in
-    `baseline_repeat`, reported under the labels (`mca#1` against `mca#0` for the noise
-    floor)."""
-
-    label: str
-    baseline_label: str
-    arm: str
-    baseline: str
-    task: Task
-    repeat: int
-    baseline_repeat: int
-    trial: int
-
-
-def _pairs(plan: EvalPlan, trials: int) -> list[_Pair]:
-    names = [a.name for a in plan.arms]
-    jobs: list[_Pair] = []
-    for t in (t for t in plan.tasks if t.judged or plan.judge_all):
-        for r in range(plan.repeats):
-            for a, b in combinations(names, 2):
-                jobs += [_Pair(a, b, a, b, t, r, r, k) for k in range(trials)]
-        if plan.noise_floor and plan.repeats >= 2 and names:
-            first = names[0]
-            jobs += [_Pair(f"{first}#1", f"{first}#0", first, first, t, 1, 0, k) for k in range(trials)]
-    return jobs
-
-
-async def _judge(e: _Eval, llm: Completer, trials: int) -> tuple[list[Verdict], list[EdgeRecord]]:
-    max_tokens = e.base.role(ModelRole.JUDGE).final_tokens()
-
-    async def one(job: _Pair) -> tuple[list[Verdict], list[EdgeRecord]]:
-        task = job.task
-        mine = e.done[(job.arm, task.id, job.repeat)]
-        theirs = e.done[(job.baseline, task.id, job.baseline_repeat)]
-        labels = (job.label, job.baseline_label, task.id, job.repeat)
-        if not mine.final_text or not theirs.final_text:  # no answer loses to an answer
-            verdict: Literal["win", "loss", "tie"] = (
-                "tie" if mine.final_text == theirs.final_text else ("win" if mine.final_text else "loss")
-            )
-            return [Verdict(*labels, verdict)], []
-        try:
-            result: PairResult = await judge_pair(
-                llm, question=task.question, passage=task.passage, answer=mine.final_text,
-                baseline=theirs.final_text, max_tokens=max_tokens, seed=e.base.seed, trial=job.trial,
-            )  # fmt: skip
-        except BudgetExhausted:  # not judged: a rerun with a raised budget judges it
-            e.unjudged += 1
-            return [], []
-        mine_final, their_final = final_id(mine.record.session), final_id(theirs.record.session)
-        edges = judged_edges(e.plan.eval_id, mine_final, their_final, result, job.trial)
-        found = [Verdict(*labels, result.verdict, OVERALL)]
-        found += [Verdict(*labels, v, c) for c, v in result.criteria.items()]
-        return found, edges
-
-    # a pair one of whose sessions was not run (the eval's budget was spent) is not judged
-    ran = [j for j in _pairs(e.plan, trials) if (j.arm, j.task.id, j.repeat) in e.done]
-    jobs = [j for j in ran if (j.baseline, j.task.id, j.baseline_repeat) in e.done]
-    found = await _all([one(j) for j in jobs])
-    return [v for vs, _ in found for v in vs], [x for _, es in found for x in es]
-
-
 async def run_eval(
     ws: Workspace,
     plan: EvalPlan,
@@ -258,23 +191,32 @@ async def run_eval(
     `client`: the debaters' client instead of the settings' backend; `judge`: the
     judge's (default: a metered client of the settings' judge role, on the store's
     cache, its calls logged under the eval id); `on_done`: told of each session as it
-    ends (or is found finished), for progress."""
+    ends (or is found finished), for progress.
+
+    An eval of this id stored under other settings (another model, endpoint, sampling,
+    prompt version or arm setting) is refused with the difference named; a judge that
+    cannot be reached stops the eval before any session runs."""
     e = _Eval(ws, plan, base, client, on_done)
     eval_id = plan.eval_id
     old = await e.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
+    made_with = identity(base, plan.arms)
+    if old is not None:
+        _refuse_other_settings(eval_id, old, made_with, base)
     header: dict[str, Any] = {
         "task_ids": [t.id for t in plan.tasks], "arms": [a.name for a in plan.arms], "repeats": plan.repeats,
-        "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan),
+        "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan, made_with),
         "created_at": old.created_at if old is not None else None,
     }  # fmt: skip
+    needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
+        len(plan.arms) > 1 or plan.noise_floor
+    )
+    if needs_judge and judge is None:
+        await e.runner.check_judge()
     e.store.write(nodes=[evaluation_record(eval_id, judge_model="", **header)])
     # traced (--otel): one trace, the eval's span the parent of every session's
     traced = {"dagmca.eval": eval_id}
     with tracing.group("eval", otel=base.otel, content=base.otel_content, attributes=traced):
         await e.sessions()
-    needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
-        len(plan.arms) > 1 or plan.noise_floor
-    )
     verdicts: list[Verdict] = []
     judge_model = ""
     if needs_judge:
@@ -282,8 +224,16 @@ async def run_eval(
         # they are answered from the cache
         e.runner.charge(await e.store.aread(lambda s: s.calls(eval_id)))
         llm, judge_model = (judge, _model_of(judge)) if judge is not None else await e.runner.judge(eval_id)
-        verdicts, edges = await _judge(e, llm, plan.judge_trials)
-        e.store.write(edges=edges)
+        jobs = pairs(
+            plan.tasks, plan.arms, plan.repeats, plan.judge_trials, judge_all=plan.judge_all,
+            noise=plan.noise_floor,
+        )  # fmt: skip
+        found = await judge_all(
+            jobs, e.done, llm, eval_id=eval_id, max_tokens=base.role(ModelRole.JUDGE).final_tokens(),
+            seed=base.seed, run_all=_all,
+        )  # fmt: skip
+        verdicts = found.verdicts
+        e.store.write(edges=found.edges)
     await e.store.flush()
     calls, tokens, cost = spent(await e.store.aread(lambda s: s.calls(eval_id)))
     judged = Cost(calls=calls, tokens=tokens, cost_usd=round(cost, 6))
@@ -305,7 +255,9 @@ async def run_eval(
         if plan.noise_floor and plan.repeats >= 2
         else None,
         skipped=e.skipped,
-        unjudged=e.unjudged,
+        unjudged=unread(verdicts, "unjudged"),
+        no_verdict=unread(verdicts, "no_verdict"),
+        models=role_models(base),
         spend=eval_spend(runs, judged),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
     )
@@ -319,9 +271,32 @@ def _model_of(judge: Completer) -> str:
     return str(getattr(judge, "model", ""))
 
 
-def _settings(base: SessionConfig, plan: EvalPlan) -> dict[str, Any]:
+def _settings(base: SessionConfig, plan: EvalPlan, made_with: dict[str, Any]) -> dict[str, Any]:
     return {
         "model": base.model, "llm": base.llm, "seed": base.seed, "tolerance": plan.tolerance,
         "judge_all": plan.judge_all, "judge_trials": plan.judge_trials, "noise_floor": plan.noise_floor,
-        "arm_settings": {a.name: a.overrides for a in plan.arms},
+        "arm_settings": {a.name: a.overrides for a in plan.arms}, "identity": made_with,
     }  # fmt: skip
+
+
+def _refuse_other_settings(
+    eval_id: str, old: NodeRecord, made_with: dict[str, Any], base: SessionConfig
+) -> None:
+    """A stored eval's results are its settings': reading them under other settings
+    would report one model's answers as another's."""
+    try:
+        stored = json.loads(str(old.props.get("settings") or "{}"))
+    except json.JSONDecodeError:
+        stored = {}
+    found = (
+        differences(stored["identity"], made_with)
+        if "identity" in stored
+        else legacy_differences(stored, base)
+    )
+    if found:
+        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+        raise UserError(
+            f"eval {eval_id} was run with other settings ({shown})",
+            "give another --eval-id (or none: the default id follows the settings), "
+            "or the eval's own settings",
+        )

@@ -14,9 +14,11 @@ from collections.abc import Sequence
 
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
+from dagmca.errors import EndpointError
 from dagmca.llm.factory import Backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
+from dagmca.llm.routing import routes_of
 from dagmca.models import CallRecord, ModelRole
 from dagmca.passage import title_of
 from dagmca.runner import Shared, run_and_report, stored_config
@@ -103,6 +105,17 @@ class EvalSessions:
             await run_and_report(state, title=title, model=model, out_dir=folder)
 
         await self.ws._session(cfg, session, passage, None, None, earlier, work, question, sharing)
+
+    async def check_judge(self) -> None:
+        """The judge's pre-flight, before any session runs: an eval whose judge cannot
+        be reached stops before it spends, rather than running every arm and leaving
+        every pair unjudged."""
+        backend = await self.backend(self.base)
+        client = routes_of(backend.client)[ModelRole.JUDGE].client
+        try:
+            await client.ping()
+        except EndpointError as exc:
+            raise EndpointError(f"the judge cannot be used: {exc.problem}", exc.fix) from None
 
     async def judge(self, eval_id: str) -> tuple[MeteredLLM, str]:
         """The judge role's client on the eval's gate and spend, its calls logged under

@@ -1,0 +1,136 @@
+"""What an evaluation's results are bound to: every setting that can change an answer.
+
+Each role's backend, model, endpoint and sampling, the prompts' version, the judge's
+prompt version and every arm's resolved settings make an eval's identity. The default
+eval id is a digest of it, so a rerun with another model or endpoint is another eval
+that runs its own sessions; an eval asked for by its id under other settings is refused
+with the difference named, never replayed. Settings that only limit or account a run
+(concurrency, rate limits, timeouts, budgets, prices, tracing) are left out: a rerun
+with a raised budget finishes the same eval."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from dagmca.config import SessionConfig
+from dagmca.evaluation.arms import Arm
+from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
+from dagmca.llm.factory import model_name
+from dagmca.models import ModelRole, Strict
+from dagmca.prompts.version import PROMPT_VERSION
+
+# settings that bound or account a run without changing what any call answers
+NOT_ANSWERS = frozenset(
+    {
+        "concurrency", "rpm", "tpm", "request_timeout_s", "max_retries", "endpoint_down_after",
+        "cache", "otel", "otel_content", "max_llm_calls", "max_tokens", "max_cost_usd",
+        "price_per_1k_prompt", "price_per_1k_completion", "agent_timeout_s", "roles",
+    }
+)  # fmt: skip
+# what a role's calls are answered by
+ROLE_KEYS = ("llm", "model", "base_url", "temperature", "sampling", "reasoning_effort", "local_model")
+
+
+class RoleModel(Strict):
+    """The model that plays one role in an eval, as every eval output names it."""
+
+    role: str
+    llm: str
+    model: str
+    base_url: str | None = None
+    temperature: float
+
+
+def role_models(base: SessionConfig) -> list[RoleModel]:
+    """Every role's model, in the roles' order."""
+    found = []
+    for role in ModelRole:
+        own = base.role(role)
+        found.append(
+            RoleModel(
+                role=role.value,
+                llm=own.llm,
+                model=model_name(own),
+                base_url=own.base_url,
+                temperature=own.temperature,
+            )
+        )
+    return found
+
+
+def models_line(models: Sequence[RoleModel]) -> str:
+    """`debate scripted (fake), judge gpt-4o (openai at http://...)`: roles played by the
+    same model are named once."""
+    groups: dict[str, list[str]] = {}
+    for m in models:
+        where = f"{m.llm} at {m.base_url}" if m.base_url else m.llm
+        label = f"{m.model or 'the default model'} ({where}, temperature {m.temperature:g})"
+        groups.setdefault(label, []).append(m.role)
+    return "; ".join(f"{', '.join(roles)}: {label}" for label, roles in groups.items())
+
+
+def identity(base: SessionConfig, arms: Sequence[Arm]) -> dict[str, Any]:
+    """The eval's identity under `base`: what a stored eval's results were made with."""
+    values = base.model_dump(mode="json")
+    roles = {
+        m.role: {
+            k: v for k, v in base.role(ModelRole(m.role)).model_dump(mode="json").items() if k in ROLE_KEYS
+        }
+        for m in role_models(base)
+    }
+    return {
+        "roles": roles,
+        "prompt_version": PROMPT_VERSION,
+        "judge_prompt_version": JUDGE_PROMPT_VERSION,
+        "arms": {a.name: _answering(a.settings(values, base.seed)) for a in arms},
+    }
+
+
+def _answering(settings: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in sorted(settings.items()) if k not in NOT_ANSWERS}
+
+
+def digest(found: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(found, sort_keys=True, default=str).encode()).hexdigest()[:10]
+
+
+def differences(stored: Mapping[str, Any], now: Mapping[str, Any]) -> list[str]:
+    """What differs between a stored eval's identity and this run's, one phrase each
+    (`judge model: 'a' then, 'b' now`). Arms only one of the two has are not a
+    difference: a rerun may add an arm."""
+    found: list[str] = []
+    old_roles, new_roles = stored.get("roles", {}), now.get("roles", {})
+    for role in new_roles:
+        was, is_ = old_roles.get(role, {}), new_roles[role]
+        found += [
+            f"{role} {key}: {was.get(key)!r} then, {is_.get(key)!r} now"
+            for key in ROLE_KEYS
+            if was.get(key) != is_.get(key)
+        ]
+    for key in ("prompt_version", "judge_prompt_version"):
+        if stored.get(key) != now.get(key):
+            found.append(f"{key.replace('_', ' ')}: {stored.get(key)!r} then, {now.get(key)!r} now")
+    old_arms, new_arms = stored.get("arms", {}), now.get("arms", {})
+    for arm in (a for a in new_arms if a in old_arms):
+        keys = sorted(set(old_arms[arm]) | set(new_arms[arm]))
+        found += [
+            f"arm {arm} {k}: {old_arms[arm].get(k)!r} then, {new_arms[arm].get(k)!r} now"
+            for k in keys
+            if old_arms[arm].get(k) != new_arms[arm].get(k)
+        ]
+    return found
+
+
+def legacy_differences(settings: Mapping[str, Any], base: SessionConfig) -> list[str]:
+    """An eval stored before identities were recorded: its backend and model are all it
+    says, and they must be this run's."""
+    found = []
+    for key in ("llm", "model"):
+        if key in settings and settings[key] != getattr(base, key):
+            found.append(f"{key}: {settings[key]!r} then, {getattr(base, key)!r} now")
+    if "identity" not in settings:
+        found.append("the eval recorded no prompt version or role settings")
+    return found
