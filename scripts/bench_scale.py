@@ -1,7 +1,8 @@
 """A large configuration against a local fake endpoint with a fixed latency: what it
 costs and how busy it keeps the endpoint (issue "Scale").
 
-    .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--spread 0] [--concurrency 16]
+    .venv/bin/python scripts/bench_scale.py [--latency 0.2] [--spread 0] [--concurrency|--slots 16]
+        [--code CHECKOUT]
         [--passage tests/data/street_trees.txt] [--reply-words 14] [--default] [--repeat 1]
         [--json] [--keep DIR] [--profile FILE] [-- more run options]
 
@@ -179,9 +180,9 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         options += ["--concurrency", str(args.concurrency), *([] if args.default else CONFIG), *args.extra]
         options += ["--otel"] if args.otel_parts and "--otel" not in options else []
         env = {"OPENAI_API_KEY": "sk-bench", "PATH": ""}
-        # the dagmca the script sits in (a paired run against another copy of the code),
-        # and the embedder asked for, if any
-        env["PYTHONPATH"] = str(ROOT)
+        # the dagmca the script sits in, or --code's (a paired run against another copy of
+        # the code: scripts/bench_wire.py), and the embedder asked for, if any
+        env["PYTHONPATH"] = str(Path(args.code).resolve())
         env |= {k: v for k, v in os.environ.items() if k == "DAGMCA_EMBEDDER"}
         dagmca = [sys.executable, "-m", "dagmca"]
         if args.profile:  # the run's main thread (its event loop) under cProfile
@@ -288,7 +289,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--spread", type=float, default=0.0, help="up to this much more latency per call")
-    ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--concurrency", "--slots", type=int, default=16)
+    ap.add_argument("--code", default=str(ROOT), help="the dagmca checkout the run uses (paired runs)")
     ap.add_argument("--passage", default=str(ROOT / "tests" / "data" / "street_trees.txt"))
     ap.add_argument("--reply-words", type=int, default=0, help="plain replies of this many words")
     ap.add_argument("--default", action="store_true", help="a default session, not the large configuration")

@@ -1,63 +1,77 @@
-"""The event loop's CPU per chat call through `OpenAIBackend`, on the SDK's request path
-and on the direct one a client dagmca builds takes, against the local fake endpoint
-(tests/support/fault_server.py) with no latency, 16 calls in flight, prompts of 1,500
-words; timed with `time.thread_time` on the loop's thread (the fake's threads are not
-counted). Alternates the two paths `--repeat` times.
+"""dagmca's CPU per model call on the scale benchmark, this checkout against another one
+(the code before a change), in alternating pairs so that a slow stretch of a shared
+machine lands on both sides.
 
-    .venv/bin/python scripts/bench_wire.py [--calls 800] [--repeat 3]
-"""
+    git worktree add /tmp/dagmca-before COMMIT
+    .venv/bin/python scripts/bench_wire.py --before /tmp/dagmca-before [--pairs 5] [--control 3]
+        [bench_scale options, e.g. --latency 1 --slots 64] [-- run options]
+
+Each run is scripts/bench_scale.py --json (this checkout's script, with --code naming
+the dagmca it runs), against its local fake endpoint. Printed per pair: CPU per call of
+the whole process (all threads) and of the event loop's thread from the first request to
+the last, before and after; then the median of the differences (after - before, in ms a
+call) over the pairs. With --control N, N pairs of two runs of the before checkout give
+the noise floor a difference must clear."""
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import json
 import statistics
+import subprocess
 import sys
-import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from dagmca.llm import wire  # noqa: E402
-from dagmca.llm.openai_backend import OpenAIBackend  # noqa: E402
-from tests.support.fault_server import FaultServer  # noqa: E402
-
-PROMPT = "word " * 1500
+MEASURES = ("cpu_ms_per_call", "loop_cpu_ms_per_call_in_span")
 
 
-async def per_call_ms(url: str, direct: bool, calls: int, in_flight: int = 16) -> float:
-    client = wire.make_client(url, "sk-bench", 30)
-    if not direct:  # as a client handed in through the API: the SDK's path
-        wire._DIRECT.pop(client, None)
-    backend = OpenAIBackend(client, "fault-model")
-    slots = asyncio.Semaphore(in_flight)
+def once(code: Path, bench: list[str], run: list[str]) -> dict[str, Any]:
+    script = ROOT / "scripts" / "bench_scale.py"
+    command = [sys.executable, str(script), "--json", "--code", str(code), *bench]
+    done = subprocess.run([*command, "--", *run], capture_output=True, text=True, check=True)
+    result: dict[str, Any] = json.loads(done.stdout)
+    return result
 
-    async def one(i: int) -> None:
-        async with slots:
-            await backend.complete([{"role": "user", "content": f"{PROMPT}{i}"}], max_tokens=50)
 
-    await one(-1)  # the connection and the first request's set-up, not timed
-    start = time.thread_time()
-    await asyncio.gather(*(one(i) for i in range(calls)))
-    cpu = time.thread_time() - start
-    await client.close()
-    return 1000 * cpu / calls
+def _spread(values: list[float]) -> str:
+    return f"{statistics.median(values):+.2f} ({min(values):+.2f} to {max(values):+.2f})"
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--calls", type=int, default=800)
-    ap.add_argument("--repeat", type=int, default=3)
-    args = ap.parse_args()
-    found: dict[str, list[float]] = {"sdk": [], "direct": []}
-    with FaultServer(latency_s=0.0) as server:
-        for _ in range(args.repeat):
-            for name in found:
-                found[name].append(asyncio.run(per_call_ms(server.base_url, name == "direct", args.calls)))
-    for name, runs in found.items():
-        shown = ", ".join(f"{x:.2f}" for x in runs)
-        print(f"{name}: {statistics.median(runs):.2f} ms of the loop's CPU per call (runs: {shown})")
+    ap.add_argument("--before", required=True, help="the other checkout (the code before the change)")
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--control", type=int, default=0, help="before/before pairs: the noise floor")
+    args, rest = ap.parse_known_args()
+    cut = rest.index("--") if "--" in rest else len(rest)
+    bench, run = rest[:cut], rest[cut + 1 :]
+    before = Path(args.before).resolve()
+    diffs: dict[str, list[float]] = {m: [] for m in MEASURES}
+    for i in range(args.pairs):
+        a, b = once(before, bench, run), once(ROOT, bench, run)
+        for m in MEASURES:
+            diffs[m].append(b[m] - a[m])
+        print(
+            f"pair {i + 1}: {a['calls']:.0f} / {b['calls']:.0f} calls; "
+            f"CPU per call {a['cpu_ms_per_call']:.2f} -> {b['cpu_ms_per_call']:.2f} ms, "
+            f"event loop per call {a['loop_cpu_ms_per_call_in_span']:.2f} -> "
+            f"{b['loop_cpu_ms_per_call_in_span']:.2f} ms; wall {a['wall_s']:.1f} -> {b['wall_s']:.1f} s",
+            flush=True,
+        )
+    floor: dict[str, list[float]] = {m: [] for m in MEASURES}
+    for i in range(args.control):
+        a, b = once(before, bench, run), once(before, bench, run)
+        for m in MEASURES:
+            floor[m].append(b[m] - a[m])
+        cpu = f"{a['cpu_ms_per_call']:.2f} / {b['cpu_ms_per_call']:.2f}"
+        print(f"control {i + 1}: CPU per call {cpu} ms", flush=True)
+    for m in MEASURES:
+        line = f"{m}: after - before, median over {args.pairs} pairs {_spread(diffs[m])} ms"
+        if floor[m]:
+            line += f"; noise floor (before/before, {args.control} pairs) {_spread(floor[m])} ms"
+        print(line)
 
 
 if __name__ == "__main__":

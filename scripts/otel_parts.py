@@ -8,8 +8,8 @@ the figure is the part's own work whatever else the machine does: far steadier t
 difference of two whole runs, each of which varies by more than tracing costs. Parts:
 `setup` (importing the SDK and the exporter, making the provider), `hooks` (what a
 traced run does on its event loop for spans, events and calls, from building a call's
-record and gathering an event's fields on), `export` (encoding and posting
-the batches, on the exporter's thread) and `flush` (the last batch, sent as the process
+record and gathering an event's fields on), `export` (the SDK's exporter encoding and
+posting the batches, on the batch processor's thread) and `flush` (the last batch, sent as the process
 leaves); a part inside another (a flush's export) is counted once, in the outer one.
 What this does not see: the interpreter switching between the exporter's thread and the
 others; the paired whole runs (scripts/bench_otel.py) hold that. The wrappers add a
@@ -121,14 +121,14 @@ def install() -> None:
 
     from dagmca.tracing import otlp
 
-    export = otlp.Exporter.export
+    export = otlp.Sending.export
 
     def exported(self: Any, batch: Any) -> Any:
         counts["exports"] += 1
         counts["sdk_spans"] += len(batch)
         return export(self, batch)
 
-    otlp.Exporter.export = timed("export", exported)  # type: ignore[method-assign]
+    otlp.Sending.export = timed("export", exported)  # type: ignore[method-assign]
     del spans
 
 

@@ -18,16 +18,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "dagmca"
 
 # (file under dagmca/, the private name) -> why it is allowed. None is expected: a new
 # entry needs a reason that no public API does the same.
-_SWITCHING = "the hand-written OTLP transport and encoder, removed when traces go through the SDK's exporter"
-EXCEPTIONS: dict[tuple[str, str], str] = {
-    ("dagmca/tracing/otlp.py", "opentelemetry.exporter.http.transport._base"): _SWITCHING,
-    ("dagmca/tracing/otlp.py", "_max_request_size"): _SWITCHING,
-    ("dagmca/tracing/otlp.py", "_client"): _SWITCHING,
-    ("dagmca/tracing/otlp.py", "_shutdown"): _SWITCHING,
-    ("dagmca/tracing/otlp.py", "_transport"): _SWITCHING,
-    ("dagmca/tracing/spans.py", "_add_event"): _SWITCHING,
-    ("dagmca/tracing/transport.py", "opentelemetry.exporter.http.transport._base"): _SWITCHING,
-}
+EXCEPTIONS: dict[tuple[str, str], str] = {}
 
 # names with an underscore that the language documents as public: a named tuple's own
 # API, an enum member's sunder names, `os._exit` (an exit that runs no exit handlers)

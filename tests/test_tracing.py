@@ -149,7 +149,7 @@ def run_traced(store: SQLiteStore, tmp_path: Path, **settings: Any) -> SessionNo
     """A branching scripted session, its spans sent before this returns."""
     settings = {**BRANCHING, **settings}
     result, _, _ = run_scripted(store, tmp_path / "out", scripted(QUESTIONS[:4]), **settings)
-    tracing.flush()
+    assert tracing.flush() is None  # every span sent: no line says some were dropped
     return result.session
 
 
@@ -170,11 +170,11 @@ def kind(spans: list[Span], name: str) -> list[Span]:
 
 
 # -- the tests --------------------------------------------------------------------------------
-@pytest.mark.parametrize("limited", [False, True], ids=["finished spans", "through the tracer"])
+@pytest.mark.parametrize("limited", [False, True], ids=["no limit", "a length limit"])
 def test_one_span_per_call_in_the_genai_conventions_with_the_sessions_tokens(
     otlp: Receiver, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, limited: bool
 ) -> None:
-    if limited:  # a span limit: the calls' spans are made by the tracer, which applies it
+    if limited:  # a limit no value reaches: the SDK applies it, and cuts nothing
         monkeypatch.setenv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100000")
     run_traced(store, tmp_path)
     session = stored_session(store)
@@ -295,12 +295,9 @@ def test_a_trace_not_sampled_sends_and_keeps_no_span(
     otlp: Receiver, store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, sampler: str
 ) -> None:
     """The trace's sampling is decided once, for the session's span: a run whose trace
-    is not sampled queues none of its calls (nothing would send them) and sends nothing."""
-    from dagmca.tracing import setup
-
+    is not sampled sends nothing."""
     monkeypatch.setenv("OTEL_TRACES_SAMPLER", sampler)
     run_traced(store, tmp_path)
-    assert setup._finished is not None and not setup._finished._later
     calls = calls_of(otlp.spans)
     assert len(calls) == (len(store.calls("s1")) if sampler == "always_on" else 0)
     assert bool(otlp.spans) == (sampler == "always_on")
@@ -428,62 +425,6 @@ def test_an_eval_is_the_parent_of_its_sessions(otlp: Receiver, tmp_path: Path) -
     )
 
 
-def test_the_spans_are_encoded_as_the_sdks_own_encoder_does() -> None:
-    """dagmca writes the export request itself: the same message, field for field, for
-    every kind of attribute value, events, links, statuses, a remote parent with a
-    trace state, two scopes; and again once its cache of attributes is warm."""
-    from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace import TracerProvider
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.trace import (
-        Link,
-        NonRecordingSpan,
-        SpanContext,
-        SpanKind,
-        Status,
-        StatusCode,
-        TraceFlags,
-        TraceState,
-        set_span_in_context,
-    )
-
-    from dagmca.tracing.wire import Encoder
-
-    memory = InMemorySpanExporter()
-    provider = TracerProvider(resource=Resource.create({"service.name": "dagmca", "n": 1}))
-    provider.add_span_processor(SimpleSpanProcessor(memory))
-    ours, other = provider.get_tracer("dagmca"), provider.get_tracer("x", "1.2", "https://s", {"a": "b"})
-    values = {"s": "", "u": "héllo ✓", "t": True, "f": False, "i": 0, "neg": -5, "big": 2**40, "x": 0.0,
-              "d": -1.5, "strs": ["a", ""], "ints": [1, -2], "empty": [], "by": b"\x00\x01"}  # fmt: skip
-    root = ours.start_span("root", attributes=values)
-    root.add_event("e", {"k": "v", "n": 3})
-    root.add_event("bare")
-    root.set_status(Status(StatusCode.ERROR, "TimeoutError"))
-    context = set_span_in_context(root)
-    child = ours.start_span(
-        "chat m", context, SpanKind.CLIENT, links=[Link(root.get_span_context(), {"l": "x"})]
-    )
-    child.set_status(Status(StatusCode.OK))
-    child.end()
-    root.end()
-    remote = SpanContext(
-        0xABC, 0xDEF, is_remote=True, trace_flags=TraceFlags(1), trace_state=TraceState([("k", "v")])
-    )
-    other.start_span("from afar", set_span_in_context(NonRecordingSpan(remote)), SpanKind.SERVER).end()
-    # equal lists of other types ([1] == [True] == [1.0]), each written as its own
-    for same in ([1], [True], [1.0], ["1"]):
-        ours.start_span("list", attributes={"l": same}).end()
-    ours.start_span("no times", start_time=0).end(end_time=0)
-    spans = memory.get_finished_spans()
-    expected = encode_spans(spans)
-    encoder = Encoder()
-    for _ in range(2):
-        assert ExportTraceServiceRequest.FromString(encoder.encode(spans)) == expected
-        assert encoder.encode(spans) == expected.SerializeToString()  # byte for byte
-
-
 @pytest.mark.parametrize(("limit", "kept"), [(None, 300), ("5", 5)], ids=["unset", "set"])
 def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
     otlp: Receiver, monkeypatch: pytest.MonkeyPatch, limit: str | None, kept: int
@@ -494,7 +435,7 @@ def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
         monkeypatch.delenv("OTEL_SPAN_EVENT_COUNT_LIMIT", raising=False)
     else:
         monkeypatch.setenv("OTEL_SPAN_EVENT_COUNT_LIMIT", limit)
-    tracer, _ = tracing.setup.tracer()
+    tracer = tracing.setup.tracer()
     span = tracer.start_span("phase revisits")
     for i in range(300):
         span.add_event("revisit_check", {"n": i})
@@ -502,219 +443,3 @@ def test_a_span_keeps_every_run_event_unless_the_standard_limit_is_set(
     tracing.flush()
     (got,) = [s for s in otlp.spans if s.name == "phase revisits"]
     assert [e[1]["n"] for e in got.events] == list(range(300 - kept, 300))
-
-
-@pytest.mark.parametrize(
-    ("variable", "value", "finished"),
-    [
-        (None, None, True),
-        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "0", False),
-        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "10", False),
-        ("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "1000", True),
-        ("OTEL_SPAN_LINK_COUNT_LIMIT", "0", False),
-        ("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "100000", False),
-        ("OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT", "2", False),  # events are kept as made too
-    ],
-)
-def test_a_span_limit_that_could_cut_a_call_span_leaves_its_making_to_the_tracer(
-    monkeypatch: pytest.MonkeyPatch, variable: str | None, value: str | None, finished: bool
-) -> None:
-    """Call spans are written whole only where no limit the SDK would apply could cut
-    one: a limit of 0 is a limit, not none."""
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-
-    from dagmca.tracing.finished import for_provider
-
-    limits = ("SPAN_ATTRIBUTE_COUNT", "SPAN_LINK_COUNT", "LINK_ATTRIBUTE_COUNT", "EVENT_ATTRIBUTE_COUNT",
-              "ATTRIBUTE_VALUE_LENGTH", "SPAN_ATTRIBUTE_VALUE_LENGTH")  # fmt: skip
-    for name in limits:
-        monkeypatch.delenv(f"OTEL_{name}_LIMIT", raising=False)
-    if variable is not None and value is not None:
-        monkeypatch.setenv(variable, value)
-    made = for_provider(SimpleSpanProcessor(InMemorySpanExporter()), Resource({}), InstrumentationScope("t"))
-    assert (made is not None) == finished
-
-
-def test_a_calls_spans_are_made_when_sent_and_a_flush_sends_the_last() -> None:
-    """With dagmca's exporter behind the processor, a call's spans wait in a queue until
-    the exporter next sends (on its own thread); the spans made then are those the
-    call gets made at once, and handing over sends what no later span would carry."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
-
-    from dagmca.tracing.finished import Finished, Later
-
-    parent = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
-    run = SpanContext(7, 11, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED))
-    call = tracing.Call(
-        model="m", role="judge", agent="judge", debate="s/main/b1", phase="merge",
-        start_ns=1_000, end_ns=2_000, input_tokens=30, output_tokens=4, finish_reason="stop",
-    )  # fmt: skip
-    item = Later(call, trace.set_span_in_context(NonRecordingSpan(parent)), True, run, None)
-    made: dict[bool, list[Any]] = {}
-    for deferred in (False, True):
-        memory = InMemorySpanExporter()
-        scope = InstrumentationScope("t")
-        finished = Finished(SimpleSpanProcessor(memory), Resource({}), scope, deferred=deferred)
-        finished.put(item)
-        if deferred:
-            assert memory.get_finished_spans() == ()  # queued, not made
-            finished.hand_over()
-            assert finished.take() == []
-        made[deferred] = list(memory.get_finished_spans())
-
-    def shape(span: Any) -> tuple[Any, ...]:
-        links = [dict(ln.attributes) for ln in span.links]
-        return (span.name, span.kind, dict(span.attributes), span.start_time, span.end_time,
-                span.parent.span_id == 9, links, span.status.status_code)  # fmt: skip
-
-    assert [shape(s) for s in made[True]] == [shape(s) for s in made[False]]
-    debate, chat = made[True]
-    assert chat.parent.span_id == debate.context.span_id and debate.parent.span_id == 9
-    assert chat.attributes["gen_ai.usage.input_tokens"] == 30
-    assert debate.attributes["dagmca.debate"] == "s/main/b1" and [ln.context for ln in debate.links] == [run]
-    # a call whose parent is not sampled makes no span, and a hand-over goes past it
-    # (a run whose trace is not sampled queues none: test_a_trace_not_sampled_...)
-    unsampled = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.DEFAULT))
-    finished.put(item._replace(context=trace.set_span_in_context(NonRecordingSpan(unsampled))))
-    finished.hand_over()
-    assert not finished._later and len(memory.get_finished_spans()) == 2
-
-
-def test_queued_calls_go_with_the_next_export_in_requests_of_a_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without a flush: the exporter's next export (the worker's, when any span ends)
-    takes every queued call, in requests of the processor's batch size; a hand-over
-    gives the processor one call, so its export runs and takes the rest."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExportResult
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
-
-    from dagmca.tracing.finished import Finished, Later
-    from dagmca.tracing.otlp import Exporter
-
-    monkeypatch.setenv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", "100")
-    exporter = Exporter()
-    sent: list[int] = []
-    monkeypatch.setattr(
-        exporter,
-        "_export",
-        lambda calls, spans: sent.append(len(calls) + len(spans)) or SpanExportResult.SUCCESS,
-    )
-    finished = Finished(SimpleSpanProcessor(exporter), Resource({}), InstrumentationScope("t"), deferred=True)
-    exporter.deferred = finished
-    parent = trace.set_span_in_context(
-        NonRecordingSpan(SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(TraceFlags.SAMPLED)))
-    )
-    call = tracing.Call(
-        model="m", role="debate", agent="a", debate="s/main", phase="respond", start_ns=1, end_ns=2
-    )
-    for _ in range(250):
-        finished.put(Later(call, parent, False, None, None))
-    assert exporter.export([]) is SpanExportResult.SUCCESS and sent == [100, 100, 50]
-    sent.clear()
-    for _ in range(3):
-        finished.put(Later(call, parent, False, None, None))
-    finished.hand_over()  # the processor exports the first at once, which takes the others
-    assert sent == [3] and finished.take() == []  # one request: the two taken, the one handed
-
-
-def test_a_queued_calls_span_is_written_as_its_span_object_would_be() -> None:
-    """The exporter writes a queued call's spans straight from the call (what calls alike
-    share once, then the call's measures): the bytes are those of the span objects the
-    same call makes, for every kind of call, seen first or again."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags, TraceState
-
-    from dagmca.tracing import genai
-    from dagmca.tracing.finished import Finished, Later
-    from dagmca.tracing.wire import Encoder
-
-    class Counting:  # the same span ids for both ways of making the spans
-        def __init__(self) -> None:
-            self.next = 100
-
-        def generate_span_id(self) -> int:
-            self.next += 1
-            return self.next
-
-        def generate_trace_id(self) -> int:
-            return 1
-
-    base = {"model": "m", "role": "debate", "agent": "a", "debate": "s/main", "phase": "respond",
-            "start_ns": 1_000, "end_ns": 2_000}  # fmt: skip
-    kinds = [
-        {}, {"input_tokens": 1200, "output_tokens": 80, "cost_usd": 0.00123, "latency_s": 0.25,
-             "finish_reason": "stop", "max_tokens": 400, "temperature": 0.7, "structured": True},
-        {"temperature": 1}, {"temperature": 1.0}, {"temperature": 1},  # an int and a float alike
-        {"cache_hit": True, "input_tokens": 9, "retries": 2, "faults": ("timeout", "rate_limit")},
-        {"error": "TimeoutError", "input_tokens": 5, "reask": True}, {"repaired": True, "start_ns": 0},
-        {"input_tokens": 2**40, "cost_usd": -0.0, "finish_reason": "length"},
-    ]  # fmt: skip
-    state = TraceState([("k", "v")])
-    parents = [SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(1)),
-               SpanContext(7, 10, is_remote=True, trace_flags=TraceFlags(1), trace_state=state)]  # fmt: skip
-    run = SpanContext(7, 11, is_remote=False, trace_flags=TraceFlags(1))
-    items = []
-    for i, kind in enumerate(kinds * 2):  # each seen a second time, from the cache
-        call = genai.Call(**{**base, **kind})
-        ctx = trace.set_span_in_context(NonRecordingSpan(parents[i % 2]))
-        content = genai.attributes(call, content=True) if i % 5 == 4 else None
-        items.append(Later(call, ctx, i % 3 == 0, run if i % 2 else None, content))
-
-    def made() -> Finished:
-        finished = Finished(SimpleSpanProcessor(InMemorySpanExporter()), Resource({"r": 1}),
-                            InstrumentationScope("dagmca"), deferred=True)  # fmt: skip
-        finished._ids = Counting()
-        return finished
-
-    objects = made()
-    spans = [span for item in items for span in objects.spans(item)]
-    assert len(spans) == len(items) + len([i for i in items if i.outside])
-    expected = Encoder().encode(spans)
-    encoder = Encoder()
-    assert encoder.encode([], encoder.calls(items, made())) == expected
-    assert encoder.encode([], encoder.calls(items, made())) == expected  # the caches warm
-
-
-def test_with_a_sampler_deciding_span_by_span_each_calls_parent_is_asked() -> None:
-    """A sampler that is not one of the SDK's per-trace ones: every call is queued, and
-    one whose parent was not sampled is written by neither path, nor handed over."""
-    from opentelemetry import trace
-    from opentelemetry.sdk.resources import Resource
-    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
-    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
-    from opentelemetry.trace import NonRecordingSpan, SpanContext, TraceFlags
-
-    from dagmca.tracing.finished import Finished, Later
-    from dagmca.tracing.wire import Encoder
-
-    def item(flags: int, agent: str) -> Later:
-        parent = SpanContext(7, 9, is_remote=False, trace_flags=TraceFlags(flags))
-        call = tracing.Call("m", "debate", agent, "s/main", "respond", 1, 2)
-        return Later(call, trace.set_span_in_context(NonRecordingSpan(parent)), False, None, None)
-
-    memory = InMemorySpanExporter()
-    finished = Finished(SimpleSpanProcessor(memory), Resource({}), InstrumentationScope("t"), deferred=True,
-                        per_trace=False)  # fmt: skip
-    kept, dropped = item(TraceFlags.SAMPLED, "kept"), item(TraceFlags.DEFAULT, "dropped")
-    assert finished.spans(dropped) == [] and len(finished.spans(kept)) == 1
-    assert len(Encoder().calls([dropped, kept, dropped], finished).spans) == 1
-    for queued in (dropped, dropped, kept, kept):
-        finished.put(queued)
-    finished.hand_over()  # past the two it would not take, the first it takes
-    assert [s.attributes["dagmca.agent"] for s in memory.get_finished_spans()] == ["kept"]
-    assert finished.take() == [kept]

@@ -132,8 +132,12 @@ def entry() -> None:
     joined its threads and written its files by then; what is left is freeing memory
     the exit frees anyway, which took a second after a large run (torch alone 0.4 s)."""
     code = main()
-    # os._exit runs no exit handlers, the tracer's included: its batched spans go now
-    tracing.flush()
+    # os._exit runs no exit handlers, the tracer's included: its batched spans go now,
+    # within a few seconds, and what no collector took is said in one line
+    dropped = tracing.flush()
+    if dropped is not None:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.write(f"dagmca: {dropped}\n")
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(OSError, ValueError):  # a closed pipe: nothing more to say on it
             stream.flush()

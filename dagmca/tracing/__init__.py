@@ -3,9 +3,9 @@ session -> phase -> debate -> round -> model call, model calls in the GenAI sema
 conventions, prompt and reply text only with `--otel-content`.
 
 setup.py decides whether a run is traced and makes the tracer; hooks.py is what the
-rest of dagmca calls (a no-op when untraced); spans.py makes the spans (finished.py the
-spans of calls, made whole once they have ended); genai.py turns a call and a run event
-into attributes; otlp.py encodes the spans for the OTLP/HTTP exporter."""
+rest of dagmca calls (a no-op when untraced); spans.py makes the spans; genai.py turns a
+call and a run event into attributes; otlp.py picks the SDK's OTLP exporter and counts
+what it sent."""
 
 from typing import TYPE_CHECKING
 

@@ -40,22 +40,13 @@ class Call:
     latency_s: float = 0.0  # the request's own time, without waiting for a slot
     repaired: bool = False
     reask: bool = False
-    faults: tuple[str, ...] = ()  # hashable: calls are told apart by it (STABLE_FIELDS)
+    faults: tuple[str, ...] = ()
     error: str = ""  # the failure's kind (its class), "" when the call was answered
 
 
 def name(call: Call) -> str:
     """The span's name as the conventions form it: operation and model."""
     return f"{OPERATION} {call.model}"
-
-
-# the fields of a Call its attributes are made of, but for the measures (tokens, cost,
-# latency) and the content: calls alike in these have the same `stable_attributes`, so
-# the encoder writes those once (wire.py)
-STABLE_FIELDS = (
-    "model", "agent", "role", "phase", "debate", "cache_hit", "retries", "max_tokens", "temperature",
-    "structured", "faults", "reask", "error", "finish_reason", "repaired",
-)  # fmt: skip
 
 
 def attributes(call: Call, *, content: bool) -> Attributes:
@@ -74,7 +65,7 @@ def attributes(call: Call, *, content: bool) -> Attributes:
 
 
 def stable_attributes(call: Call) -> Attributes:
-    """What the call's attributes say of it but its measures: read from STABLE_FIELDS only."""
+    """What the call's attributes say of it but its measures."""
     attrs: Attributes = {
         "gen_ai.operation.name": OPERATION,
         "gen_ai.request.model": call.model,

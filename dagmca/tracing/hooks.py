@@ -56,8 +56,8 @@ def _top(
     setup.require(otel)
     from dagmca.tracing.spans import Tracing
 
-    tracer, finished = (outer.tracer, outer.finished) if outer is not None else setup.tracer()
-    tracing = Tracing(tracer, finished, content=content or (outer is not None and outer.content))
+    tracer = outer.tracer if outer is not None else setup.tracer()
+    tracing = Tracing(tracer, content=content or (outer is not None and outer.content))
     token = _active.set(tracing)
     try:
         with tracing.top(name, kind, attributes):
@@ -114,8 +114,7 @@ def event(name: str, data: Callable[[], Mapping[str, object]], words: frozenset[
 
 
 def call(made: Call) -> None:
-    """A model call's span. The Call is handed over: with dagmca's own provider its
-    spans are made later, and its prompt and reply are cleared once read."""
+    """A model call's span, made now that the call has ended."""
     tracing = _active.get()
     if tracing is not None:
         tracing.call(made)

@@ -1,124 +1,128 @@
-"""The OTLP/HTTP exporter, with the spans encoded by dagmca (wire.py).
+"""The OTLP span exporter, as the SDK ships it: HTTP (protobuf) by default, gRPC when
+the standard protocol variable asks for it and its package is installed. Endpoint,
+headers, timeout, compression, TLS and retries are the SDK's own reading of the
+OTEL_* variables. Imported only when a run is traced.
 
-The endpoint, headers, timeout, compression, TLS, retries and the request size limit
-are the SDK exporter's own; its self-metrics of each export are not kept. A plain-HTTP
-endpoint gets a lighter transport under the SDK's client (transport.py). Imported only
-when a run is traced."""
+dagmca's exporter is the SDK's, wrapped only to count what it sent, so that a run can
+end by saying how many spans no collector took, and to let go of a collector that does
+not answer: a process must not wait on it to exit."""
 
 from __future__ import annotations
 
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
-from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
-from opentelemetry.sdk.trace import ReadableSpan
-from opentelemetry.sdk.trace.export import SpanExportResult
+from opentelemetry.context import Context
+from opentelemetry.sdk.trace import ReadableSpan, Span, SpanProcessor
+from opentelemetry.sdk.trace.export import SpanExporter, SpanExportResult
 
-from dagmca.tracing.finished import Finished, Later, each_call
-from dagmca.tracing.wire import Encoder
+from dagmca.errors import SettingsError
 
-if TYPE_CHECKING:
-    from opentelemetry.exporter.http.transport._base import BaseHTTPTransport
-
-_logger = logging.getLogger(__name__)
-_BATCH = 512  # the SDK's default export batch (OTEL_BSP_MAX_EXPORT_BATCH_SIZE)
-
-
-def batch_size() -> int:
-    """The spans of a request: the batch processor's, from the variable it reads (the
-    calls a batch takes along join it, in requests of this many)."""
-    try:
-        size = int(os.environ.get("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", _BATCH))
-    except ValueError:
-        return _BATCH
-    return size if size > 0 else _BATCH
+PROTOCOL_VARS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
+GRPC_INSTALL = "pip install opentelemetry-exporter-otlp-proto-grpc"
+# the SDK's loggers: a collector that is down would print a few lines a batch, on a
+# run's terminal, however quiet the run is asked to be; dagmca says it once, at the end
+QUIET_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk")
+_DEFAULT_HTTP = "http://localhost:4318"
+_DEFAULT_GRPC = "http://localhost:4317"
 
 
-def requests(
-    calls: Sequence[Later], spans: Sequence[ReadableSpan], batch: int
-) -> Iterator[tuple[Sequence[Later], Sequence[ReadableSpan]]]:
-    """The calls and spans of each request, at most `batch` spans a request (a call is
-    one span, or two with its debate span), the calls first."""
-    taken: list[Later] = []
-    count = 0
-    for item in calls:
-        size = 2 if item.outside else 1
-        if taken and count + size > batch:
-            yield taken, ()
-            taken, count = [], 0
-        taken.append(item)
-        count += size
-    start = 0
-    while taken or start < len(spans):
-        room = max(batch - count, 0)
-        yield taken, spans[start : start + room]
-        start += room
-        taken, count = [], 0
+def protocol() -> str:
+    """The OTLP protocol the standard variables ask for (the SDK's default: HTTP)."""
+    for name in PROTOCOL_VARS:
+        value = os.environ.get(name, "").strip().lower()
+        if value:
+            return value
+    return "http/protobuf"
 
 
-def _plain_http() -> BaseHTTPTransport | None:
-    """The standard library's transport, where the endpoint is plain HTTP and nothing
-    asks for the SDK's (transport.py); None on an exporter without transports."""
-    try:
-        from dagmca.tracing.transport import endpoint, transport_for
-    except ImportError:
-        return None
-    return transport_for(endpoint())
+def endpoint() -> str:
+    """Where the spans go, as the exporter resolves it from the environment (for the
+    line that says they were not sent)."""
+    url = os.environ.get("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+    if url:
+        return url
+    grpc = protocol() == "grpc"
+    base = os.environ.get("OTEL_EXPORTER_OTLP_ENDPOINT") or (_DEFAULT_GRPC if grpc else _DEFAULT_HTTP)
+    return base if grpc else f"{base.removesuffix('/')}/v1/traces"
 
 
-class Exporter(OTLPSpanExporter):
-    """The SDK's OTLP/HTTP span exporter, sending dagmca's encoding of the spans. Where
-    the installed exporter is not laid out as this one expects (another version), or a
-    batch cannot be encoded here, the SDK's own `export` does the whole of it. With
-    `deferred` set, each batch also carries the calls queued there since the last one
-    (finished.py), written here, on the exporter's thread."""
+def sdk_exporter() -> SpanExporter:
+    """The SDK's OTLP span exporter for the protocol asked for; a settings error for one
+    the SDK does not ship, or gRPC without its package."""
+    asked = protocol()
+    if asked == "http/protobuf":
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+
+        return OTLPSpanExporter()
+    if asked == "grpc":
+        try:
+            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found,unused-ignore]
+                OTLPSpanExporter as GRPCSpanExporter,
+            )
+        except ImportError:
+            raise SettingsError(
+                "OTLP over gRPC needs the SDK's gRPC exporter, which is not installed",
+                f"run `{GRPC_INSTALL}`",
+            ) from None
+        made: SpanExporter = GRPCSpanExporter()
+        return made
+    raise SettingsError(
+        f"the OTLP protocol {asked!r} is not one OpenTelemetry's Python SDK sends",
+        "set OTEL_EXPORTER_OTLP_PROTOCOL to http/protobuf or grpc",
+    )
+
+
+def quiet() -> None:
+    """The SDK's exporters and processors print nothing (see QUIET_LOGGERS)."""
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.CRITICAL + 1)
+
+
+class Counted(SpanProcessor):
+    """Counts the sampled spans that end, which the batch processor after it is to send."""
 
     def __init__(self) -> None:
-        transport = _plain_http()
-        if transport is None:
-            super().__init__()
-        else:
-            try:
-                super().__init__(_transport=transport)
-            except TypeError:  # an exporter whose transport is not pluggable: its own
-                super().__init__()
-        self._encoder = Encoder()
-        self._exporting = threading.Lock()  # one encoder: one export at a time
-        self.deferred: Finished | None = None
-        self.batch = batch_size()
+        self.ended = 0
+
+    def on_start(self, span: Span, parent_context: Context | None = None) -> None:
+        pass
+
+    def on_end(self, span: ReadableSpan) -> None:
+        if span.context is not None and span.context.trace_flags.sampled:
+            self.ended += 1  # one thread at a time: the event loop's
+
+
+class Sending(SpanExporter):
+    """The SDK's exporter, counting the spans it sent. `give_up` stops it: its waits
+    between retries end, and what it is handed from then on is dropped unsent."""
+
+    def __init__(self, exporter: SpanExporter) -> None:
+        self.exporter = exporter
+        self.sent = 0
+        self.given_up = threading.Event()
+        self._lock = threading.Lock()
 
     def export(self, spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        with self._exporting:  # the worker's exports, and a flush's on the caller's thread
-            calls = self.deferred.take() if self.deferred is not None else []
-            result = SpanExportResult.SUCCESS
-            for some_calls, some_spans in requests(calls, spans, self.batch):
-                if self._export(some_calls, some_spans) is not SpanExportResult.SUCCESS:
-                    result = SpanExportResult.FAILURE
-            return result
-
-    def _export(self, calls: Sequence[Later], spans: Sequence[ReadableSpan]) -> SpanExportResult:
-        send = getattr(getattr(self, "_client", None), "export", None)
-        if getattr(self, "_shutdown", True) or not callable(send):
-            return super().export([*self._spans(calls), *spans])
-        try:
-            written = self._encoder.calls(calls, self.deferred) if calls and self.deferred else None
-            data = self._encoder.encode(spans, written)
-        except Exception:  # the SDK's encoder says what it cannot encode, and why
-            return super().export([*self._spans(calls), *spans])
-        limit = getattr(self, "_max_request_size", None)
-        if isinstance(limit, int) and 0 < limit < len(data):  # dropped, as the SDK drops it (0: no limit)
-            _logger.warning("Dropping span batch: %d bytes exceeds max_request_size %d", len(data), limit)
+        if self.given_up.is_set():
             return SpanExportResult.FAILURE
-        sent = send(data)
-        if getattr(sent, "success", False):
-            return SpanExportResult.SUCCESS
-        _logger.debug("OTLP export failed: %s", getattr(sent, "error", None))
-        return SpanExportResult.FAILURE
+        result = self.exporter.export(spans)
+        if result is SpanExportResult.SUCCESS:
+            with self._lock:  # the worker's exports, and a flush's on another thread
+                self.sent += len(spans)
+        return result
 
-    def _spans(self, calls: Sequence[Later]) -> list[ReadableSpan]:
-        """The calls' spans as span objects, for the SDK's encoder. A call whose spans
-        cannot be made is left out (and logged), not its batch."""
-        return each_call(calls, self.deferred.spans) if self.deferred is not None else []
+    def give_up(self) -> None:
+        if not self.given_up.is_set():
+            self.given_up.set()
+            self.exporter.shutdown()  # interrupts a retry's wait
+
+    def shutdown(self) -> None:
+        if not self.given_up.is_set():
+            self.given_up.set()
+            self.exporter.shutdown()
+
+    def force_flush(self, timeout_millis: int = 30000) -> bool:
+        return self.exporter.force_flush(timeout_millis)

@@ -1,15 +1,21 @@
 """Whether a run is traced, and the tracer its spans go to.
 
 OpenTelemetry is an optional extra: nothing here imports it until a run is traced, so
-the package imports and runs without it. The exporter is OTLP over HTTP; every other
-choice (endpoint, headers, timeout, compression, sampler, batching, resource
-attributes, OTEL_SDK_DISABLED) is the SDK's own reading of the standard OTEL_*
-variables."""
+the package imports and runs without it. The spans go through the SDK's batch span
+processor to its OTLP exporter (otlp.py); every choice (endpoint, protocol, headers,
+timeout, compression, sampler, batching, resource attributes, OTEL_SDK_DISABLED) is the
+SDK's own reading of the standard OTEL_* variables.
+
+The end of a run waits a few seconds at most for the collector: one that is down or
+too slow is let go, and the run says how many spans it did not take."""
 
 from __future__ import annotations
 
+import atexit
+import logging
 import os
 import threading
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dagmca.errors import SettingsError
@@ -18,7 +24,7 @@ if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
     from opentelemetry.trace import Tracer
 
-    from dagmca.tracing.finished import Finished
+    from dagmca.tracing.otlp import Counted, Sending
 
 INSTALL = "pip install 'dagmca[otel]'"
 # either one turns tracing on: where spans are to be sent is a request to send them
@@ -27,13 +33,31 @@ SERVICE = "dagmca"
 SCOPE = "dagmca"
 EVENT_LIMIT_VAR = "OTEL_SPAN_EVENT_COUNT_LIMIT"
 MAX_EVENTS = 1_000_000  # a span's run events, when the variable above is not set
+# how long the end of a run waits for the collector to take the batched spans, and then
+# for the exporter to stop once let go: a process exits within their sum of its run's end
+FLUSH_S = 2.5
+GIVE_UP_S = 1.0
+
+_logger = logging.getLogger(__name__)
+
+
+@dataclass
+class _Own:
+    """dagmca's own provider, what counts its spans, and the OTEL_* environment it was
+    made for: a process whose environment changes (a test pointing at another receiver)
+    gets a new one."""
+
+    provider: TracerProvider
+    counted: Counted
+    sending: Sending
+    endpoint: str
+    made_for: tuple[tuple[str, str], ...]
+    reported: int = 0  # spans already said to be dropped
+
 
 _lock = threading.Lock()
-# dagmca's own provider, and the OTEL_* environment it was made for: a process whose
-# environment changes (a test pointing at another receiver) gets a new one
-_provider: TracerProvider | None = None
-_finished: Finished | None = None  # its finished spans (finished.py)
-_made_for: tuple[tuple[str, str], ...] = ()
+_own: _Own | None = None
+_exit_registered = False
 
 
 def installed() -> bool:
@@ -65,39 +89,38 @@ def _environment() -> tuple[tuple[str, str], ...]:
     return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("OTEL_")))
 
 
-def tracer() -> tuple[Tracer, Finished | None]:
-    """The tracer of dagmca's spans, and the maker of its finished spans where they can
-    skip the tracer (None: the tracer makes them all). A tracer provider the host
-    application installed globally is used as it is (its exporters, its resource);
-    otherwise dagmca's own, made once per OTEL_* environment and never installed
-    globally (a library must not take that decision from its host)."""
+def tracer() -> Tracer:
+    """The tracer of dagmca's spans. A tracer provider the host application installed
+    globally is used as it is (its exporters, its resource); otherwise dagmca's own,
+    made once per OTEL_* environment and never installed globally (a library must not
+    take that decision from its host)."""
     from opentelemetry import trace
 
     host = trace.get_tracer_provider()
     if not isinstance(host, trace.ProxyTracerProvider | trace.NoOpTracerProvider):
-        return host.get_tracer(SCOPE), None
-    global _provider, _finished, _made_for
+        return host.get_tracer(SCOPE)
+    global _own, _exit_registered
     with _lock:
         env = _environment()
-        if _provider is None or env != _made_for:
-            if _provider is not None:
-                if _finished is not None:
-                    _finished.hand_over()
-                _provider.shutdown()  # its spans are sent before it goes
-            (_provider, _finished), _made_for = _new_provider(), env
-        return _provider.get_tracer(SCOPE), _finished
+        if _own is None or env != _own.made_for:
+            if _own is not None:
+                _settle(_own, FLUSH_S, close=True)  # its spans are sent before it goes
+            _own = _new_provider(env)
+            if not _exit_registered:  # a library's host may exit without flushing
+                atexit.register(_at_exit)
+                _exit_registered = True
+        return _own.provider.get_tracer(SCOPE)
 
 
-def _new_provider() -> tuple[TracerProvider, Finished | None]:
+def _new_provider(env: tuple[tuple[str, str], ...]) -> _Own:
     from opentelemetry.sdk.resources import Resource
     from opentelemetry.sdk.trace import SpanLimits, TracerProvider
     from opentelemetry.sdk.trace.export import BatchSpanProcessor
-    from opentelemetry.sdk.trace.sampling import ParentBased, StaticSampler, TraceIdRatioBased
-    from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 
-    from dagmca.tracing import finished
-    from dagmca.tracing.otlp import Exporter
+    from dagmca.tracing import otlp
 
+    exporter = otlp.sdk_exporter()  # a settings error before anything is made
+    otlp.quiet()
     resource = Resource.create()  # OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES
     if str(resource.attributes.get("service.name", "")).startswith("unknown_service"):
         resource = resource.merge(Resource({"service.name": SERVICE}))
@@ -106,26 +129,65 @@ def _new_provider() -> tuple[TracerProvider, Finished | None]:
     # span, past which the oldest are dropped without a word. The standard variable
     # still sets another limit.
     events = None if os.environ.get(EVENT_LIMIT_VAR) else MAX_EVENTS
-    provider = TracerProvider(resource=resource, span_limits=SpanLimits(max_events=events))
+    # shut down here (flush, _settle), within a bound: the SDK's own exit handler would
+    # wait on a collector that does not answer
+    provider = TracerProvider(
+        resource=resource, span_limits=SpanLimits(max_events=events), shutdown_on_exit=False
+    )
+    counted, sending = otlp.Counted(), otlp.Sending(exporter)
+    provider.add_span_processor(counted)
     # batched on the SDK's own thread: a run never waits for the collector
-    exporter = Exporter()
-    processor = BatchSpanProcessor(exporter)
-    provider.add_span_processor(processor)
-    # the scope of the provider's tracer for SCOPE (no version, schema or attributes)
-    scope = InstrumentationScope(SCOPE)
-    per_trace = isinstance(provider.sampler, StaticSampler | TraceIdRatioBased | ParentBased)
-    made = finished.for_provider(processor, provider.resource, scope, deferred=True, per_trace=per_trace)
-    exporter.deferred = made  # the calls' spans are made on the exporter's thread
-    return provider, made
+    provider.add_span_processor(BatchSpanProcessor(sending))
+    return _Own(provider, counted, sending, otlp.endpoint(), env)
 
 
-def flush(timeout_s: float = 5.0) -> None:
-    """Send the spans still batched, waiting at most `timeout_s`: before a process
-    leaves without running its exit handlers (the CLI does), and in tests. Nothing to
-    do, and nothing imported, when no run was traced."""
+def _settle(own: _Own, timeout_s: float, *, close: bool) -> int:
+    """Sends what is batched, waiting at most `timeout_s` (then the collector is let
+    go, and what is left dropped); the spans dropped so far and not yet reported."""
+    done = threading.Event()
+
+    def send() -> None:
+        try:
+            own.provider.force_flush()
+            if close:
+                own.provider.shutdown()
+        except Exception:  # a span exporter's failure is the dropped count's to say
+            _logger.debug("dagmca: the spans could not be flushed", exc_info=True)
+        finally:
+            done.set()
+
+    threading.Thread(target=send, name="dagmca-otel-flush", daemon=True).start()
+    try:
+        if not done.wait(timeout_s):
+            own.sending.give_up()
+            done.wait(GIVE_UP_S)
+    except KeyboardInterrupt:  # another Ctrl-C: the user waits no longer
+        own.sending.give_up()
+    dropped = max(own.counted.ended - own.sending.sent - own.reported, 0)
+    own.reported += dropped
+    return dropped
+
+
+def flush(timeout_s: float = FLUSH_S) -> str | None:
+    """Send the spans still batched, waiting at most `timeout_s` for the collector:
+    before a process leaves without running its exit handlers (the CLI does), and in
+    tests. Returns the line that says how many spans no collector took (None: every one
+    was sent). Nothing to do, and nothing imported, when no run was traced."""
+    global _own
     with _lock:
-        provider, made = _provider, _finished
-    if made is not None:
-        made.hand_over()
-    if provider is not None:
-        provider.force_flush(int(timeout_s * 1000))
+        own = _own
+        if own is None:
+            return None
+        dropped = _settle(own, timeout_s, close=False)
+        if own.sending.given_up.is_set():
+            _own = None  # let go: a later run gets a new exporter
+    if not dropped:
+        return None
+    spans = "span was" if dropped == 1 else "spans were"
+    return f"{dropped} {spans} dropped: no OTLP collector took them at {own.endpoint}"
+
+
+def _at_exit() -> None:
+    line = flush()
+    if line is not None:
+        _logger.warning("dagmca: %s", line)

@@ -13,15 +13,24 @@ from contextlib import contextmanager
 from opentelemetry import context as otel
 from opentelemetry import trace
 from opentelemetry.context import Context
-from opentelemetry.sdk import trace as sdk
 from opentelemetry.trace import Link, Span, SpanContext, SpanKind, Status, StatusCode, Tracer
 
 from dagmca.tracing import genai
-from dagmca.tracing.finished import KIND, UNSET, Finished, Later, debate_attributes, sampled, work_for
 
+KIND = "dagmca.span"  # what a span is in dagmca's tree: session, phase, debate, round
 # the debate whose run a context is in: a call for another debate gets a span of its own
 # for that debate (see `call`)
 _RUN = otel.create_key("dagmca.debate")
+
+
+def debate_attributes(call: genai.Call) -> genai.Attributes:
+    """The debate span of a call for another debate than the run it ended in."""
+    return {KIND: "debate", "dagmca.debate": call.debate, "dagmca.debate.part": call.phase}
+
+
+def work_for(run: SpanContext | None) -> list[Link]:
+    """That debate span's link to the debate's run, when the run is in this trace."""
+    return [Link(run, {"dagmca.link": "work_for"})] if run is not None else []
 
 
 class Round:
@@ -36,9 +45,8 @@ class Tracing:
     """The spans of one traced session (or of a build's sessions: `group`). `content`:
     prompts, replies and the words of run events go into spans."""
 
-    def __init__(self, tracer: Tracer, finished: Finished | None, *, content: bool) -> None:
+    def __init__(self, tracer: Tracer, *, content: bool) -> None:
         self.tracer = tracer
-        self.finished = finished  # None: the tracer makes the calls' spans too
         self.content = content
         self._top: Context | None = None  # the session's (or group's) own context
         self._phase: Span | None = None
@@ -46,7 +54,6 @@ class Tracing:
         self._rounds: dict[str, Round] = {}  # debate id -> its open round
         self._running: dict[str, Span] = {}  # debate id -> its run's span, while it runs
         self._top_span: Span | None = None
-        self.sampled = False  # whether the run's trace is (set by `top`, before any call)
 
     # -- the run's own span ------------------------------------------------------------
     @contextmanager
@@ -55,8 +62,6 @@ class Tracing:
         span = self.tracer.start_span(name, attributes={KIND: kind, **attributes})
         self._top_span = span
         self._top = trace.set_span_in_context(span)
-        # whether its calls are queued: its trace's decision, or every call's parent's
-        self.sampled = sampled(self._top) or (self.finished is not None and not self.finished.per_trace)
         token = otel.attach(self._top)
         try:
             yield
@@ -153,14 +158,7 @@ class Tracing:
             if still is None:
                 return
             span = still
-        attrs = genai.event_attributes(data, words, content=self.content)
-        if self.finished is not None and isinstance(span, sdk.Span):
-            # dagmca's own provider, whose limits could cut none of these (see
-            # finished.py): the event as the SDK keeps it, its values not checked one by
-            # one again (event_attributes made them the types it takes)
-            span._add_event(sdk.Event(name, attrs))
-        else:
-            span.add_event(name, attrs)
+        span.add_event(name, genai.event_attributes(data, words, content=self.content))
 
     def call(self, call: genai.Call) -> None:
         """A model call's span, made when the call has ended (a call refused for a
@@ -169,21 +167,9 @@ class Tracing:
         that debate's work all the same: it gets a debate span of its own, for the
         call's time, linked to the debate's run."""
         ctx = otel.get_current()
-        # a context is a dict: read as one, on the loop, once a call
         outside = bool(call.debate) and ctx.get(_RUN) != call.debate
-        if self.finished is not None:  # made whole, later (finished.py)
-            if not self.sampled:  # no span of the trace is sent
-                return
-            run = self.runs.get(call.debate) if outside else None  # the run as it is now
-            # with content, the attributes now: the prompt's messages are the caller's
-            made = genai.attributes(call, content=True) if self.content else None
-            # the prompt and reply are not kept till the batch goes (the Call is the hook's)
-            call.messages, call.reply = (), ""
-            self.finished.put(Later(call, ctx, outside, run, made))
-            return
         links = work_for(self.runs.get(call.debate)) if outside else []
         attrs = genai.attributes(call, content=self.content)
-        status = Status(StatusCode.ERROR, call.error) if call.error else UNSET
         wrapper: Span | None = None
         if outside:
             wrapper = self.tracer.start_span(
@@ -195,7 +181,7 @@ class Tracing:
             genai.name(call), context=ctx, kind=SpanKind.CLIENT, start_time=call.start_ns, attributes=attrs
         )
         if call.error:
-            span.set_status(status)
+            span.set_status(Status(StatusCode.ERROR, call.error))
         span.end(end_time=call.end_ns)
         if wrapper is not None:
             wrapper.end(end_time=call.end_ns)
