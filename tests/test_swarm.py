@@ -10,6 +10,7 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -29,6 +30,7 @@ from dagmca.swarm.routers import parse_routers
 from dagmca.swarm.running import run_swarm
 from dagmca.swarm.sandbox import Limits
 from dagmca.swarm.tasks import SwarmTask, load_stream
+from tests.test_swarm_sandbox import HARMFUL, leftovers
 
 TYPES = ["alpha", "beta", "gamma", "delta"]
 _TAG = re.compile(r"^\[(\w+)\] ")
@@ -54,9 +56,15 @@ class SkillModel:
         self.calls = 0
 
     async def complete(
-        self, messages: list[Message], *, schema: Any = None, max_tokens: int, temperature: float = 0.0,
-        seed: int | None = None, meta: CallMeta | None = None,
-    ) -> Completion:  # fmt: skip
+        self,
+        messages: list[Message],
+        *,
+        schema: Any = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
         self.calls += 1
         task = messages[-1]["content"]
         tag = _TAG.match(task)
@@ -72,9 +80,16 @@ def plan(
     tasks: list[SwarmTask], routers: list[str], repeats: int = 1, seed: int = 1, **kw: Any
 ) -> StreamPlan:
     return StreamPlan(
-        swarm_id=f"test-{seed}-{'-'.join(routers)}-{repeats}", tasks=tasks, agents=[f"a{i}" for i in range(4)],
-        routers=routers, repeats=repeats, seed=seed, snapshot_every=50, context=ContextOptions(examples=4), **kw,
-    )  # fmt: skip
+        swarm_id=f"test-{seed}-{'-'.join(routers)}-{repeats}",
+        tasks=tasks,
+        agents=[f"a{i}" for i in range(4)],
+        routers=routers,
+        repeats=repeats,
+        seed=seed,
+        snapshot_every=50,
+        context=ContextOptions(examples=4),
+        **kw,
+    )
 
 
 def go(p: StreamPlan, model: Any, db: Path) -> Any:
@@ -137,6 +152,20 @@ go(plan(stream(60), ["affinity", "ucb"]), Slow(), __import__("pathlib").Path({db
 """
 
 
+def _recorded(db: Path, swarm_id: str) -> int:
+    """Attempts recorded so far (0 while the other process has not made the tables)."""
+    try:
+        store = SQLiteStore(db)
+    except sqlite3.OperationalError:
+        return 0
+    try:
+        return len(graph.attempts(store, swarm_id))
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        store.close()
+
+
 def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     script = RESUME_SCRIPT.format(root=str(Path(__file__).parents[1]), db=str(db))
@@ -146,12 +175,8 @@ def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
     while deadline > 0:  # killed once it has recorded some attempts, not all
         asyncio.run(asyncio.sleep(0.1))
         deadline -= 0.1
-        if db.exists():
-            store = SQLiteStore(db)
-            n = len(graph.attempts(store, p.swarm_id))
-            store.close()
-            if n >= 20:
-                break
+        if db.exists() and _recorded(db, p.swarm_id) >= 20:
+            break
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     store = SQLiteStore(db)
@@ -168,28 +193,32 @@ def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
     assert report.attempted_now == 120 - cut
 
 
-def test_a_code_task_that_attacks_the_executor_fails_and_the_swarm_goes_on(tmp_path: Path) -> None:
+def test_code_tasks_that_attack_the_executor_fail_and_the_swarm_goes_on(tmp_path: Path) -> None:
     tests = "assert add(2, 3) == 5\n"
-    tasks = [
-        SwarmTask(id="bad", type="math", prompt="write add", tests=tests, entry_point="add"),
-        SwarmTask(id="good", type="math", prompt="write add again", tests=tests, entry_point="add"),
-    ]
+    target = tmp_path / "escaped"
+    harmful = {k: v.format(target=str(target), name="escaped-swarm") for k, v in HARMFUL.items()}
     replies = {
-        "write add": "```python\ndef add(a, b):\n    while True:\n        pass\n```",
-        "write add again": "```python\ndef add(a, b):\n    return a + b\n```",
+        f"write add ({k})": f"```python\n{code}\ndef add(a, b):\n    return a + b\n```"
+        for k, code in harmful.items()
     }
+    replies["write add"] = "```python\ndef add(a, b):\n    return a + b\n```"
+    tasks = [
+        SwarmTask(id=f"t{i}", type="math", prompt=prompt, tests=tests, entry_point="add")
+        for i, prompt in enumerate(replies)
+    ]
 
     class Coder(SkillModel):
         async def complete(self, messages: list[Message], **_: Any) -> Completion:
             return Completion(text=replies[messages[-1]["content"]])
 
-    report = go(
-        plan(tasks, ["round-robin"], limits=Limits(cpu_seconds=1, wall_seconds=5)), Coder(), tmp_path / "c.db"
-    )
+    limits = Limits(cpu_seconds=2, wall_seconds=8, memory_mb=256)
+    report = go(plan(tasks, ["round-robin"], limits=limits), Coder(), tmp_path / "c.db")
     store = SQLiteStore(tmp_path / "c.db")
     done = graph.attempts(store, report.swarm_id, "round-robin", 0)
     store.close()
-    assert [done[0].success, done[1].success] == [False, True]
+    assert [done[i].success for i in range(len(tasks))] == [False] * len(HARMFUL) + [True]
+    assert not target.exists()
+    assert leftovers() == []
 
 
 @pytest.mark.parametrize(
@@ -223,7 +252,10 @@ def test_duplicate_ids_and_unknown_routers_are_refused(tmp_path: Path) -> None:
 
 def test_code_tasks_take_asserts_or_a_check_function() -> None:
     t = SwarmTask(
-        id="c", type="s", prompt="p", entry_point="f",
+        id="c",
+        type="s",
+        prompt="p",
+        entry_point="f",
         tests=textwrap.dedent("def check(candidate):\n    assert candidate(1) == 2\n"),
-    )  # fmt: skip
+    )
     assert t.test_code().rstrip().endswith("check(f)")

@@ -16,7 +16,7 @@ LIMITS = Limits(cpu_seconds=2, wall_seconds=8, memory_mb=256, processes=16)
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the executor needs POSIX")
 
 
-def _leftovers() -> list[str]:
+def leftovers() -> list[str]:
     """Processes still running the executor's child."""
     found = []
     for pid in os.listdir("/proc"):
@@ -69,7 +69,7 @@ def test_the_sandbox_holds(kind: str, mode: sandbox.Isolation, tmp_path: Path) -
     assert time.monotonic() - started < LIMITS.wall_seconds + 3
     assert not target.exists()
     assert not any(p.name.startswith("escaped-") for p in set(Path("/tmp").iterdir()) - before)
-    assert _leftovers() == []
+    assert leftovers() == []
 
 
 def test_a_good_program_runs_and_its_folder_is_removed(tmp_path: Path) -> None:

@@ -165,3 +165,10 @@ def check_swarm(store: GraphStore, swarm_id: str) -> list[str]:
             problems.append(f"run {run[0]}/{run[1]} attempted position {run[2]} twice")
         seen.add(run)
     return problems
+
+
+def swarm_counts(store: GraphStore, swarm_id: str) -> tuple[int, int]:
+    """The swarm's nodes (Swarm, Tasks, Snapshots) and ATTEMPTED edges."""
+    nodes = [n for n in store.nodes(SWARM_SESSION) if n.props.get("swarm_id") == swarm_id]
+    edges = [e for e in store.edges(SWARM_SESSION, EdgeType.ATTEMPTED) if e.props.get("swarm") == swarm_id]
+    return len(nodes), len(edges)

@@ -1,5 +1,6 @@
 """The store's nodes and relationships as rows for the engine's graph, every session's
-with the personas and the evaluations: the corpus `store_records` reads, in its order.
+with the personas, the evaluations and the swarms: the corpus `store_records` reads, in
+its order.
 
 On the SQLite store the rows are read with one query per table and their properties
 decoded with `json.loads`, without building and validating a pydantic record per row:
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dagmca.models import EVALUATION_SESSION, PERSONA_SESSION, NodeKind
+from dagmca.models.nodes import SWARM_SESSION
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.values import EdgeRow, NodeRow
 from dagmca.store.graph import store_records
@@ -53,7 +55,8 @@ def _reading(path: Path) -> Iterator[sqlite3.Connection]:
 
 def _sqlite_rows(conn: sqlite3.Connection) -> tuple[list[NodeRow], list[EdgeRow]]:
     order = [r[0] for r in conn.execute(_SESSIONS, (NodeKind.SESSION.value,))]
-    rank = {s: i for i, s in enumerate(dict.fromkeys([*order, PERSONA_SESSION, EVALUATION_SESSION]))}
+    shared = [PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION]
+    rank = {s: i for i, s in enumerate(dict.fromkeys([*order, *shared]))}
     node_rows = [r for r in conn.execute(_NODES) if r[1] in rank]
     edge_rows = [r for r in conn.execute(_EDGES) if r[3] in rank]
     # one decode of every properties text at once: a call per row costs more than the text

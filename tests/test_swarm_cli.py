@@ -1,0 +1,73 @@
+"""`dagmca swarm` as a user runs it: bad input is one line and exit 2 before any call
+or store; a dry run spends nothing; a run on the fake model is recorded, `dagmca check`
+holds on it, and the same command run again makes no call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_cli import assert_user_error, dagmca
+
+GOOD = [
+    {"id": "a1", "type": "add", "question": "What is 2 + 3?", "answer": "5"},
+    {"id": "m1", "type": "mul", "question": "What is 2 * 3?", "answer": "6"},
+    {"id": "a2", "type": "add", "question": "What is 4 + 4?", "answer": "8"},
+]
+
+
+def _stream(tmp_path: Path, tasks: list[dict[str, object]]) -> Path:
+    path = tmp_path / "tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    ("tasks", "args", "says"),
+    [
+        ([{"id": "a", "type": "m", "question": "q"}], [], "needs tests (code) or an answer"),
+        ([GOOD[0], GOOD[0]], [], "duplicate id 'a1'"),
+        ([{**GOOD[0], "check": "essay"}], [], "unknown check 'essay'"),
+        (GOOD, ["--router", "affinity,smart"], "unknown router 'smart'"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(
+    tmp_path: Path, tasks: list[dict[str, object]], args: list[str], says: str
+) -> None:
+    path = _stream(tmp_path, tasks)
+    assert_user_error(dagmca("swarm", str(path), "--llm", "fake", *args, cwd=tmp_path), says, tmp_path)
+
+
+def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
+    path = _stream(tmp_path, GOOD)
+    dry = dagmca(
+        "swarm", str(path), "--llm", "fake", "--dry-run", "--json", "--router", "random,ucb", cwd=tmp_path
+    )
+    assert dry.returncode == 0, dry.stderr
+    assert json.loads(dry.stdout)["calls"] == 6
+    assert not (tmp_path / ".dagmca").exists()
+    args = [
+        "swarm",
+        str(path),
+        "--llm",
+        "fake",
+        "--router",
+        "random,ucb",
+        "--json",
+        "--out",
+        str(tmp_path / "o"),
+    ]
+    first = dagmca(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["attempted_now"] == 6 and [r["router"] for r in report["routers"]] == ["random", "ucb"]
+    assert (tmp_path / "o" / "swarm.json").exists()
+    checked = dagmca("check", report["swarm_id"], cwd=tmp_path)
+    assert checked.returncode == 0 and "every invariant holds" in checked.stdout, (
+        checked.stdout + checked.stderr
+    )
+    again = json.loads(dagmca(*args, cwd=tmp_path).stdout)
+    assert again["attempted_now"] == 0
+    assert again["routers"] == report["routers"]
