@@ -185,13 +185,19 @@ def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = Fa
 
 
 def check(session: o.SessionArg, store: o.Store = None) -> None:
-    """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones."""
+    """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones.
+    SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records."""
     from dagmca.store.check import check_store
 
     with open_existing(resolve_store(store)) as st:
-        require_session(st, session)
-        problems = check_store(st, session)
-        counts = (len(st.nodes(session)), len(st.edges(session)))
+        if session.startswith("swarm-") and st.get_node(f"swarm/{session}") is not None:
+            from dagmca.swarm.graph import check_swarm, swarm_counts
+
+            problems, counts = check_swarm(st, session), swarm_counts(st, session)
+        else:
+            require_session(st, session)
+            problems = check_store(st, session)
+            counts = (len(st.nodes(session)), len(st.edges(session)))
     if problems:
         for p in problems:
             out.print(f"[red]broken:[/] {p}")
