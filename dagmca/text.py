@@ -1,5 +1,6 @@
 """Shortening text: `clip` for text that stays prose (prompts, titles), `one_line` for a
-caption or a log line (progress, exports, tables)."""
+caption or a log line (progress, exports, tables); `answer_key`, a short answer as it is
+compared."""
 
 from __future__ import annotations
 
@@ -26,3 +27,38 @@ def one_line(value: object, limit: int) -> str:
 def local_id(node_id: str) -> str:
     """A node id without its session, as a caption shows it: main, main/b1, …"""
     return node_id.split("/", 1)[-1]
+
+
+def answer_key(value: str) -> str:
+    """A short answer as answers are tallied and compared: case, spacing and closing
+    punctuation set aside."""
+    return " ".join(value.casefold().split()).strip(" .;:!")
+
+
+_ELLIPSIS = ("...", "…", "[…]", "[...]")
+
+
+def quotes(excerpt: str, text: str) -> bool:
+    """Whether `excerpt` is quoted from `text`: its words in the same order, ignoring
+    case, white space and punctuation; an ellipsis may stand for words left out between
+    its pieces. An empty excerpt quotes nothing."""
+    for mark in _ELLIPSIS:
+        excerpt = excerpt.replace(mark, "\0")
+    pieces = [_words(p) for p in excerpt.split("\0")]
+    pieces = [p for p in pieces if p]
+    if not pieces:
+        return False
+    haystack = f" {_words(text)} "
+    at = 0
+    for piece in pieces:
+        found = haystack.find(f" {piece} ", at)
+        if found < 0:
+            return False
+        at = found + len(piece) + 1
+    return True
+
+
+def _words(text: str) -> str:
+    """The text's words, lowercased, one space apart (what a quote is compared by)."""
+    kept = "".join(c.lower() if c.isalnum() else " " for c in text)
+    return " ".join(kept.split())

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
-from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM
+from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM, checked_excerpt
 from dagmca.prompts.schemas import TensionFlag, joint_lenses, joint_turns
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
@@ -57,6 +58,14 @@ def store(tmp_path: Path) -> Iterator[SQLiteStore]:
 
 
 RunSession = Callable[..., tuple[SessionResult, SessionState, ScriptedLLM]]
+
+
+def excerpt_of(call: ScriptedCall) -> str:
+    """What an observer's flag quotes from the turn it checks: the start of the turn to
+    check (on a group of sibling turns asked lens by lens, of the turn `lens_by_lens`
+    names); a flag whose excerpt is not in its turn is discarded."""
+    named = re.search(r"\(turn (\d+)\)\Z", call.prompt)
+    return checked_excerpt(call.prompt, int(named.group(1)) if named else 1)
 
 
 def lens_by_lens(responder: Responder) -> Responder:

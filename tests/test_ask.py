@@ -28,7 +28,7 @@ from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
+from tests.conftest import excerpt_of, run_scripted
 from tests.support.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_target, wiped
 from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS, flag, no_flag
@@ -80,7 +80,7 @@ def session_responder(flags: list[tuple[str, float]], answers: dict[str, str]) -
             return verdict
         main = call.meta.debate.endswith("/main")
         if call.schema is not None:
-            return flag(*pending.pop(0)) if main and pending else no_flag()
+            return flag(*pending.pop(0), excerpt=excerpt_of(call)) if main and pending else no_flag()
         if call.meta.agent == "merger":
             return SYNTHESIS
         for question, answer in answers.items():

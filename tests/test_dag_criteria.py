@@ -17,7 +17,7 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.store.check import check_store
 from dagmca.store.graph import load_graph
-from tests.conftest import RunSession
+from tests.conftest import RunSession, excerpt_of
 from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS
 
@@ -54,12 +54,16 @@ def responder(call: ScriptedCall) -> Any:
         return verdict
     if call.schema is not None:  # an observer
         if call.meta.debate.endswith("/main"):
-            k = h[0] % 5
+            # a new angle: the first question, from one the prompt picks, that the
+            # debate's tensions already flagged (listed in the prompt) do not ask
+            flagged = call.prompt.split("Tensions already flagged in this debate:")[-1]
+            start = h[0] % 5
+            k = next((j % 5 for j in range(start, start + 5) if QUESTIONS[j % 5] not in flagged), start)
             return {
                 "category": ("gap", "assumption", "contradiction", "open_question", "meta")[k],
                 "urgency": URGENCY[k],
                 "question": QUESTIONS[k],
-                "excerpt": "e",
+                "excerpt": excerpt_of(call),
                 "rationale": "r",
             }
         topic = call.meta.debate.rsplit("/", 1)[-1]
@@ -67,7 +71,7 @@ def responder(call: ScriptedCall) -> Any:
             "category": "gap",
             "urgency": 0.4,
             "question": f"What does {topic} leave open, point {h[0] % 3}?",
-            "excerpt": "e",
+            "excerpt": excerpt_of(call),
             "rationale": "r",
         }
     if call.meta.agent == "merger":

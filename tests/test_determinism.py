@@ -17,7 +17,7 @@ from dagmca.models import TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
+from tests.conftest import RunSession, excerpt_of
 from tests.support.judges import duplicate_questions, pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
@@ -55,7 +55,7 @@ def pure(call: ScriptedCall) -> Any:
             return no_flag()
         category = ("gap", "assumption", "contradiction")[h[2] % 3]
         question = QUESTIONS[h[1] % len(QUESTIONS)] + f" (case {h.hex()[:6]} {h.hex()[6:12]})"
-        return flag(question, 0.4 + h[4] / 500, category)
+        return flag(question, 0.4 + h[4] / 500, category, excerpt=excerpt_of(call))
     if any(f"Question under debate: {QUESTIONS[k]}" in call.prompt for k in (0, 1, 4)):
         return "Pricing works when revenue funds buses and exemptions protect workers."
     if "Question under debate: " + QUESTIONS[2] in call.prompt:

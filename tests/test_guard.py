@@ -11,7 +11,7 @@ from typing import Any
 from dagmca.llm.fake import ScriptedCall
 from dagmca.models import NodeKind
 from dagmca.store.check import check_store
-from tests.conftest import RunSession
+from tests.conftest import RunSession, excerpt_of
 from tests.test_pipeline import flag, no_flag
 
 LOOP = "The answer is: " * 30
@@ -74,7 +74,7 @@ def test_an_echoing_tension_question_is_dropped(run_fake: RunSession, tmp_path: 
     def respond(call: ScriptedCall) -> Any:
         if call.schema is not None:
             if call.meta.phase == "monitor":
-                return flag(next(questions, ""))
+                return flag(next(questions, ""), excerpt=excerpt_of(call))
             return None  # judges: nothing to judge here
         return f"{SOUND} ({call.meta.agent}, {call.meta.phase}, {len(call.prompt) % 89})"
 

@@ -7,20 +7,20 @@ from __future__ import annotations
 from typing import Any
 
 from dagmca.debate.estimate import observer_calls
-from dagmca.llm.fake import ScriptedCall
+from dagmca.llm.fake import ScriptedCall, checked_excerpt
 from dagmca.models import EdgeType
 from dagmca.prompts.schemas import joint_lenses, joint_turns
 from tests.conftest import RunSession
 
 
-def flag(lens: str, turn: int, question: str) -> dict[str, Any]:
+def flag(lens: str, turn: int, question: str, prompt: str) -> dict[str, Any]:
     return {
         "lens": lens,
         "turn": turn,
         "category": "gap",
         "urgency": 0.8,
         "question": question,
-        "excerpt": "",
+        "excerpt": checked_excerpt(prompt, turn),
         "rationale": "The turn assumes what it should show.",
     }
 
@@ -55,9 +55,9 @@ class Observers:
         topic = TOPICS[sum(n == 3 for n, _ in self.groups) - 1]
         return {
             "flags": [
-                flag(lenses[-1], 3, f"Which budget pays for {topic[0]}?"),
-                flag(lenses[0], 2, f"Who measured {topic[1]}, and how?"),
-                flag(lenses[0], 2, f"Why would anyone believe {topic[1]}?"),
+                flag(lenses[-1], 3, f"Which budget pays for {topic[0]}?", call.prompt),
+                flag(lenses[0], 2, f"Who measured {topic[1]}, and how?", call.prompt),
+                flag(lenses[0], 2, f"Why would anyone believe {topic[1]}?", call.prompt),
             ]
         }
 

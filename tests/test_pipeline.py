@@ -9,7 +9,7 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
+from tests.conftest import RunSession, excerpt_of
 from tests.support.judges import PairRule, StubRule, judge_reply, never_answered, same_text
 
 QUESTIONS = [
@@ -21,8 +21,14 @@ QUESTIONS = [
 ]
 
 
-def flag(question: str, urgency: float = 0.8, category: str = "gap") -> dict[str, Any]:
-    return {"category": category, "urgency": urgency, "question": question, "excerpt": "e", "rationale": "r"}
+def flag(question: str, urgency: float = 0.8, category: str = "gap", excerpt: str = "") -> dict[str, Any]:
+    return {
+        "category": category,
+        "urgency": urgency,
+        "question": question,
+        "excerpt": excerpt,
+        "rationale": "r",
+    }
 
 
 def no_flag() -> dict[str, Any]:
@@ -47,7 +53,7 @@ def scripted(
             return verdict
         if call.schema is not None:
             if call.meta.debate.endswith("/main") and pending:
-                return flag(pending.pop(0))
+                return flag(pending.pop(0), excerpt=excerpt_of(call))
             return no_flag()
         for question, answer in (branch_answers or {}).items():
             if call.meta.debate.count("/b") and f"Question under debate: {question}" in call.prompt:

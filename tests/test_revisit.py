@@ -20,7 +20,7 @@ from dagmca.runner import open_state, revisit_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE, RunSession, lens_by_lens
+from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.judges import judge_reply, stub_parts
 from tests.test_cli import dagmca
 from tests.test_dag_criteria import responder
@@ -163,7 +163,13 @@ def _converging(call: ScriptedCall) -> Any:
         words = ("buses", "shops", "workers", "tolls", "parks", "schools")
         asks = ("Who pays for the {}?", "When do the {} change?", "Why would the {} object?")
         question = asks[debate.count("/") - 1].format(words[h[0] % 6])
-        return {"category": "gap", "urgency": 0.5, "question": question, "excerpt": "e", "rationale": "r"}
+        return {
+            "category": "gap",
+            "urgency": 0.5,
+            "question": question,
+            "excerpt": excerpt_of(call),
+            "rationale": "r",
+        }
     if call.meta.agent == "merger":
         return f"The branches of {debate} agree: fares fund buses."
     return "Fares fund buses."

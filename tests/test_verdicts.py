@@ -24,7 +24,7 @@ from dagmca.reports import quality
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from dagmca.store.check import check_store
-from tests.conftest import PASSAGE, RunSession, lens_by_lens
+from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.judges import judge_reply
 from tests.test_pipeline import flag
 
@@ -48,7 +48,9 @@ def responder(same: bool) -> Any:
         if verdict is not None:
             return verdict
         if call.schema is not None:
-            return flag(QUESTION if call.meta.debate.endswith("/main") else RESTATED)
+            return flag(
+                QUESTION if call.meta.debate.endswith("/main") else RESTATED, excerpt=excerpt_of(call)
+            )
         return f"{call.meta.agent} says something about {call.meta.phase} number {len(call.prompt) % 97}."
 
     return respond

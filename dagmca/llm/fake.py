@@ -107,8 +107,27 @@ def _first_literal(item: Any) -> tuple[str, tuple[Any, ...]] | None:
 
 
 def default_structured(schema: type[BaseModel], seed: str) -> dict[str, Any]:
-    """A valid, deterministic instance of any output schema, varied by `seed`."""
-    return {name: _fill(f.annotation, seed + name) for name, f in schema.model_fields.items()}
+    """A valid, deterministic instance of any output schema, varied by `seed`. An
+    observer's excerpt is quoted from the turn it checks (the seed is the prompt), as
+    a flag whose excerpt is not in its turn is discarded."""
+    out = {name: _fill(f.annotation, seed + name) for name, f in schema.model_fields.items()}
+    if "excerpt" in out:
+        out["excerpt"] = checked_excerpt(seed, out.get("turn", 1))
+    return out
+
+
+_CHECKED = re.compile(
+    r"(?:The turn to check|Turn to check (\d+)|Turn (\d+)) \(.*?\):\n<turn>\n(.*?)\n</turn>", re.S
+)
+
+
+def checked_excerpt(prompt: str, turn: int = 1) -> str:
+    """The first words of turn `turn` an observer prompt asks to check ("" if none)."""
+    for found in _CHECKED.finditer(prompt):
+        number = int(found.group(1) or found.group(2) or 1)
+        if number == turn:
+            return " ".join(found.group(3).split()[:8])
+    return ""
 
 
 def default_responder(call: ScriptedCall) -> Reply:

@@ -15,8 +15,9 @@ from dagmca.models import Strict, TensionCategory
 class TensionFlag(Strict):
     """An observer's verdict on one turn."""
 
-    # Field order matters for small models: the short, decisive fields come first,
-    # so a reply cut off by max_tokens still carries them (see the partial parse).
+    # Declared decisive fields first, the order the bundled 135M model is sent (its
+    # concession: a reply cut off by max_tokens still carries them, see the partial
+    # parse); every other model is sent the evidence first (llm/field_order.py).
     category: TensionCategory
     urgency: UnitStep
     question: Text(240)  # type: ignore[valid-type]

@@ -15,7 +15,11 @@ OBSERVER_LENSES = {
     "dialectical": "You look for claims that pull against each other and for what a synthesis would need.",
     "skeptical": "You look for unsupported assumptions, missing evidence and overreach.",
     "pragmatic": "You look for consequences and practical questions nobody worked out.",
-    "meta": "You look at the debate itself: framing, blind spots, what everyone takes for granted.",
+    "meta": (
+        "You look for what every turn takes for granted about the passage's subject: a framing "
+        "of the subject nobody questioned, a side of it nobody considered, a premise all the "
+        "turns share. You ask about the subject, never about the debate or its participants."
+    ),
 }
 
 
@@ -80,28 +84,38 @@ def _observer(lens: str) -> str:
 
 
 FLAG_FIELDS = (
-    "its category; its urgency from 0 (no tension worth a debate) to 1 (the debate cannot "
-    "be settled without it); the question a separate debate should ask, stated so that it "
-    "stands alone, about the passage's subject rather than about the debate; the excerpt "
-    "that raised it, quoted word for word; and a one-sentence rationale"
+    "the question a separate debate should ask, stated so that it stands alone, about the "
+    "passage's subject rather than about the debate; the excerpt of the turn that raised it, "
+    "quoted word for word (a flag whose excerpt is not in the turn is discarded); a "
+    "one-sentence rationale that says what in the excerpt raises it; its category; and its "
+    "urgency: 0 to 0.2, nothing worth a debate of its own; 0.3 to 0.5, a real question the "
+    "debate could leave open without harm; 0.6 to 0.8, a question the debate's conclusion "
+    "depends on; 0.9 to 1, the debate cannot be settled without it"
+)
+# observers see the tensions their debate has flagged: a repeat adds nothing
+NEW_ANGLE = (
+    "Where tensions already flagged in this debate are listed above, flag only a new angle "
+    "that none of them asks"
 )
 
 
 MONITOR_TASK = (
     "Does the turn to check reveal a tension (a gap, an assumption, a contradiction or an "
-    f"open question) that deserves its own debate? Reply with one JSON object: {FLAG_FIELDS}."
+    f"open question) that deserves its own debate? {NEW_ANGLE}; if it reveals none, give "
+    f"urgency 0. Reply with one JSON object: {FLAG_FIELDS}."
 )
 MONITOR_ROUND_TASK = (
     "Find the one tension in the turns above (a gap, an assumption, a contradiction or an "
-    "open question) that most deserves its own debate. Reply with one JSON object: the "
-    f"number of the turn that raised it, {FLAG_FIELDS}."
+    f"open question) that most deserves its own debate. {NEW_ANGLE}; if there is none, give "
+    "urgency 0. Reply with one JSON object: the number of the turn that raised it, "
+    f"{FLAG_FIELDS}."
 )
 
 MONITOR_SIBLINGS_TASK = (
     "Each observer above checks each numbered turn to check through its own lens: does it "
     "reveal a tension (a gap, an assumption, a contradiction or an open question) that "
     "deserves its own debate? Reply with one JSON object whose `flags` list holds at most "
-    "one flag per observer per turn, and none where an observer sees no such tension. Each "
+    f"one flag per observer per turn, and none where an observer sees no such tension. {NEW_ANGLE}. Each "
     f"flag gives the observer's lens, then the number of the turn that raised it, then {FLAG_FIELDS}. "
     "The observers look for different things: their flags should not repeat each other."
 )
@@ -110,7 +124,7 @@ MONITOR_JOINT_TASK = (
     "Each observer above checks the turn through its own lens: does it reveal a tension (a "
     "gap, an assumption, a contradiction or an open question) that deserves its own debate? "
     "Reply with one JSON object whose `flags` list holds at most one flag per observer, and "
-    "none for an observer that sees no such tension. Each flag gives the observer's lens, "
+    f"none for an observer that sees no such tension. {NEW_ANGLE}. Each flag gives the observer's lens, "
     f"then {FLAG_FIELDS}. The observers look for different things: their flags should not "
     "repeat each other."
 )
@@ -126,41 +140,68 @@ def observer_scaffolding(question: str) -> str:
     )
 
 
+def flagged_part(flagged: Sequence[str]) -> list[Part]:
+    """The questions of the tensions the debate has flagged so far (none: no part)."""
+    if not flagged:
+        return []
+    return ["Tensions already flagged in this debate:\n" + "\n".join(f"- {q}" for q in flagged)]
+
+
 def monitor(
-    lens: str, frame: Frame, recent: Sequence[tuple[str, str]], turn_label: str, turn_text: str
+    lens: str,
+    frame: Frame,
+    recent: Sequence[tuple[str, str]],
+    turn_label: str,
+    turn_text: str,
+    flagged: Sequence[str] = (),
 ) -> Prompt:
     parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
     parts.append(quote(f"The turn to check ({turn_label})", turn_text))
+    parts += flagged_part(flagged)
     parts.append(f"{_observer(lens)} {MONITOR_TASK}")
     return messages(frame, parts, frame.budget.flag)
 
 
 def monitor_joint(
-    lenses: Sequence[str], frame: Frame, recent: Sequence[tuple[str, str]], turn_label: str, turn_text: str
+    lenses: Sequence[str],
+    frame: Frame,
+    recent: Sequence[tuple[str, str]],
+    turn_label: str,
+    turn_text: str,
+    flagged: Sequence[str] = (),
 ) -> Prompt:
     """Every observer's check of one turn in one call (--observer-calls joint); the
     output reserve holds a flag per lens."""
     parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
     parts.append(quote(f"The turn to check ({turn_label})", turn_text))
+    parts += flagged_part(flagged)
     observers = [f"- {lens}: {_observer(lens)}" for lens in lenses]
     parts.append("\n".join(["The observers of this debate:", *observers, MONITOR_JOINT_TASK]))
     return messages(frame, parts, frame.budget.flag * len(lenses))
 
 
 def monitor_siblings(
-    lenses: Sequence[str], frame: Frame, recent: Sequence[tuple[str, str]], turns: Sequence[tuple[str, str]]
+    lenses: Sequence[str],
+    frame: Frame,
+    recent: Sequence[tuple[str, str]],
+    turns: Sequence[tuple[str, str]],
+    flagged: Sequence[str] = (),
 ) -> Prompt:
     """Every observer's check of a phase's sibling turns in one call (--observer-calls
     siblings); the output reserve holds a flag per lens per turn."""
     parts: list[Part] = [quote(f"Earlier turn ({who})", text) for who, text in recent]
     parts += [quote(f"Turn to check {i} ({label})", text) for i, (label, text) in enumerate(turns, start=1)]
+    parts += flagged_part(flagged)
     observers = [f"- {lens}: {_observer(lens)}" for lens in lenses]
     parts.append("\n".join(["The observers of this debate:", *observers, MONITOR_SIBLINGS_TASK]))
     return messages(frame, parts, frame.budget.flag * len(lenses) * len(turns))
 
 
-def monitor_round(lens: str, frame: Frame, turns: Sequence[tuple[str, str]]) -> Prompt:
+def monitor_round(
+    lens: str, frame: Frame, turns: Sequence[tuple[str, str]], flagged: Sequence[str] = ()
+) -> Prompt:
     parts: list[Part] = [quote(f"Turn {i} ({label})", text) for i, (label, text) in enumerate(turns, start=1)]
+    parts += flagged_part(flagged)
     parts.append(f"{_observer(lens)} {MONITOR_ROUND_TASK}")
     return messages(frame, parts, frame.budget.flag)
 

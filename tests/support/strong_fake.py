@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dagmca.llm.fake import ScriptedCall, default_structured
+from dagmca.llm.fake import ScriptedCall, checked_excerpt, default_structured
 from dagmca.prompts.schemas import (
     DuplicateVerdict,
     PairVerdict,
@@ -104,14 +104,21 @@ class StrongModel:
         seed = _seed(call)
         h = _h(seed)
         if issubclass(call.schema, TensionFlag):
-            return {**default_structured(call.schema, seed), **self.flag(seed)}
+            return {**default_structured(call.schema, seed), **self.flag(seed, checked_excerpt(call.prompt))}
         if "flags" in call.schema.model_fields:  # every lens in one call: a flag each (per turn)
             lenses, turns = joint_lenses(call.schema), joint_turns(call.schema)
             if not turns:
-                return {"flags": [{"lens": lens, **self.flag(seed + lens)} for lens in lenses]}
+                quoted = checked_excerpt(call.prompt)
+                return {"flags": [{"lens": lens, **self.flag(seed + lens, quoted)} for lens in lenses]}
             return {
                 "flags": [
-                    {"lens": lens, "turn": n, **self.flag(f"{seed}{lens}{turn_text(call.prompt, n)}")}
+                    {
+                        "lens": lens,
+                        "turn": n,
+                        **self.flag(
+                            f"{seed}{lens}{turn_text(call.prompt, n)}", checked_excerpt(call.prompt, n)
+                        ),
+                    }
                     for n in range(1, turns + 1)
                     for lens in lenses
                 ]
@@ -135,7 +142,8 @@ class StrongModel:
             return traced
         return default_structured(call.schema, seed)
 
-    def flag(self, seed: str) -> dict[str, Any]:
+    def flag(self, seed: str, excerpt: str) -> dict[str, Any]:
+        """A flag on the turn `excerpt` quotes (as a flag whose excerpt is not in its turn is discarded)."""
         h = _h(seed)
         question = (
             f"{SENTENCES[h % len(SENTENCES)].rstrip('.')}: what would show whether this holds "
@@ -146,7 +154,7 @@ class StrongModel:
             "question": question,
             "urgency": round(0.4 + (h % 56) / 100, 2),
             "category": ("gap", "assumption", "contradiction", "open_question")[h % 4],
-            "excerpt": SENTENCES[(h >> 8) % len(SENTENCES)][:60],
+            "excerpt": excerpt,
             "rationale": "The debate asserts this without evidence that would tell it from selection.",
         }
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from dagmca.debate.dag import judge
-from dagmca.debate.dag.monitor import flagged_at
+from dagmca.debate.dag.flags import flagged_at
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
 from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus

@@ -17,18 +17,23 @@ from functools import partial
 from typing import Any
 
 from dagmca.debate.dag import judge
-from dagmca.debate.events import DuplicateChecked, TensionDropped, TensionFlagged
+from dagmca.debate.dag.flags import flagged_at, restating
+from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
-from dagmca.models import CallPhase, DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus, TurnNode
+from dagmca.models import CallPhase, DebateNode, TensionNode, TensionStatus, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema
 from dagmca.similarity.counts import EmbedPhase
+from dagmca.text import quotes
 
 RECENT_TURNS = 4
+# the debate's tensions an observer is shown, the latest: enough to steer it off repeats
+FLAGGED_SHOWN = 12
 Flags = list[tuple[str, TensionFlag]]  # (lens, flag)
+Asker = Callable[[list[str]], Awaitable[Flags]]  # given the tensions flagged so far
 
 
 def _label(turn: TurnNode) -> str:
@@ -50,6 +55,18 @@ class Monitor:
         # Each check records its flag only after the check started before it has:
         # near-duplicate merging then sees flags in a fixed order, whatever the latency.
         self._recorded: asyncio.Event | None = None
+        # The checks started together (a turn's, a phase's, a round's) are a batch; each
+        # is shown the flags the batches before it raised, so it waits for their calls
+        # (not for their recording, which may wait on a judge): what an observer is shown
+        # never depends on which check answered first.
+        self._raised: dict[int, list[str]] = {}  # check number -> the questions it raised
+        self._started = 0  # checks started
+        self._batch: tuple[int, list[asyncio.Event]] = (0, [])  # its first check, the previous batch's
+        self._asked: list[asyncio.Event] = []  # the current batch's checks, answered
+
+    def _open_batch(self) -> None:
+        self._batch = (self._started, self._asked)
+        self._asked = []
 
     async def on_turn(self, turn: TurnNode) -> None:
         if self.mode == "off" or turn.degenerate:  # a loop raises no tension worth a branch
@@ -62,13 +79,19 @@ class Monitor:
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         self.transcript.append(turn)
         lenses = self.state.config.observers
+        frame = self.frame()  # now: a branch's background changes while it runs
+        self._open_batch()
         if self.state.config.observer_calls == "joint":
-            messages = tpl.monitor_joint(lenses, self.frame(), recent, _label(turn), turn.text)
-            self._start(lambda: self._ask_joint(messages), [turn])
+
+            async def joint(flagged: list[str]) -> Flags:
+                prompt = tpl.monitor_joint(lenses, frame, recent, _label(turn), turn.text, flagged)
+                return await self._ask_joint(prompt)
+
+            self._start(joint, [turn])
             return
         for lens in lenses:
-            messages = tpl.monitor(lens, self.frame(), recent, _label(turn), turn.text)
-            self._start(self._asker(lens, messages, TensionFlag), [turn])
+            prompt = partial(tpl.monitor, lens, frame, recent, _label(turn), turn.text)
+            self._start(self._asker(lens, prompt, TensionFlag), [turn])
 
     def on_phase(self, groups: list[list[TurnNode]]) -> None:
         """--observer-calls siblings: one check per group of a phase's sibling turns, each
@@ -77,38 +100,61 @@ class Monitor:
             return
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         lenses = self.state.config.observers
+        frame = self.frame()
+        self._open_batch()
         for group in groups:
             turns = [t for t in group if not t.degenerate]  # a loop raises no tension worth a branch
             if not turns:
                 continue
             self.transcript += turns
-            messages = tpl.monitor_siblings(
-                lenses, self.frame(), recent, [(_label(t), t.text) for t in turns]
-            )
-            self._start(partial(self._ask_joint, messages, len(turns)), turns)
+            labelled = [(_label(t), t.text) for t in turns]
+
+            async def siblings(flagged: list[str], labelled: list[tuple[str, str]] = labelled) -> Flags:
+                prompt = tpl.monitor_siblings(lenses, frame, recent, labelled, flagged)
+                return await self._ask_joint(prompt, len(labelled))
+
+            self._start(siblings, turns)
 
     def on_round_end(self) -> None:
         turns, self._round_turns = self._round_turns, []
         if self.mode != "round" or not turns:
             return
         schema = round_flag_schema(len(turns))
+        frame = self.frame()
+        self._open_batch()
         for lens in self.state.config.observers:
-            messages = tpl.monitor_round(lens, self.frame(), [(_label(t), t.text) for t in turns])
-            self._start(self._asker(lens, messages, schema), turns)
+            prompt = partial(tpl.monitor_round, lens, frame, [(_label(t), t.text) for t in turns])
+            self._start(self._asker(lens, prompt, schema), turns)
 
-    def _start(self, ask: Callable[[], Awaitable[Flags]], turns: list[TurnNode]) -> None:
+    def _start(self, ask: Asker, turns: list[TurnNode]) -> None:
         before, mine = self._recorded, asyncio.Event()
         self._recorded = mine
-        self._tasks.append(asyncio.create_task(self._check(ask, turns, before, mine)))
+        asked = asyncio.Event()
+        self._asked.append(asked)
+        check = self._check(ask, turns, before, mine, (self._started, asked, *self._batch))
+        self._started += 1
+        self._tasks.append(asyncio.create_task(check))
 
-    def _asker(
-        self, lens: str, messages: Prompt, schema: type[TensionFlag]
-    ) -> Callable[[], Awaitable[Flags]]:
-        async def ask() -> Flags:
-            flag = await self._ask(f"observer:{lens}", messages, schema, self.state.config.flag_tokens())
+    def _asker(self, lens: str, prompt: Callable[[list[str]], Prompt], schema: type[TensionFlag]) -> Asker:
+        async def ask(flagged: list[str]) -> Flags:
+            cap = self.state.config.flag_tokens()
+            flag = await self._ask(f"observer:{lens}", prompt(flagged), schema, cap)
             return [] if flag is None else [(lens, flag)]
 
         return ask
+
+    def _flagged(self, before: int) -> list[str]:
+        """The questions the checks before check number `before` raised, each once, in
+        the order the checks started (the latest FLAGGED_SHOWN)."""
+        shown = [q for n in sorted(self._raised) if n < before for q in self._raised[n]]
+        return list(dict.fromkeys(shown))[-FLAGGED_SHOWN:]
+
+    def _raises(self, flag: TensionFlag, turns: list[TurnNode]) -> bool:
+        """Whether a flag may become a tension: urgent enough, a question, and quoting
+        its turn (what `_consider` checks before anything else)."""
+        turn = turns[getattr(flag, "turn", 1) - 1]
+        urgent = flag.urgency >= self.state.config.urgency_threshold
+        return urgent and len(flag.question.strip()) >= 8 and quotes(flag.excerpt, turn.text)
 
     async def drain(self) -> None:
         self.on_round_end()  # turns after the last round end (strange loop) are checked too
@@ -118,20 +164,28 @@ class Monitor:
 
     async def _check(
         self,
-        ask: Callable[[], Awaitable[Flags]],
+        ask: Asker,
         turns: list[TurnNode],
         before: asyncio.Event | None,
         mine: asyncio.Event,
+        batch: tuple[int, asyncio.Event, int, list[asyncio.Event]],
     ) -> None:
+        number, asked, first, earlier = batch
+        flags: Flags = []
         try:
-            flags = await ask()
+            for event in earlier:
+                await event.wait()
+            flags = await ask(self._flagged(first))
+            self._raised[number] = [f.question.strip() for _, f in flags if self._raises(f, turns)]
+            asked.set()
             # encoded while this check waits its turn: recording then compares at once
             self.state.embedder.prefetch([flag.question.strip() for _, flag in flags], soon=True)
             if before is not None:
                 await before.wait()
             for lens, flag in flags:
                 await self._consider(lens, flag, turns)
-        finally:
+        finally:  # a check that failed or was stopped holds up no other
+            asked.set()
             mine.set()
 
     async def _ask_joint(self, messages: Prompt, turns: int = 0) -> Flags:
@@ -178,6 +232,10 @@ class Monitor:
         question = flag.question.strip()
         if flag.urgency < st.config.urgency_threshold or len(question) < 8:
             return
+        turn = turns[getattr(flag, "turn", 1) - 1]
+        if not quotes(flag.excerpt, turn.text):  # what raised it is not in the turn it names
+            self._drop(lens, question, "its excerpt is not in the turn it flags")
+            return
         # a question that loops, or restates the observers' own instructions ("what is the
         # tension in the turns above?") or the debate's own question, would send a branch
         # off to debate nothing. (Not the rest of the prompt: a branch's background names
@@ -186,7 +244,6 @@ class Monitor:
         # ask something else in those words: the judge decides, as for any two questions.
         instructions = tpl.observer_scaffolding(self.debate.question)
         reason = degeneration(question, instructions, share_limit=0.5)
-        turn = turns[getattr(flag, "turn", 1) - 1]
         kept = ""
         if reason is not None:
             explored = self._explored(question)
@@ -320,49 +377,3 @@ class Monitor:
                 reason=drop.dropped_reason,
             )
         )
-
-
-def flagged_at(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
-    """Keyed by the observer: a second observer's flag of the same turn is its own edge."""
-    return st.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)
-
-
-async def restating(state: SessionState, explored: TensionNode, flag: TensionNode) -> judge.Decision:
-    """A branch's new flag (not written yet) whose question the degeneration guard found
-    restating the question the branch explores: whether the two ask the same is a
-    judged decision, as for any two questions (the guard only counts shared wording).
-    `duplicate`: the flag is written as a duplicate of the explored tension, which is
-    flagged at its turn too. Otherwise the caller keeps it (`distinct`) or, with no
-    verdict, drops it as the guard would."""
-    sims = await state.embedder.asimilarities(flag.question, [explored.question], phase=EmbedPhase.FLAGS)
-    similarity = round(float(sims[0]), 4)
-    decision = await judge.duplicate(state, explored, flag, similarity)
-    merged = decision.verdict == "duplicate"
-    if merged:
-        flag.status = TensionStatus.DUPLICATE
-        flag.duplicate_of = explored.id
-        flag.dropped_reason = (
-            f"asks what {explored.id}, the question its debate explores, asks: {decision.reason}"
-        )
-        lens, turn = flag.flags[0].split("@", 1)
-        explored.flags = sorted({*explored.flags, *flag.flags})
-        edges = [
-            flagged_at(state, flag.id, turn, lens),
-            state.edge(flag.id, explored.id, EdgeType.DUPLICATES, **decision.props()),
-            flagged_at(state, explored.id, turn, lens),
-        ]
-        state.write([flag, explored], edges)
-    state.emit(
-        DuplicateChecked(
-            stub=flag.id,
-            question=flag.question,
-            twin=explored.id,
-            twin_question=explored.question,
-            merged=merged,
-            similarity=round(similarity, 2),
-            method=decision.method.value,
-            reason=decision.reason,
-            verdict=decision.verdict,
-        )
-    )
-    return decision
