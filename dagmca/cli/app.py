@@ -7,11 +7,12 @@ import contextlib
 import os
 import shlex
 import sys
+from typing import Annotated
 
 import typer
 from typer.exceptions import TyperException
 
-from dagmca import tracing
+from dagmca import __version__, tracing
 from dagmca.cli.console import err, out
 from dagmca.cli.lazy import Lazy, LazyGroup
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
@@ -63,8 +64,19 @@ app = typer.Typer(
 )
 
 
+def _version(asked: bool) -> None:
+    if asked:
+        out.print(f"dagmca {__version__}", markup=False, highlight=False)
+        raise typer.Exit()
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option("--version", callback=_version, is_eager=True, help="Print dagmca's version and exit."),
+    ] = False,
+) -> None:
     # a group with a callback and no registered command is still a group (typer makes a
     # lone command of an app with one command, and refuses an app with none)
     pass

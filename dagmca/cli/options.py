@@ -29,6 +29,7 @@ from dagmca.config.params import PARAMS, Param
 from dagmca.config.params import flag as flag
 from dagmca.config.sources import resolve
 from dagmca.errors import SettingsError, UserError
+from dagmca.models import ModelRole
 
 CONTEXT = "ctx"
 FILES_PANEL = "Settings files"
@@ -68,11 +69,18 @@ def setting(name: str) -> Any:
     if _value_type(p) is bool:
         decl = f"{decl}/--no-{decl[2:]}"
     described = p.info.description if p.role is None else f"{p.role.value}: {p.info.description}"
+    default = _shown_default(p)
+    # the variable in the line, not on one of its own; "unset" is no default to show
+    shown = p.env if default in ("unset", "the session's") else f"{p.env}; default: {default}"
     return typer.Option(
         decl,
         envvar=p.env,
-        help=f"{described} (default: {_shown_default(p)})",
+        help=f"{described} ({shown})",
         show_default=False,
+        show_envvar=False,
+        # a role's own options (six roles, ten each) would fill the help: the command's
+        # help says how they are named, and the configuration guide lists them
+        hidden=p.role is not None,
         rich_help_panel=GROUPS[p.group][1],
     )
 
@@ -157,9 +165,19 @@ def with_settings(
                 "config_file", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ConfigFile
             ),
         ]
-        return _command(func, names, extra, call)
+        command = _command(func, names, extra, call)
+        if any(PARAMS[n].role is not None for n in names):
+            command.__doc__ = f"{inspect.cleandoc(func.__doc__ or '')}\n\n{ROLES_NOTE}"
+        return command
 
     return wrap
+
+
+# what the help says instead of listing every role's options
+ROLES_NOTE = (
+    "Each role ({roles}) takes the LLM settings of its own calls as --ROLE-FIELD and DAGMCA_ROLE_FIELD "
+    "(--judge-model, --judge-base-url, DAGMCA_JUDGE_MODEL, ...): docs/guides/configuration.md lists them."
+).format(roles=", ".join(r.value for r in ModelRole))
 
 
 def with_overrides(names: Collection[str]) -> Callable[[Callable[..., None]], Callable[..., None]]:
