@@ -71,3 +71,16 @@ def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
     again = json.loads(dagmca(*args, cwd=tmp_path).stdout)
     assert again["attempted_now"] == 0
     assert again["routers"] == report["routers"]
+
+
+def test_the_python_api_runs_and_reads_back_a_swarm(tmp_path: Path) -> None:
+    from dagmca.api import SwarmReport, swarm
+
+    path = _stream(tmp_path, GOOD)
+    seen: list[object] = []
+    report = swarm(
+        path, store=tmp_path / "s.db", router="greedy", settings={"llm": "fake"}, on_attempt=seen.append
+    )
+    assert isinstance(report, SwarmReport) and report.attempted_now == 3 and len(seen) == 3
+    again = swarm(path, store=tmp_path / "s.db", router="greedy", settings={"llm": "fake"})
+    assert again.attempted_now == 0 and again.routers == report.routers

@@ -22,11 +22,6 @@ from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted
 
 
-def _agents(cfg: SessionConfig, n: int) -> list[str]:
-    names = list(dict.fromkeys(cfg.perspectives))[:n]
-    return names + [f"agent {i}" for i in range(len(names) + 1, n + 1)]
-
-
 @o.with_settings(exclude=("protocol", "router", "agents", "router_temperature"))
 def swarm(
     cfg: SessionConfig,
@@ -76,29 +71,26 @@ def swarm(
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
     from dagmca.swarm.agents import ContextOptions
-    from dagmca.swarm.loop import StreamPlan
     from dagmca.swarm.routers import parse_routers
-    from dagmca.swarm.running import settings_of, swarm_id, swarm_in
+    from dagmca.swarm.running import plan_for, swarm_in
     from dagmca.swarm.tasks import load_stream
 
     found = load_stream(tasks)
     routers = parse_routers(router)
-    plan = StreamPlan(
-        swarm_id="",
-        tasks=found,
-        agents=_agents(cfg, agents),
+    context = ContextOptions(
+        examples=context_examples, max_tokens=context_tokens, negatives=negatives, weighting=weighting
+    )
+    plan = plan_for(
+        found,
+        tasks.read_text(encoding="utf-8"),
+        cfg,
+        agents=agents,
         routers=routers,
         repeats=repeats,
-        seed=cfg.seed,
         snapshot_every=snapshot_every,
+        context=context,
         temperature=router_temperature,
-        context=ContextOptions(
-            examples=context_examples, max_tokens=context_tokens, negatives=negatives, weighting=weighting
-        ),
     )
-    stream = tasks.read_text(encoding="utf-8")
-    identity = {**settings_of(plan), "model": cfg.model, "endpoint": cfg.base_url or cfg.llm}
-    plan = StreamPlan(**{**plan.__dict__, "swarm_id": swarm_id(identity, stream)})
     calls = len(found) * len(routers) * repeats
     if dry_run:
         per_call = context_tokens + plan.reply_tokens + 200

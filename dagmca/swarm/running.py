@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.judging import Completer
@@ -18,9 +18,11 @@ from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
+from dagmca.swarm.agents import ContextOptions
 from dagmca.swarm.client import swarm_client
 from dagmca.swarm.loop import OnAttempt, RunResult, StreamPlan, run_stream
 from dagmca.swarm.report import SwarmReport, build_report
+from dagmca.swarm.tasks import SwarmTask
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 
@@ -42,6 +44,38 @@ def settings_of(plan: StreamPlan) -> dict[str, object]:
         "reply_tokens": plan.reply_tokens,
         "limits": plan.limits.model_dump(),
     }
+
+
+def plan_for(
+    tasks: list[SwarmTask],
+    stream: str,
+    cfg: SessionConfig,
+    *,
+    agents: int = 4,
+    routers: list[str] | None = None,
+    repeats: int = 1,
+    snapshot_every: int = 20,
+    context: ContextOptions | None = None,
+    temperature: float = 0.05,
+) -> StreamPlan:
+    """The swarm of `tasks` (read from the text `stream`) under `cfg`: the agents are
+    the first settings' perspectives (then `agent 5`, ...), its id follows from the
+    stream, the plan and the model, so the same swarm asked again is found again."""
+    names = list(dict.fromkeys(cfg.perspectives))[:agents]
+    names += [f"agent {i}" for i in range(len(names) + 1, agents + 1)]
+    plan = StreamPlan(
+        swarm_id="",
+        tasks=tasks,
+        agents=names,
+        routers=routers or ["affinity"],
+        repeats=repeats,
+        seed=cfg.seed,
+        snapshot_every=snapshot_every,
+        context=context or ContextOptions(),
+        temperature=temperature,
+    )
+    identity = {**settings_of(plan), "model": cfg.model, "endpoint": cfg.base_url or cfg.llm}
+    return replace(plan, swarm_id=swarm_id(identity, stream))
 
 
 def _start(store: GraphStore, plan: StreamPlan) -> None:
