@@ -1,6 +1,6 @@
 """dagmca's Python API: `Workspace` (async, a store opened once for many sessions, a
 corpus build, an evaluation) and `run` (one session, synchronously) with the
-synchronous `build` and `evaluate`. The CLI is a client of it."""
+synchronous `build`, `evaluate` and `swarm`. The CLI is a client of it."""
 
 from dagmca.api.building import (
     BuildResult,
@@ -10,9 +10,11 @@ from dagmca.api.building import (
     PassageOutcome,
     SkippedSource,
 )
+from dagmca.api.swarming import swarm
 from dagmca.api.sync import build, evaluate, in_workspace, run
 from dagmca.api.workspace import Workspace
 from dagmca.evaluation import EvalReport
+from dagmca.swarm.report import SwarmReport
 from dagmca.workspace import (
     BaseWorkspace,
     ClientLike,
@@ -41,10 +43,12 @@ __all__ = [
     "SettingsLike",
     "SkippedSource",
     "Spend",
+    "SwarmReport",
     "Workspace",
     "build",
     "evaluate",
     "in_workspace",
     "run",
     "settings_from",
+    "swarm",
 ]
