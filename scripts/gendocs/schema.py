@@ -70,6 +70,11 @@ EDGES: dict[str, tuple[str, str]] = {
         "a blind pairwise verdict of an evaluation's judge, one per order and criterion: `key`, `verdict`, "
         "`combined` (the verdict over both orders), `order`, `criterion`, `reason`, `eval_id`",
     ),
+    "ATTEMPTED": (
+        "(p:Persona)->(t:Task)",
+        "one attempt of a swarm's run at a task: `swarm`, `router`, `repeat`, `position`, `agent`, `type`, "
+        "`success`, `ms`, `tokens`, `answer`, `reason`; `key` is the run (swarm/router/repeat)",
+    ),
 }
 
 SCHEMA_INTRO = """\
