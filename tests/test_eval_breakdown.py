@@ -112,7 +112,8 @@ def test_criterion_rows_are_holm_corrected_together_and_ties_count_half() -> Non
 
     rows = criterion_comparisons(
         ["a", "b"],
-        [*verdicts("insight", 6, 2, 2), *verdicts("clarity", 9, 0, 1), *verdicts("overall", 1, 0, 0)],
+        # every criterion row counts the overall row's pairs: one per task here
+        [*verdicts("insight", 6, 2, 2), *verdicts("clarity", 9, 0, 1), *verdicts("overall", 5, 5, 0)],
     )
     assert [r.criterion for r in rows] == ["insight", "clarity"]  # no overall row here
     insight, clarity = rows

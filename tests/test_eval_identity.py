@@ -148,7 +148,8 @@ def test_a_reply_that_fails_validation_in_one_order_is_no_verdict_not_a_tie(tmp_
 
     report, _ = run(tmp_path, ScriptedLLM(respond), open_tasks(3), "single,mca:rounds=1")
     assert report.no_verdict == 3 and report.unjudged == 0
-    assert report.comparisons == []  # nothing read: no row made of ties
+    (c,) = report.comparisons  # nothing read: counted apart, no row made of ties
+    assert (c.wins, c.losses, c.ties, c.no_verdict, c.tasks) == (0, 0, 0, 3, 0)
 
 
 def test_ctrl_c_on_eval_prints_its_own_one_line_hint(

@@ -19,6 +19,7 @@ from dagmca.cli.console import err, out
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted, UserError
 from dagmca.evaluation.arms import KINDS
+from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection, project_eval
 from dagmca.evaluation.files import write_report
 from dagmca.evaluation.report import EvalReport, RunRecord
@@ -67,15 +68,21 @@ def arms_table(report: EvalReport) -> Table:
     return table
 
 
+def _unread(c: PairedComparison) -> str:
+    return f"{c.no_verdict} no verdict, {c.unjudged} unjudged" if c.no_verdict or c.unjudged else "-"
+
+
 def comparisons_table(report: EvalReport) -> Table:
     table = Table(
-        title="paired comparisons (win rate: wins + ties/2; Holm-corrected p)", title_justify="left"
+        title="paired comparisons by task (win rate: wins + ties/2, 95% CI over tasks; sign-flip p over "
+        "tasks, Holm-corrected)",
+        title_justify="left",
     )
-    for name in ("arm", "baseline", "on", "W/L/T", "win rate (95% CI)", "p", "p Holm"):
+    for name in ("arm", "baseline", "on", "tasks", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
         table.add_column(name, overflow="fold")
     for c in report.comparisons:
         table.add_row(
-            c.arm, c.baseline, c.kind, f"{c.wins}/{c.losses}/{c.ties}",
+            c.arm, c.baseline, c.kind, str(c.tasks), f"{c.wins}/{c.losses}/{c.ties}", _unread(c),
             f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
         )  # fmt: skip
     return table
@@ -83,14 +90,14 @@ def comparisons_table(report: EvalReport) -> Table:
 
 def criteria_table(report: EvalReport) -> Table:
     table = Table(
-        title="by criterion (Wilson 95% CI over judged pairs; Holm over every criterion row)",
+        title="by criterion (same pairs as overall; 95% CI over tasks; Holm over every criterion row)",
         title_justify="left",
     )
-    for name in ("arm", "baseline", "criterion", "W/L/T", "win rate (95% CI)", "p", "p Holm"):
+    for name in ("arm", "baseline", "criterion", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
         table.add_column(name, overflow="fold")
     for c in report.criteria:
         table.add_row(
-            c.arm, c.baseline, c.criterion, f"{c.wins}/{c.losses}/{c.ties}",
+            c.arm, c.baseline, c.criterion, f"{c.wins}/{c.losses}/{c.ties}", _unread(c),
             f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
         )  # fmt: skip
     return table
@@ -271,5 +278,16 @@ def eval_(
     if report.noise_floor is not None:
         n = report.noise_floor
         out.print(
-            f"noise floor ({n.arm} against its repeat): win rate {n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}]"
-        )
+            f"noise floor ({n.arm} against itself over {n.pairs} pairs of repeats, {n.kind}): win rate "
+            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}"
+            + (" — significant: this eval finds differences that are not there" if n.p_value < 0.05 else ""),
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+    if any(a.accuracy is not None and a.accuracy.few_tasks for a in report.arms) or any(
+        c.few_tasks for c in report.comparisons
+    ):
+        err.print(
+            "dagmca: fewer than 10 tasks: intervals are the wider of the bootstrap and Wilson over tasks, "
+            "and rest on few tasks",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip

@@ -9,8 +9,9 @@ from collections.abc import Sequence
 from itertools import combinations
 
 from dagmca.evaluation.judging import CRITERIA
+from dagmca.evaluation.paired import tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
-from dagmca.evaluation.stats import Outcome, bootstrap_share, holm, sign_test, wilson
+from dagmca.evaluation.stats import Outcome, bootstrap_share, holm, wilson
 from dagmca.models.schema import Strict
 
 
@@ -34,27 +35,34 @@ class ArmLedger(Strict):
 
 
 class PairedComparison(Strict):
-    """Two arms paired: wins, losses and ties, the win rate (wins plus half the ties)
-    with its interval, the sign test's p-value, and the same corrected by Holm over
-    every row of its table. The report's comparisons and its criteria extend it with
-    what was compared."""
+    """Two arms paired, task by task: wins, losses and ties over the read pairs (judge
+    trials combined), pairs without a verdict and unjudged ones apart (never ties),
+    the win rate (wins plus half the ties) with its interval bootstrapped over tasks
+    (with Wilson's over tasks too below 10 tasks: `few_tasks`), the exact sign-flip
+    test's p-value over the tasks' scores, and the same corrected by Holm over every
+    row of its table. The report's comparisons and its criteria extend it with what
+    was compared."""
 
     arm: str
     baseline: str
     wins: int
     losses: int
     ties: int
+    no_verdict: int = 0
+    unjudged: int = 0
+    tasks: int = 0
     win_rate: float
     lo: float
     hi: float
     p_value: float
     p_holm: float
+    few_tasks: bool = False
 
 
 class CriterionComparison(PairedComparison):
-    """Two arms on one of the judge's criteria (a win holds in both orders): the
-    interval is Wilson's over the judged pairs, and Holm runs over every criterion row
-    of the eval."""
+    """Two arms on one of the judge's criteria (a win holds in both orders), over the
+    same pairs as their overall row (a pair with no verdict on the criterion is counted
+    so), tested the same way; Holm runs over every criterion row of the eval."""
 
     criterion: str
 
@@ -134,26 +142,20 @@ def eval_spend(runs: Sequence[RunRecord], judge: Cost) -> EvalSpend:
     return EvalSpend(arms=arms, ledger=ledger, judge=judge, total=total)
 
 
-def criterion_comparisons(arms: Sequence[str], verdicts: Sequence[Verdict]) -> list[CriterionComparison]:
+def criterion_comparisons(
+    arms: Sequence[str], verdicts: Sequence[Verdict], seed: int = 0
+) -> list[CriterionComparison]:
     """Every pair of arms on each criterion the judge gave (in the order the judge's
     schema lists them), Holm-corrected over all these rows together."""
     found: list[CriterionComparison] = []
     names = sorted({v.criterion for v in verdicts if v.criterion != OVERALL}, key=_criterion_rank)
     for a, b in combinations(arms, 2):
+        mine = [v for v in verdicts if (v.arm, v.baseline) == (a, b)]
         for criterion in names:
-            mine = [v for v in verdicts if (v.arm, v.baseline, v.criterion) == (a, b, criterion)]
-            if not mine:
+            if not any(v.criterion == criterion for v in mine):
                 continue
-            wins, losses, ties = summed(verdict_outcomes(mine))
-            n = wins + losses + ties
-            lo, hi = wilson_rate(wins, ties, n)
-            rate = (wins + 0.5 * ties) / n
-            p = sign_test(wins, losses)
-            row = CriterionComparison(
-                arm=a, baseline=b, criterion=criterion, wins=wins, losses=losses, ties=ties,
-                win_rate=rate, lo=lo, hi=hi, p_value=p, p_holm=1.0,
-            )  # fmt: skip
-            found.append(row)
+            t = tested(verdict_slots(mine, criterion), seed=seed)
+            found.append(CriterionComparison(arm=a, baseline=b, criterion=criterion, p_holm=1.0, **vars(t)))
     adjusted = holm([c.p_value for c in found])
     return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
 

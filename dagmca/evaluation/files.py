@@ -37,13 +37,16 @@ def markdown(report: EvalReport) -> str:
     if report.comparisons:
         lines += [
             "",
-            "Paired comparisons (win rate: wins plus half the ties; p: exact sign test; Holm over all):",
+            "Paired comparisons by task (win rate: wins plus half the ties, 95% CI bootstrapped over tasks; "
+            "p: exact sign-flip test over the tasks' scores; Holm over all; unread pairs are never ties):",
             "",
-            "| arm | baseline | on | W/L/T | win rate | 95% CI | p | p Holm |",
-            "|---|---|---|---|---|---|---|---|",
+            "| arm | baseline | on | tasks | W/L/T | no verdict | unjudged | win rate | 95% CI | p "
+            "| p Holm |",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         lines += [
-            f"| {c.arm} | {c.baseline} | {c.kind} | {c.wins}/{c.losses}/{c.ties} | {c.win_rate:.2f} "
+            f"| {c.arm} | {c.baseline} | {c.kind} | {c.tasks} | {c.wins}/{c.losses}/{c.ties} "
+            f"| {c.no_verdict} | {c.unjudged} | {c.win_rate:.2f} "
             f"| [{c.lo:.2f}, {c.hi:.2f}] | {c.p_value:.3g} | {c.p_holm:.3g} |"
             for c in report.comparisons
         ]
@@ -52,8 +55,9 @@ def markdown(report: EvalReport) -> str:
         n = report.noise_floor
         lines += [
             "",
-            f"Noise floor: {n.arm} against its own repeat ({n.kind}): win rate {n.win_rate:.2f} "
-            f"[{n.lo:.2f}, {n.hi:.2f}]; a difference inside this interval is not one.",
+            f"Noise floor: {n.arm} against itself over {n.pairs} pairs of repeats ({n.kind}): win rate "
+            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}. It is the same arm, so its p "
+            "under 0.05 is a false positive of this eval's making: then trust no comparison of it.",
         ]
     if report.judge is not None:
         j = report.judge
@@ -67,14 +71,15 @@ def _criteria(report: EvalReport) -> list[str]:
         return []
     lines = [
         "",
-        "By criterion (win rate: wins plus half the ties, Wilson 95% CI over judged pairs; p: sign test; "
-        "Holm over every criterion row):",
+        "By criterion (the overall rows' pairs; 95% CI bootstrapped over tasks; p: sign-flip test over "
+        "tasks; Holm over every criterion row):",
         "",
-        "| arm | baseline | criterion | W/L/T | win rate | 95% CI | p | p Holm |",
-        "|---|---|---|---|---|---|---|---|",
+        "| arm | baseline | criterion | W/L/T | no verdict | unjudged | win rate | 95% CI | p | p Holm |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     return lines + [
-        f"| {c.arm} | {c.baseline} | {c.criterion} | {c.wins}/{c.losses}/{c.ties} | {c.win_rate:.2f} "
+        f"| {c.arm} | {c.baseline} | {c.criterion} | {c.wins}/{c.losses}/{c.ties} | {c.no_verdict} "
+        f"| {c.unjudged} | {c.win_rate:.2f} "
         f"| [{c.lo:.2f}, {c.hi:.2f}] | {c.p_value:.3g} | {c.p_holm:.3g} |"
         for c in report.criteria
     ]

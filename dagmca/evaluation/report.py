@@ -8,7 +8,8 @@ orders. Each task pools its repeats, and intervals resample tasks."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from itertools import combinations
 from typing import Literal
 
@@ -20,12 +21,11 @@ from dagmca.evaluation.breakdown import (
     EvalSpend,
     PairedComparison,
     arm_ledger,
-    summed,
-    verdict_outcomes,
 )
 from dagmca.evaluation.identity import RoleModel
+from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
-from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, per_dollar, sign_test, wilson, win_rate
+from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.models.schema import Strict
 
 __all__ = [
@@ -34,12 +34,34 @@ __all__ = [
 
 
 class Accuracy(Strict):
+    """Right answers over the scored sessions, its interval bootstrapped over tasks
+    (a task's repeats are one cluster), with Wilson's over tasks too below 10 tasks
+    (`few_tasks`)."""
+
     value: float
     lo: float
     hi: float
     scored: int
     correct: int
     parse_failures: int
+    few_tasks: bool = False
+
+
+class Interval(Strict):
+    value: float
+    lo: float
+    hi: float
+
+
+class Log10Error(Strict):
+    """The mean order-of-magnitude miss of an arm's numeric answers, every one of them
+    counted: an answer it cannot score (missing, unreadable, zero or of the wrong sign)
+    counts as the cap, and so does a miss beyond it, so failing to answer never looks
+    accurate."""
+
+    mean: float
+    scored: int
+    capped: int  # answers given the cap: not scorable, or missing by more
 
 
 class ArmRow(Strict):
@@ -51,8 +73,12 @@ class ArmRow(Strict):
     tokens: int
     cost_usd: float
     accuracy: Accuracy | None
+    # quality per dollar of one session (accuracy over the mean cost of a session, so
+    # sessions a budget skipped make no arm look cheaper)
     accuracy_per_usd: float | None = None
-    mean_log10_error: float | None = None
+    cost_per_session: Interval | None = None  # bootstrapped over tasks
+    coverage: float = 1.0  # share of the eval's tasks this arm has a session on
+    log10_error: Log10Error | None = None
     ledger: ArmLedger | None = None
 
 
@@ -70,17 +96,13 @@ class JudgeInfo(Strict):
     prompt_version: str
 
 
-class NoiseFloor(Strict):
-    """An arm against its own repeat: the size of a difference that is noise."""
+class NoiseFloor(PairedComparison):
+    """An arm against itself over every pair of its repeats, through the same test as
+    every comparison: there is no difference to find, so its p-value under 0.05 is a
+    false positive of the eval's own making. `pairs`: the pairs of repeats."""
 
-    arm: str
     kind: Literal["accuracy", "judged"]
-    wins: int
-    losses: int
-    ties: int
-    win_rate: float
-    lo: float
-    hi: float
+    pairs: int
 
 
 class ResultRow(Strict):
@@ -116,61 +138,58 @@ class EvalReport(Strict):
     results: list[ResultRow]
 
 
-def arm_row(name: str, runs: Sequence[RunRecord]) -> ArmRow:
+LOG10_CAP = 3.0  # a thousandfold miss: what an unscorable numeric answer counts as
+
+
+def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None, seed: int = 0) -> ArmRow:
     scored = [r for r in runs if r.score.correct is not None]
     calls = sum(r.calls for r in runs)
     cost = sum(r.cost_usd for r in runs)
     accuracy = None
     if scored:
         right = sum(1 for r in scored if r.score.correct)
-        lo, hi = wilson(right, len(scored))
+        lo, hi, few = task_interval(_by_task(scored, lambda r: float(bool(r.score.correct))), seed=seed)
         failures = sum(1 for r in scored if not r.score.parsed)
         accuracy = Accuracy(
-            value=right / len(scored),
-            lo=lo,
-            hi=hi,
-            scored=len(scored),
-            correct=right,
-            parse_failures=failures,
-        )
-    errors = [r.score.log10_error for r in runs if r.score.log10_error is not None]
+            value=right / len(scored), lo=lo, hi=hi, scored=len(scored), correct=right,
+            parse_failures=failures, few_tasks=few,
+        )  # fmt: skip
+    per_session = None
+    if runs:
+        c_lo, c_hi = bootstrap_ratio(_by_task(runs, lambda r: r.cost_usd), seed=seed, bounded=False)
+        per_session = Interval(value=cost / len(runs), lo=c_lo, hi=c_hi)
+    tasks = len({r.task for r in runs})
     return ArmRow(
-        arm=name,
-        protocol=runs[0].protocol if runs else "",
-        tasks=len({r.task for r in runs}),
-        sessions=len(runs),
-        calls=calls,
-        tokens=sum(r.tokens for r in runs),
-        cost_usd=round(cost, 6),
-        accuracy=accuracy,
-        accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost),
-        mean_log10_error=sum(errors) / len(errors) if errors else None,
-        ledger=arm_ledger(runs),
-    )
+        arm=name, protocol=runs[0].protocol if runs else "", tasks=tasks, sessions=len(runs), calls=calls,
+        tokens=sum(r.tokens for r in runs), cost_usd=round(cost, 6), accuracy=accuracy,
+        accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost / len(runs) if runs else 0.0),
+        cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
+        log10_error=log10_error(runs), ledger=arm_ledger(runs),
+    )  # fmt: skip
 
 
-def accuracy_outcomes(arm: Sequence[RunRecord], baseline: Sequence[RunRecord]) -> list[Outcome]:
-    """Per task, over the repeats both arms ran: right against wrong."""
-    theirs = {(r.task, r.repeat): r.score.correct for r in baseline if r.score.correct is not None}
-    tally: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for r in arm:
-        other = theirs.get((r.task, r.repeat))
-        if r.score.correct is None or other is None:
-            continue
-        slot = 0 if r.score.correct and not other else 1 if other and not r.score.correct else 2
-        tally[r.task][slot] += 1
-    return [Outcome(t, w, lo, ti) for t, (w, lo, ti) in sorted(tally.items())]
+def _by_task(runs: Sequence[RunRecord], value: Callable[[RunRecord], float]) -> list[tuple[float, float]]:
+    sums: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
+    for r in runs:
+        sums[r.task][0] += value(r)
+        sums[r.task][1] += 1
+    return [(k, n) for k, n in sums.values()]
+
+
+def log10_error(runs: Sequence[RunRecord]) -> Log10Error | None:
+    numeric = [r for r in runs if r.score.numeric]
+    if not numeric:
+        return None
+    errors = [r.score.log10_error for r in numeric]
+    capped = sum(1 for e in errors if e is None or e > LOG10_CAP)
+    total = sum(LOG10_CAP if e is None else min(e, LOG10_CAP) for e in errors)
+    return Log10Error(mean=total / len(numeric), scored=len(numeric) - capped, capped=capped)
 
 
 def compare(
-    arm: str, baseline: str, kind: Literal["accuracy", "judged"], outcomes: Sequence[Outcome], seed: int
+    arm: str, baseline: str, kind: Literal["accuracy", "judged"], slots: Sequence[Slot], seed: int
 ) -> Comparison:
-    wins, losses, ties = summed(outcomes)
-    lo, hi = bootstrap_win_rate(outcomes, seed=seed)
-    return Comparison(
-        arm=arm, baseline=baseline, kind=kind, wins=wins, losses=losses, ties=ties,
-        win_rate=win_rate(outcomes), lo=lo, hi=hi, p_value=sign_test(wins, losses), p_holm=1.0,
-    )  # fmt: skip
+    return Comparison(arm=arm, baseline=baseline, kind=kind, p_holm=1.0, **vars(tested(slots, seed=seed)))
 
 
 def comparisons(
@@ -184,12 +203,12 @@ def comparisons(
         by_arm[r.arm].append(r)
     found: list[Comparison] = []
     for a, b in combinations(arms, 2):
-        outcomes = accuracy_outcomes(by_arm[a], by_arm[b])
-        if outcomes:
-            found.append(compare(a, b, "accuracy", outcomes, seed))
-        judged = [v for v in verdicts if (v.arm, v.baseline) == (a, b) and v.criterion == OVERALL]
-        if verdict_outcomes(judged):
-            found.append(compare(a, b, "judged", verdict_outcomes(judged), seed))
+        slots = accuracy_slots(by_arm[a], by_arm[b])
+        if slots:
+            found.append(compare(a, b, "accuracy", slots, seed))
+        judged = verdict_slots([v for v in verdicts if (v.arm, v.baseline) == (a, b)])
+        if judged:
+            found.append(compare(a, b, "judged", judged, seed))
     adjusted = holm([c.p_value for c in found])
     return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
 
@@ -197,23 +216,40 @@ def comparisons(
 def noise_floor(
     arm: str, runs: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int = 0
 ) -> NoiseFloor | None:
-    """`arm`'s repeat 1 against its repeat 0: judged verdicts when there are any
-    (`verdicts` hold them as arm `arm#1` against `arm#0`), else right against wrong."""
-    mine = [v for v in verdicts if (v.arm, v.baseline, v.criterion) == (f"{arm}#1", f"{arm}#0", OVERALL)]
-    kind: Literal["accuracy", "judged"] = "judged" if mine else "accuracy"
+    """`arm` against itself over every pair of its repeats (i < j, repeat j as the
+    arm): judged verdicts when there are any (`verdicts` hold them as `arm#j` against
+    `arm#i`), else right against wrong."""
+    prefix = f"{arm}#"
+    mine = [v for v in verdicts if v.arm.startswith(prefix) and v.baseline.startswith(prefix)]
     if mine:
-        outcomes = verdict_outcomes(mine)
+        kind: Literal["accuracy", "judged"] = "judged"
+        slots = []
+        for (a, b), group in _grouped(mine).items():
+            slots += [Slot(s.task, f"{b}-{a}|{s.slot}", s.outcome) for s in verdict_slots(group)]
     else:
+        kind = "accuracy"
         own = [r for r in runs if r.arm == arm]
-        second = [RunRecord(**{**r.__dict__, "repeat": 0}) for r in own if r.repeat == 1]
-        outcomes = accuracy_outcomes(second, [r for r in own if r.repeat == 0])
-    if not outcomes:
+        repeats = sorted({r.repeat for r in own})
+        slots = []
+        for i, j in combinations(repeats, 2):
+            later = [replace(r, repeat=0) for r in own if r.repeat == j]
+            slots += [
+                Slot(s.task, f"{i}-{j}", s.outcome)
+                for s in accuracy_slots(later, [replace(r, repeat=0) for r in own if r.repeat == i])
+            ]
+    if not slots:
         return None
-    wins, losses, ties = summed(outcomes)
-    lo, hi = bootstrap_win_rate(outcomes, seed=seed)
+    pairs = len({s.slot.split("|")[0] for s in slots})
     return NoiseFloor(
-        arm=arm, kind=kind, wins=wins, losses=losses, ties=ties, win_rate=win_rate(outcomes), lo=lo, hi=hi
+        arm=arm, baseline=arm, kind=kind, pairs=pairs, p_holm=1.0, **vars(tested(slots, seed=seed))
     )
+
+
+def _grouped(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
+    by: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
+    for v in verdicts:
+        by[(v.arm, v.baseline)].append(v)
+    return by
 
 
 def unread(verdicts: Sequence[Verdict], kind: str) -> int:

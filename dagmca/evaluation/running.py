@@ -243,9 +243,9 @@ async def run_eval(
         eval_id=eval_id,
         tasks=len(plan.tasks),
         repeats=plan.repeats,
-        arms=[arm_row(n, [r for r in runs if r.arm == n]) for n in names],
+        arms=[arm_row(n, [r for r in runs if r.arm == n], len(plan.tasks), seed=base.seed) for n in names],
         comparisons=comparisons(names, runs, verdicts, seed=base.seed),
-        criteria=criterion_comparisons(names, verdicts),
+        criteria=criterion_comparisons(names, verdicts, seed=base.seed),
         judge=JudgeInfo(
             model=judge_model, orders=len(ORDERS), trials=plan.judge_trials, prompt_version=PROMPT_VERSION
         )

@@ -8,7 +8,7 @@ import math
 import re
 import string
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dagmca.evaluation.tasks import Task
 
@@ -27,6 +27,7 @@ class Score:
     correct: bool | None
     parsed: bool = True
     log10_error: float | None = None
+    numeric: bool = False  # scored under the numeric rule (its log10 error may be None)
 
 
 def normalise(text: str) -> str:
@@ -114,12 +115,12 @@ def score(task: Task, answer: str | None, tolerance: float = DEFAULT_TOLERANCE) 
     if task.judged:
         return Score(None, parsed=answer is not None and bool(answer.strip()))
     if answer is None or not answer.strip():
-        return Score(False, parsed=False)
+        return Score(False, parsed=False, numeric=task.rule == "numeric")
     reference = task.answer
     assert reference is not None  # the task's validator requires one when not judged
     if task.rule == "numeric":
         ref = float(str(reference).replace(",", ""))
-        return score_numeric(answer, ref, tolerance)
+        return replace(score_numeric(answer, ref, tolerance), numeric=True)
     if task.rule == "choice":
         assert task.choices is not None
         return score_choice(answer, task.choices, str(reference))

@@ -87,13 +87,84 @@ def bootstrap_win_rate(
     replacement; seeded, so a report is the same each time it is built."""
     if not outcomes:
         return 0.0, 1.0
-    rng = random.Random(seed)
-    k = len(outcomes)
-    rates = sorted(win_rate([outcomes[rng.randrange(k)] for _ in range(k)]) for _ in range(resamples))
+    shares = [(o.wins + 0.5 * o.ties, o.n) for o in outcomes]
+    return bootstrap_ratio(shares, resamples=resamples, seed=seed, level=level, inflate=False)
+
+
+def bootstrap_ratio(
+    groups: Sequence[tuple[float, float]],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+    inflate: bool = True,
+    bounded: bool = True,
+) -> tuple[float, float]:
+    """A percentile bootstrap interval of sum(k) / sum(n) over groups (tasks) given as
+    (k, n), resampling the groups with replacement; seeded. `inflate` widens the
+    resampled spread around the estimate by sqrt(g / (g - 1)) for g groups: the
+    bootstrap's variance of a mean is the sample's, biased low by (g - 1) / g, which
+    undercovers on the few tasks an eval has. `bounded`: a share, kept in [0, 1] (a
+    mean cost is not). (0, 1) with no group."""
+    import numpy as np  # here: numpy is a noticeable import for the CLI's other commands
+
+    kept = [(k, n) for k, n in groups if n > 0]
+    if not kept:
+        return 0.0, 1.0
+    ks = np.array([k for k, _ in kept], dtype=float)
+    ns = np.array([n for _, n in kept], dtype=float)
+    g = len(kept)
+    picks = np.random.default_rng(seed).integers(0, g, size=(resamples, g))
+    ratios = ks[picks].sum(axis=1) / ns[picks].sum(axis=1)
+    centre = float(ks.sum() / ns.sum())
+    if inflate and g > 1:
+        ratios = centre + (ratios - centre) * math.sqrt(g / (g - 1))
     tail = (1 - level) / 2
-    lo = rates[min(resamples - 1, math.floor(tail * resamples))]
-    hi = rates[min(resamples - 1, math.ceil((1 - tail) * resamples) - 1)]
-    return lo, hi
+    lo, hi = (float(x) for x in np.quantile(ratios, [tail, 1 - tail]))
+    return (max(0.0, lo), min(1.0, hi)) if bounded else (max(0.0, lo), hi)
+
+
+def task_interval(
+    groups: Sequence[tuple[float, float]], *, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, bool]:
+    """The interval of a pooled rate over tasks: the bootstrap over tasks, and below
+    `FEW_TASKS` tasks the wider of that and Wilson's over the tasks' own rates (a
+    percentile bootstrap collapses there: 5 wins of 5 resample to 1.0 every time).
+    The flag says the interval rests on few tasks."""
+    kept = [(k, n) for k, n in groups if n > 0]
+    lo, hi = bootstrap_ratio(kept, seed=seed, level=level)
+    few = len(kept) < FEW_TASKS
+    if few and kept:
+        w_lo, w_hi = wilson(sum(k / n for k, n in kept), len(kept))
+        lo, hi = min(lo, w_lo), max(hi, w_hi)
+    return lo, hi, few
+
+
+FEW_TASKS = 10
+
+
+def sign_flip_test(scores: Sequence[float], resolution: int = 60) -> float:
+    """Two-sided exact p-value of a paired sign-flip permutation test on per-task
+    scores (d_t, each in [-1, 1]): under no difference each task's score is as likely
+    negated, so the p-value is the share of the 2^T sign patterns whose sum is at least
+    as far from 0 as the one seen. Exact by counting sums (the scores are fractions of
+    the repeats, put on a grid of `resolution` steps, which holds every d_t of up to 6
+    repeats exactly); tasks scored 0 do not move the sum and drop out. With one repeat
+    each d_t is -1, 0 or 1 and this is the sign test."""
+    steps = [round(abs(d) * resolution) for d in scores]
+    steps = [s for s in steps if s > 0]
+    if not steps:
+        return 1.0
+    seen = abs(sum(round(d * resolution) for d in scores))
+    counts: dict[int, int] = {0: 1}
+    for step in steps:
+        grown: dict[int, int] = {}
+        for total, ways in counts.items():
+            for moved in (total + step, total - step):
+                grown[moved] = grown.get(moved, 0) + ways
+        counts = grown
+    extreme = sum(ways for total, ways in counts.items() if abs(total) >= seen)
+    return min(1.0, extreme / float(2 ** len(steps)))
 
 
 def bootstrap_share(
