@@ -237,7 +237,9 @@ class BranchesSettings(Strict):
     max_nodes: int | None = Field(
         None, ge=10, description="Cap on the session's nodes: no branch starts that would pass it"
     )
-    final_stubs: int = Field(5, ge=0, le=50)
+    final_stubs: int = Field(
+        5, ge=0, le=50, title="Open stubs the final integration names, most urgent first"
+    )
     # the ledger's size: a debate of 9 agents x 3 rounds flags ~80 tensions per lens, and
     # every open stub is a judge call each time a new text arrives
     max_open_stubs: int = Field(
@@ -284,12 +286,22 @@ class JudgeSettings(Strict):
     revisit_threshold: float = Field(
         0.5, ge=0.0, le=1.0, description="With --judge embedding: cosine from which a stub is explored again"
     )
-    reference_threshold: float = Field(0.75, ge=0.0, le=1.0)
+    reference_threshold: float = Field(
+        0.75,
+        ge=0.0,
+        le=1.0,
+        title="Cosine from which a turn gets a references edge to a sibling's output it did not cite",
+    )
     # the lowest cosine that merges no pair of different questions in the labelled set
     # (scripts/calibrate_duplicates.py): embeddings cannot tell a paraphrase from another
     # question in the same words, so only near-restatements merge (the static embedder,
     # blind to word order, scores such pairs higher than MiniLM: the bound is its)
-    duplicate_threshold: float = Field(0.98, ge=0.0, le=1.0)
+    duplicate_threshold: float = Field(
+        0.98,
+        ge=0.0,
+        le=1.0,
+        title="With --judge embedding: cosine from which two open stubs ask the same question",
+    )
     # Across the session, when a level of debates is done, each new open stub's most
     # similar earlier open stub is a candidate from this cosine, and the judge decides:
     # the highest that keeps, on the default embedder, as many labelled paraphrases as

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 from .api import page_api
 from .cli import page_cli
@@ -17,6 +18,8 @@ from .layout import page_layout
 from .metrics import page_metrics
 from .reports import page_reports
 from .schema import page_schema, undocumented_edges
+from .settings import PAGE as SETTINGS_PAGE
+from .settings import settings_page
 from .source import ROOT
 
 OUT = ROOT / "docs" / "reference"
@@ -32,6 +35,14 @@ PAGES: dict[str, Callable[[], str]] = {
 }
 
 
+# pages outside docs/reference/ with a generated part: the whole page as it should read
+PARTS: dict[Path, Callable[[], str]] = {SETTINGS_PAGE: settings_page}
+
+
+def render_parts() -> dict[Path, str]:
+    return {path: make() for path, make in PARTS.items()}
+
+
 def render() -> dict[str, str]:
     pages = {}
     for name, make in PAGES.items():
@@ -41,4 +52,4 @@ def render() -> dict[str, str]:
     return pages
 
 
-__all__ = ["OUT", "PAGES", "render", "undocumented_edges"]
+__all__ = ["OUT", "PAGES", "PARTS", "ROOT", "render", "render_parts", "undocumented_edges"]
