@@ -1,6 +1,7 @@
 """The emergence ledger on scripted sessions: a final's claims traced to the turns that
-state them (single, from the earliest; recombined, from two agents' parts; emergent,
-from none), verdicts with their sentence and reason, the prefilter only picking
+state them (single, from the earliest; recombined, from two agents' parts; unsupported,
+from none, by the entailment check; tests/test_ledger_origins.py has the passage and the
+checked origins), verdicts with their sentence and reason, the prefilter only picking
 candidates, a paraphrase traced where the similarity estimate calls it new, a reversal
 not taken for its original; --ledger off and all; the estimate and the cost on the
 scripted strong model; a budget-cut ledger resumed from the cache; `check`, `metrics`,
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sqlite3
 from collections import Counter
 from collections.abc import Callable
@@ -179,19 +181,20 @@ def test_a_claim_joining_two_agents_points_is_recombined_from_both(
     assert not edges_of(store, c, EdgeType.FIRST_STATED_AT)
 
 
-def test_a_claim_no_turn_supports_is_emergent_and_the_prefilter_only_picks_candidates(
+def test_a_claim_nothing_states_or_entails_is_unsupported_and_the_prefilter_only_picks_candidates(
     store: SQLiteStore, traced: tuple[Any, Any, ScriptedLLM]
 ) -> None:
     made = claims(store)
     unsaid = made[UNSAID]
-    assert unsaid.origin.value == "emergent" and not edges_of(store, unsaid, EdgeType.DERIVES_FROM)
+    assert unsaid.origin.value == "unsupported" and not edges_of(store, unsaid, EdgeType.DERIVES_FROM)
+    assert "does not follow" in unsaid.reason
     # the reversal shares nearly every word with a turn: the prefilter picks that turn,
     # the judge finds it does not state the claim, and no DERIVES_FROM is drawn
     c = made[REVERSED]
     check = next(k for k in c.checks if k.node == "s1/main/r1/L1N2/respond")
     assert check.similarity >= 0.7 and check.verdict.value == "unrelated" and check.reason
-    assert c.origin.value == "emergent" and not edges_of(store, c, EdgeType.DERIVES_FROM)
-    assert "no turn states it" in c.reason
+    assert c.origin.value == "unsupported" and not edges_of(store, c, EdgeType.DERIVES_FROM)
+    assert "no turn or passage sentence states it" in c.reason
 
 
 def test_every_verdict_records_its_sentence_and_reason(
@@ -214,7 +217,8 @@ def test_the_shares_reach_the_metrics(store: SQLiteStore, traced: tuple[Any, Any
     m = session_metrics(store, "s1", HashingEmbedder())
     assert m.ledger is not None and m.ledger.final is not None
     assert (m.ledger.final.claims, m.ledger.final.single, m.ledger.final.recombined) == (4, 0.25, 0.25)
-    assert m.ledger.final.emergent == 0.5 and m.ledger.final == arm_shares(store, "s1")
+    assert (m.ledger.final.unsupported, m.ledger.final.emergent, m.ledger.final.passage) == (0.5, 0.0, 0.0)
+    assert m.ledger.final == arm_shares(store, "s1")
     # the summary hands in the nodes it has read: the same shares
     assert arm_shares(store, "s1", store.nodes("s1")) == m.ledger.final
     assert m.ledger.originators == {"analytical": 2, "creative": 1}
@@ -222,7 +226,7 @@ def test_the_shares_reach_the_metrics(store: SQLiteStore, traced: tuple[Any, Any
     assert state.metrics is not None and state.metrics.ledger == m.ledger
     assert all(d.ledger is None for d in m.debates)  # --ledger final traces no resolution
     dumped = json.loads(m.model_dump_json())
-    assert dumped["ledger"]["final"]["emergent"] == 0.5 and "similarity_novelty" in dumped["debates"][0]
+    assert dumped["ledger"]["final"]["unsupported"] == 0.5 and "similarity_novelty" in dumped["debates"][0]
 
 
 def test_the_ledger_json_names_its_sources(store: SQLiteStore, traced: tuple[Any, Any, ScriptedLLM]) -> None:
@@ -279,7 +283,8 @@ def test_ledger_all_traces_each_resolution_but_not_to_its_own_turn(
     m = session_metrics(store, "s1", HashingEmbedder())
     assert m.debates[0].ledger is not None and m.debates[0].ledger.claims == len(own)
     assert m.ledger is not None and m.ledger.traced is not None and m.ledger.traced.claims == len(own) + 4
-    assert all(c.meta.phase != CallPhase.LEDGER or c.meta.agent == "ledger" for c in fake.calls)
+    agents = {"ledger", "ledger-entailment"}
+    assert all(c.meta.phase != CallPhase.LEDGER or c.meta.agent in agents for c in fake.calls)
     assert check_store(store, "s1") == []
 
 
@@ -300,7 +305,9 @@ def test_the_estimate_counts_the_ledger_and_a_strong_session_stays_within_it(
     made = store.calls("s1")
     ledger = [c for c in made if c.phase == CallPhase.LEDGER]
     splits = [c for c in fake.calls if c.meta.phase == CallPhase.LEDGER and c.schema.__name__ == "Claims"]
-    assert len(splits) == 1 and len(ledger) - 1 <= p.by_kind["ledger: verdicts"].max
+    checks = [c for c in ledger if c.agent == "ledger-entailment"]
+    assert len(splits) == 1 and len(ledger) - 1 - len(checks) <= p.by_kind["ledger: verdicts"].max
+    assert len(checks) <= p.by_kind["ledger: entailment checks"].max
     assert p.calls.min <= len(made) <= p.calls.max
     assert len(ledger) <= 0.15 * (len(made) - len(ledger)), "the ledger adds at most 15% of the calls"
     assert result.session.status == "done" and check_store(store, "s1") == []
@@ -328,9 +335,12 @@ def test_a_budget_cut_ledger_resumes_from_the_cache_without_asking_again(
         store, tmp_path, debate(SAID, FINAL, judge_rule()), cache=True, earlier="replay", **SMALL
     )
     asked = [c for c in fake2.calls if c.meta.phase == CallPhase.LEDGER]
-    assert asked and all(c.schema is not None and c.schema.__name__ == "SourceVerdicts" for c in asked)
+    kinds = {"SourceVerdicts", "Entailment"}
+    assert asked and all(c.schema is not None and c.schema.__name__ in kinds for c in asked)
     assert len(fake2.calls) == len(asked), "everything else came from the cache"
-    traced_again = {c.prompt.split("The claim to trace: ", 1)[1].split("\n", 1)[0] for c in asked}
+    claim_of = re.compile(r"\nThe claim to (?:trace|check): (.*)\n")
+    traced_again = {m.group(1) for c in asked if (m := claim_of.search(c.prompt))}
+    assert len(traced_again) >= 1
     assert not traced_again & written
     assert set(claims(store)) == {COPIED, JOINED, UNSAID, REVERSED}
     assert again.session.status == "done" and check_store(store, "s1") == []
@@ -424,9 +434,8 @@ def test_the_cookbook_ledger_queries_return_the_claims_the_json_lists(
             assert "ledger" in queries[name].needs
             return dst.run_query(queries[name].text, {"session": "s1"})
 
-        assert {r["claim"] for r in rows("claims-no-agent-stated")} == {
-            c.id for c in listed if c.origin == "emergent"
-        }
+        unstated = {c.id for c in listed if c.origin in ("emergent", "inferred", "unsupported")}
+        assert unstated and {r["claim"] for r in rows("claims-no-agent-stated")} == unstated
         originating = rows("perspectives-originating-final-claims")
         by_perspective = {r["perspective"]: r["claims"] for r in originating}
         assert by_perspective == dict(Counter(p for c in listed for p in c.perspectives))

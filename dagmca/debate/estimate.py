@@ -259,7 +259,7 @@ def ledger_kinds(
     """The emergence ledger's calls: each traced text split into claims (the final;
     with --ledger all, of `texts` at most, also every resolution and synthesis), and one
     verdict call per claim that has candidates, each quoting up to --ledger-candidates
-    texts. None when off."""
+    texts, and an entailment check per claim that none of them states. None when off."""
     if cfg.ledger_mode() == "off":
         return []
     traced = texts if cfg.ledger_mode() == "all" else 1
@@ -273,6 +273,14 @@ def ledger_kinds(
             (0, traced * cfg.ledger_max_claims),
             prompt(cfg.ledger_candidates * longest),
             (1, cfg.flag_tokens() * cfg.ledger_candidates),
+            ModelRole.JUDGE,
+        ),
+        # a claim that no text states (nor two agents its parts): one entailment check
+        Kind(
+            "ledger: entailment checks",
+            (0, traced * cfg.ledger_max_claims),
+            prompt(cfg.ledger_candidates * longest),
+            (1, cfg.flag_tokens() * (cfg.ledger_candidates + 2)),
             ModelRole.JUDGE,
         ),
     ]

@@ -1,8 +1,9 @@
 """The emergence ledger as read from a stored graph: each claim with its origin and
-sources (`dagmca ledger`), and the novelty measures made of them: the shares of single,
-recombined and emergent claims, who originates the claims that survive into the final
-answer, and where each first appeared (`metrics`, the run summary, `compare`, and an
-evaluation's arms through `arm_shares`).
+sources (`dagmca ledger`), and the novelty measures made of them: the shares of claims
+by origin (passage, single, recombined, emergent, inferred, unsupported), who
+originates the claims that survive into the final answer, and where each first
+appeared (`metrics`, the run summary, `compare`, and an evaluation's arms through
+`arm_shares`).
 
 Only a text's current claims count: those split from its text as it now stands (a
 revisit that integrates again gives the final new claims, and the old ones stay in the
@@ -64,12 +65,16 @@ class ClaimLine(Strict):
 
 
 class LedgerShares(Strict):
-    """The shares of a set of claims by origin (each 0-1; they sum to 1)."""
+    """The shares of a set of claims by origin (each 0-1; they sum to 1). Shares stored
+    before the passage and the entailment check were origins read as 0 for those."""
 
     claims: int
     single: float
     recombined: float
     emergent: float
+    passage: float = 0.0
+    inferred: float = 0.0
+    unsupported: float = 0.0
     # claims its texts were split into that are not traced yet (a budget ran out): the
     # shares are then of the traced ones only
     untraced: int = 0

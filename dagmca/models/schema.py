@@ -63,7 +63,8 @@ class EdgeType(StrEnum):
     # the emergence ledger: (c:Claim)-[:STATED_IN]->(the text it was split from),
     # (c)-[:FIRST_STATED_AT]->(t:Turn), the earliest turn that states it, and
     # (c)-[:DERIVES_FROM {verdict, sentence, reason, similarity, method}]->(text): one per
-    # earlier text the judge found stating it (states) or a part of it (partial)
+    # earlier text the judge found stating it (states) or a part of it (partial), or, for a
+    # claim no text states, that it follows from (supports); the passage is its Session node
     STATED_IN = "STATED_IN"
     FIRST_STATED_AT = "FIRST_STATED_AT"
     DERIVES_FROM = "DERIVES_FROM"
@@ -183,11 +184,17 @@ def role_of(phase: str) -> ModelRole:
 
 
 class ClaimOrigin(StrEnum):
-    """Where a claim of the ledger comes from, judged against the agents' turns."""
+    """Where a claim of the ledger comes from, judged against the passage and the agents'
+    turns; a claim that none of them states gets one entailment check against them."""
 
-    SINGLE = "single"  # some turn states it
+    SINGLE = "single"  # some turn states it (and the passage does not)
     RECOMBINED = "recombined"  # no turn states it; turns by two or more agents state its parts
-    EMERGENT = "emergent"  # neither: no agent said it, nor its parts from two agents
+    # none of the above, and it follows from the sources, with turns by two or more agents
+    # among those it follows from (sessions before the entailment check: none of the above)
+    EMERGENT = "emergent"
+    PASSAGE = "passage"  # the passage states it: the debate did not add it
+    INFERRED = "inferred"  # no text states it; it follows from the sources, one agent's at most
+    UNSUPPORTED = "unsupported"  # no text states it, and it does not follow from them
 
 
 class LedgerVerdict(StrEnum):
@@ -196,6 +203,7 @@ class LedgerVerdict(StrEnum):
     STATES = "states"
     PARTIAL = "partial"  # it states a part of the claim
     UNRELATED = "unrelated"
+    SUPPORTS = "supports"  # it states no part, but the claim follows from it (the entailment check)
 
 
 class DecisionMethod(StrEnum):

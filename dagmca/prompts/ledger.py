@@ -1,5 +1,6 @@
-"""The emergence ledger's prompts and what they answer: a text split into claims, and a
-claim judged against the earlier texts the prefilter picked. Both are the judge's work,
+"""The emergence ledger's prompts and what they answer: a text split into claims, a
+claim judged against the passage and the earlier texts the prefilter picked, and, for a
+claim none of them states, the entailment check against them. All are the judge's work,
 written for a strong model reading real debate turns."""
 
 from __future__ import annotations
@@ -40,30 +41,52 @@ def claims_schema(most: int) -> type[BaseModel]:
     return _model("Claims", claims=(items, Field(...)))
 
 
-def _number(n: int) -> Any:
-    """Which of `n` numbered texts: offered as an enum, so constrained decoding keeps it
-    in range, and clamped for a server that does not."""
+def _number(n: int, first: int = 1) -> Any:
+    """Which of the texts numbered `first` to `n`: offered as an enum, so constrained
+    decoding keeps it in range, and clamped for a server that does not."""
 
     def clamp(value: Any) -> Any:
-        return min(n, max(1, value)) if isinstance(value, int) else value
+        return min(n, max(first, value)) if isinstance(value, int) else value
 
-    choices = WithJsonSchema({"type": "integer", "enum": list(range(1, n + 1))})
+    choices = WithJsonSchema({"type": "integer", "enum": list(range(first, n + 1))})
     return Annotated[int, BeforeValidator(clamp), choices]
 
 
 @lru_cache(maxsize=64)
-def verdicts_schema(texts: int) -> type[BaseModel]:
-    """One verdict per numbered text: its number first, then the verdict, the sentence
-    that supports it and the reason."""
+def verdicts_schema(texts: int, passage: bool = False) -> type[BaseModel]:
+    """One verdict per numbered text (with `passage`, also text 0: the passage): its
+    number first, then the verdict, the sentence that supports it and the reason."""
+    first = 0 if passage else 1
+    most = texts + (1 if passage else 0)
     item = _model(
         "SourceVerdict",
-        text=(_number(texts), Field(...)),
+        text=(_number(texts, first), Field(...)),
         verdict=(Literal["states", "partial", "unrelated"], Field(...)),
         sentence=(Text(600), Field(...)),
         reason=(Text(400), Field(...)),
     )
-    items: Any = Annotated[list[item], _first(texts), Field(json_schema_extra={"maxItems": texts})]  # type: ignore[valid-type]
+    items: Any = Annotated[list[item], _first(most), Field(json_schema_extra={"maxItems": most})]  # type: ignore[valid-type]
     return _model("SourceVerdicts", verdicts=(items, Field(...)))
+
+
+@lru_cache(maxsize=64)
+def entailment_schema(texts: int, passage: bool) -> type[BaseModel]:
+    """The entailment check's reply, the evidence before the verdict: the sentences the
+    claim follows from (each with its text's number, 0 for the passage), the reason,
+    then whether it follows."""
+    first = 0 if passage else 1
+    most = texts + (1 if passage else 0)
+    item = _model(
+        "Support", text=(_number(max(texts, first), first), Field(...)), sentence=(Text(600), Field(...))
+    )
+    cap = max(most, 1)
+    items: Any = Annotated[list[item], _first(cap), Field(json_schema_extra={"maxItems": cap})]  # type: ignore[valid-type]
+    return _model(
+        "Entailment",
+        support=(items, Field(...)),
+        reason=(Text(400), Field(...)),
+        verdict=(Literal["follows", "does_not_follow"], Field(...)),
+    )
 
 
 def split_claims(frame: Frame, label: str, text: str, most: int) -> Prompt:
@@ -84,14 +107,19 @@ def split_claims(frame: Frame, label: str, text: str, most: int) -> Prompt:
     return messages(frame, parts, frame.budget.synthesis, LEDGER_ROLE, frame.judging)
 
 
-def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]]) -> Prompt:
+PASSAGE_TEXT = "Text 0 is the passage at the top of this message."
+
+
+def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False) -> Prompt:
     """One claim against the earlier texts (label, text) the prefilter picked for it,
-    numbered from 1 in the order they were said. The claim goes whole: it is in the
-    task, not a quote a budget may cut."""
+    numbered from 1 in the order they were said; with `passage`, also against the
+    passage (text 0, which every prompt carries at its top, so it is not quoted again).
+    The claim goes whole: it is in the task, not a quote a budget may cut."""
     parts: list[Part] = [quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)]
+    zero = f"{PASSAGE_TEXT} " if passage else ""
     parts.append(
         f"The claim to trace: {claim}\n"
-        "For each numbered text above, judge what it says of this claim:\n"
+        f"{zero}For each numbered text, judge what it says of this claim:\n"
         "- states: the text asserts the claim, in whatever words (a text that mentions the claim "
         "only to doubt, reject or ask about it does not state it);\n"
         "- partial: the text asserts a part of the claim but not the whole (one of the points the "
@@ -105,3 +133,25 @@ def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]]) -> P
         "decides the verdict."
     )
     return messages(frame, parts, frame.budget.flag * max(1, len(texts)), LEDGER_ROLE, frame.judging)
+
+
+def entail_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False) -> Prompt:
+    """The entailment check of a claim that no text states: does it follow from the
+    earlier texts (label, text) the prefilter picked, numbered from 1, and with
+    `passage` from the passage (text 0, at the top)?"""
+    parts: list[Part] = [quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)]
+    zero = f" {PASSAGE_TEXT}" if passage else ""
+    numbers = "its text's number (0 for the passage)" if passage else "its text's number"
+    parts.append(
+        f"The claim to check: {claim}\n"
+        f"No text states this claim whole.{zero} Judge whether it follows from the texts: whether "
+        "a careful reader who accepts what they say would have to accept the claim, without "
+        "adding a fact, number, party, cause or judgement that none of them gives. A claim that "
+        "goes beyond them (a new figure or example, a recommendation they do not argue for, a "
+        "conclusion stronger or more general than theirs) does not follow, however plausible.\n"
+        "Reply with one JSON object: support, the sentences the claim follows from, each with "
+        f"{numbers} and the sentence quoted word for word (empty when it does not follow); "
+        "reason, one or two sentences that name how the claim follows from those sentences, or "
+        "what it adds that none of them gives; and verdict, follows or does_not_follow."
+    )
+    return messages(frame, parts, frame.budget.flag * max(2, len(texts) + 1), LEDGER_ROLE, frame.judging)

@@ -1,7 +1,9 @@
 """The emergence ledger's invariants, checked on a loaded session graph: every claim is
 stated in one answer; its origin agrees with its edges (a single claim's first turn
 states it, a recombined one's parts come from two agents' turns and no turn states it
-whole, no turn states an emergent one); every DERIVES_FROM carries its verdict,
+whole, a passage one derives from the passage stating it, no turn or passage states
+an emergent, inferred or unsupported one, an inferred one names what it follows from and
+an unsupported one nothing); every DERIVES_FROM carries its verdict,
 sentence and reason; and every judged source a claim records has its edge."""
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ ANSWERS = frozenset({NodeKind.FINAL.value, NodeKind.SYNTHESIS.value, NodeKind.DE
 CLAIM_EDGES = frozenset(
     {EdgeType.STATED_IN.value, EdgeType.FIRST_STATED_AT.value, EdgeType.DERIVES_FROM.value}
 )
-DERIVING = frozenset({LedgerVerdict.STATES.value, LedgerVerdict.PARTIAL.value})
+DERIVING = frozenset({LedgerVerdict.STATES.value, LedgerVerdict.PARTIAL.value, LedgerVerdict.SUPPORTS.value})
+# no turn or passage sentence states a claim of these origins
+UNSTATED = frozenset({ClaimOrigin.EMERGENT.value, ClaimOrigin.INFERRED.value, ClaimOrigin.UNSUPPORTED.value})
 
 
 def _who(d: dict[str, Any]) -> str:
@@ -51,6 +55,8 @@ def _claim(g: Any, c: str, d: dict[str, Any], kind: dict[str, Any]) -> list[str]
             problems.append(f"claim {c}: DERIVES_FROM {v} lacks its verdict, sentence or reason")
     states = [v for v, e in derives if e.get("verdict") == LedgerVerdict.STATES.value]
     turns_state = [v for v in states if kind.get(v) == NodeKind.TURN.value]
+    passage_states = [v for v in states if kind.get(v) == NodeKind.SESSION.value]
+    supports = [v for v, e in derives if e.get("verdict") == LedgerVerdict.SUPPORTS.value]
     first = [v for v, _ in out.get(EdgeType.FIRST_STATED_AT.value, [])]
     origin = d.get("origin")
     if origin == ClaimOrigin.SINGLE.value:
@@ -66,8 +72,14 @@ def _claim(g: Any, c: str, d: dict[str, Any], kind: dict[str, Any]) -> list[str]
         }
         if turns_state or len(parts) < 2:
             problems.append(f"recombined claim {c} does not derive from two agents' turns, none stating it")
-    elif origin == ClaimOrigin.EMERGENT.value and turns_state:
-        problems.append(f"emergent claim {c} derives from a turn that states it")
+    elif origin in UNSTATED and (turns_state or passage_states):
+        problems.append(f"{origin} claim {c} derives from a turn or the passage that states it")
+    elif origin == ClaimOrigin.PASSAGE.value and not passage_states:
+        problems.append(f"passage claim {c} does not derive from the passage stating it")
+    elif origin == ClaimOrigin.INFERRED.value and not supports:
+        problems.append(f"inferred claim {c} names no source it follows from")
+    elif origin == ClaimOrigin.UNSUPPORTED.value and supports:
+        problems.append(f"unsupported claim {c} derives from a source it follows from")
     elif origin not in {o.value for o in ClaimOrigin}:
         problems.append(f"claim {c} has unknown origin {origin!r}")
     checks = d.get("checks")

@@ -99,7 +99,7 @@ def ledger_candidates(prompt: str) -> tuple[str, list[str]]:
     claim = re.search(r"\nThe claim to trace: (.*)\n", prompt)
     # a text too long for the window is left out whole: it reads as empty
     found = re.findall(r"\nText \d+, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", prompt, re.S)
-    assert claim and found, "not a ledger verdict prompt"
+    assert claim and (found or "Text 0 is the passage" in prompt), "not a ledger verdict prompt"
     return claim.group(1), list(found)
 
 
@@ -109,20 +109,57 @@ def sentences_of(text: str) -> list[str]:
     return [s if s.endswith((".", "!", "?")) else f"{s}." for s in found if len(s.split()) >= 3]
 
 
-def ledger_reply(call: ScriptedCall, split: SplitRule, claim_rule: ClaimRule) -> Any:
-    """The ledger judge's reply to `call`, or None when it is not a ledger call."""
+EntailRule = Callable[[str, list[str]], list[tuple[int, str]]]  # (claim, texts) -> [(number, sentence)]
+
+
+def follows_from_nothing(claim: str, texts: list[str]) -> list[tuple[int, str]]:
+    """An entailment judge for which no claim that no text states follows."""
+    return []
+
+
+def prompt_passage(prompt: str) -> str:
+    """The passage at the top of a prompt."""
+    found = re.search(r"<passage>\n(.*?)\n</passage>", prompt, re.S)
+    assert found, "no passage in the prompt"
+    return found.group(1)
+
+
+def ledger_entailment(prompt: str) -> tuple[str, list[str]]:
+    """The claim an entailment check asks about, and its texts by number: 0 the passage
+    (empty when the prompt offers none), then the numbered texts."""
+    claim = re.search(r"\nThe claim to check: (.*)\n", prompt)
+    found = re.findall(r"\nText \d+, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", prompt, re.S)
+    assert claim, "not an entailment check"
+    passage = prompt_passage(prompt) if "Text 0 is the passage" in prompt else ""
+    return claim.group(1), [passage, *found]
+
+
+def ledger_reply(
+    call: ScriptedCall, split: SplitRule, claim_rule: ClaimRule, entail: EntailRule = follows_from_nothing
+) -> Any:
+    """The ledger judge's reply to `call`, or None when it is not a ledger call. The
+    passage (text 0, when the prompt offers it) is judged by `claim_rule` like a text;
+    an entailment check answers by `entail`."""
     if call.schema is None:
         return None
     if call.schema.__name__ == "Claims":
         return {"claims": split(ledger_split_text(call.prompt))}
     if call.schema.__name__ == "SourceVerdicts":
         claim, texts = ledger_candidates(call.prompt)
+        numbered = list(enumerate(texts, start=1))
+        if "Text 0 is the passage" in call.prompt:
+            numbered.insert(0, (0, prompt_passage(call.prompt)))
         verdicts = []
-        for i, text in enumerate(texts, start=1):
+        for i, text in numbered:
             verdict, sentence = claim_rule(claim, text)
             reason = f"scripted judge: {verdict}" + (f", by '{sentence}'" if sentence else "")
             verdicts.append({"text": i, "verdict": verdict, "sentence": sentence, "reason": reason})
         return {"verdicts": verdicts}
+    if call.schema.__name__ == "Entailment":
+        claim, texts = ledger_entailment(call.prompt)
+        support = [{"text": i, "sentence": sentence} for i, sentence in entail(claim, texts)]
+        verdict = "follows" if support else "does_not_follow"
+        return {"support": support, "reason": f"scripted judge: {verdict}", "verdict": verdict}
     return None
 
 

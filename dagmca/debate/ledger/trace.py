@@ -1,6 +1,7 @@
 """The emergence ledger over a session: each traced text (the final answer; with
 --ledger all also every synthesis and debate resolution) split into claims, each claim's
-candidate sources picked by the prefilter among the texts said before it, judged, and
+candidate sources picked by the prefilter among the passage and the texts said before
+it, judged, a claim that none of them states checked once for entailment, and each
 written as soon as it is decided, with its origin and the edges to where it came from.
 
 The calls go through the session's client: they are budgeted, accounted to the judge
@@ -15,9 +16,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from dagmca.debate.ledger.claims import split
-from dagmca.debate.ledger.origin import Lineage, decide
+from dagmca.debate.ledger.entail import entail
+from dagmca.debate.ledger.origin import Lineage, decide, settle
 from dagmca.debate.ledger.prefilter import Candidate, candidates
-from dagmca.debate.ledger.texts import Said, before, said
+from dagmca.debate.ledger.texts import MIN_WORDS, Said, before, said
 from dagmca.debate.ledger.verdicts import Verdict, judge
 from dagmca.debate.state import SessionState
 from dagmca.models import (
@@ -72,8 +74,19 @@ async def trace(state: SessionState) -> LedgerResult:
         return result
     earlier = [n for n in nodes if isinstance(n, ClaimNode)]
     frame = _frame(state, nodes)
-    await asyncio.gather(*(_trace(state, frame, t, before(t, pool), earlier, result) for t in targets))
+    passage = passage_source(state)
+    await asyncio.gather(
+        *(_trace(state, frame, t, before(t, pool), passage, earlier, result) for t in targets)
+    )
     return result
+
+
+def passage_source(state: SessionState) -> Said | None:
+    """The passage as a source: said before everything, its node the session's (none
+    for a question asked without a passage)."""
+    if len(state.passage.split()) < MIN_WORDS:
+        return None
+    return Said(state.session_id, NodeKind.SESSION, state.passage, -1, "the passage")
 
 
 def _frame(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
@@ -89,6 +102,7 @@ async def _trace(
     frame: Frame,
     target: Said,
     sources: list[Said],
+    passage: Said | None,
     earlier: Sequence[ClaimNode],
     result: LedgerResult,
 ) -> None:
@@ -110,27 +124,48 @@ async def _trace(
         return
     cfg = state.config
     found = await candidates(state.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates)
+    # the passage's similarity to every claim: the judge reads it for those it passes, and
+    # the entailment check always (it is at the top of every prompt)
+    near = await candidates(state.embedder, claims, [passage] if passage else [], -1.0, 1)
 
-    async def one(number: int, text: str, picked: list[Candidate]) -> None:
+    async def one(number: int, text: str, picked: list[Candidate], close: list[Candidate]) -> None:
         if number in mine:
             result.kept += 1
             return
-        verdicts = await judge(state, frame, text, picked, target.node)
+        whole = close[0] if close else None
+        judged = whole if whole is not None and whole.similarity >= cfg.ledger_prefilter else None
+        verdicts = await judge(state, frame, text, picked, target.node, judged)
         if verdicts is None:
             result.untraced += 1
             return
-        node = _claim(state, target, digest, number, len(claims), text, verdicts)
+        lineage = decide(verdicts)
+        if lineage is None:
+            checked = await entail(state, frame, text, picked, whole, target.node)
+            if checked is None:
+                result.untraced += 1
+                return
+            lineage = settle(verdicts, checked, cfg.ledger_prefilter)
+            verdicts = [*verdicts, *checked.support]
+        node = _claim(state, target, digest, number, len(claims), text, verdicts, lineage)
         state.write([node], _edges(state, node, verdicts))
         result.claims += 1
         result.written.append(node)
 
-    await asyncio.gather(*(one(k, c, p) for k, (c, p) in enumerate(zip(claims, found, strict=True), start=1)))
+    await asyncio.gather(
+        *(one(k, c, p, n) for k, (c, p, n) in enumerate(zip(claims, found, near, strict=True), start=1))
+    )
 
 
 def _claim(
-    state: SessionState, target: Said, digest: str, number: int, of: int, text: str, verdicts: list[Verdict]
+    state: SessionState,
+    target: Said,
+    digest: str,
+    number: int,
+    of: int,
+    text: str,
+    verdicts: list[Verdict],
+    lineage: Lineage,
 ) -> ClaimNode:
-    lineage: Lineage = decide(verdicts, state.config.ledger_prefilter)
     earliest = lineage.earliest
     return ClaimNode(
         id=claim_id(target, digest, number),

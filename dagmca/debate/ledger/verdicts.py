@@ -1,6 +1,7 @@
 """The ledger's judge: one call per claim, one verdict per candidate text (states,
-partial or unrelated) with the sentence that supports it and a reason. A verdict whose
-sentence is not in the text is no evidence: it counts as unrelated, and says why."""
+partial or unrelated) with the sentence that supports it and a reason; the passage is
+a candidate like the turns, when the prefilter picks it. A verdict whose sentence is
+not in the text is no evidence: it counts as unrelated, and says why."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.debate.ledger.prefilter import Candidate
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
-from dagmca.models import CallPhase, DecisionMethod, LedgerVerdict
+from dagmca.models import CallPhase, DecisionMethod, LedgerVerdict, NodeKind
+from dagmca.prompts.budget import Prompt
 from dagmca.prompts.ledger import judge_claim, verdicts_schema
 from dagmca.prompts.templates import Frame
 
@@ -33,36 +35,52 @@ class Verdict:
         return self.verdict is not LedgerVerdict.UNRELATED
 
 
-def meta(debate: str) -> CallMeta:
-    return CallMeta(agent=AGENT, debate=debate, phase=CallPhase.LEDGER)
+def meta(debate: str, agent: str = AGENT) -> CallMeta:
+    return CallMeta(agent=agent, debate=debate, phase=CallPhase.LEDGER)
+
+
+def is_passage(candidate: Candidate) -> bool:
+    return candidate.first.kind is NodeKind.SESSION
 
 
 async def judge(
-    state: SessionState, frame: Frame, claim: str, candidates: Sequence[Candidate], debate: str
+    state: SessionState,
+    frame: Frame,
+    claim: str,
+    candidates: Sequence[Candidate],
+    debate: str,
+    passage: Candidate | None = None,
 ) -> list[Verdict] | None:
-    """The verdicts on `candidates` for `claim`, in their order; None when the claim
-    could not be judged (the budget is spent, or the call failed): it is left untraced,
-    for a later run to trace."""
-    if not candidates:
+    """The verdicts on `passage` (when the prefilter picked it: text 0, the passage the
+    prompt carries at its top) and on `candidates` for `claim`, in that order; None when
+    the claim could not be judged (the budget is spent, or the call failed): it is left
+    untraced, for a later run to trace."""
+    if not candidates and passage is None:
         return []
     if state.llm.exhausted(reserve_calls=2):
         return None
     candidates = list(candidates)
-    prompt = judge_claim(frame, claim, [(c.first.label, c.first.text) for c in candidates])
+    zero = passage is not None
+
+    def prompt_of(picked: Sequence[Candidate]) -> Prompt:
+        return judge_claim(frame, claim, [(c.first.label, c.first.text) for c in picked], zero)
+
+    prompt = prompt_of(candidates)
     # In a small context window the judge reads fewer texts whole rather than more cut:
     # the least similar go first, unjudged.
     while prompt.omitted_chars and len(candidates) > 1:
         candidates.remove(min(reversed(candidates), key=lambda c: c.similarity))
-        prompt = judge_claim(frame, claim, [(c.first.label, c.first.text) for c in candidates])
-    schema = verdicts_schema(len(candidates))
-    tokens = state.config.flag_tokens() * len(candidates)
+        prompt = prompt_of(candidates)
+    schema = verdicts_schema(len(candidates), zero)
+    tokens = state.config.flag_tokens() * (len(candidates) + zero)
     done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate))
     if done is None:
         return None
     given: dict[int, Any] = {}
     for v in done.parsed.verdicts:  # a text judged twice: its first verdict stands
         given.setdefault(v.text, v)
-    return [_verdict(c, given.get(i)) for i, c in enumerate(candidates, start=1)]
+    judged = [_verdict(c, given.get(i)) for i, c in enumerate(candidates, start=1)]
+    return [_verdict(passage, given.get(0)), *judged] if passage is not None else judged
 
 
 def _verdict(candidate: Candidate, given: Any) -> Verdict:

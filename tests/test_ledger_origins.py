@@ -1,0 +1,95 @@
+"""The ledger tells emergence from invention: the passage is a source (origin
+`passage`), and a claim that no turn or passage sentence states gets one entailment
+check, which names what it follows from: `emergent` when that takes turns by two or
+more agents, `inferred` when the passage or one agent suffices, `unsupported` when it
+does not follow."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from dagmca.llm.fake import ScriptedCall
+from dagmca.metrics.ledger import arm_shares
+from dagmca.models import CallPhase, EdgeType
+from dagmca.prompts.ledger import entailment_schema
+from dagmca.store.check import check_store
+from dagmca.store.sqlite import SQLiteStore
+from tests.support.judges import ledger_reply, sentences_of
+from tests.test_ledger import SAID, SMALL, B, C, claims, debate, edges_of, judge_rule, run
+
+FROM_PASSAGE = "Congestion is a cost each driver imposes on others."  # the passage's own sentence
+FABRICATED = "Seoul abolished its congestion charge in 2019 after a binding referendum."
+DRAWN = "Night buses paid for by the charge would offset what a flat charge takes from a cleaner's wage."
+INFERRED = "Each driver in a jam slows down the other drivers around them."
+REPEATS = {**SAID, ("L1N1", "respond", 2): f"{FROM_PASSAGE} So the charge prices a real cost."}
+
+
+def entail_rule(claim: str, texts: list[str]) -> list[tuple[int, str]]:
+    """DRAWN follows from B (L1N1's) and C (L1N2's) together; INFERRED from the passage's
+    second sentence alone; nothing else follows."""
+    if claim == DRAWN:
+        return [(i, s) for i, t in enumerate(texts) for s in (B, C) if i and s in t]
+    if claim == INFERRED and FROM_PASSAGE.rstrip(".") in texts[0]:
+        return [(0, FROM_PASSAGE)]
+    return []
+
+
+def integrating(final: str) -> Any:
+    """The scripted debate of tests/test_ledger.py (one agent repeating the passage's
+    sentence), an integrator writing `final`, and the entailment judge of `entail_rule`."""
+    responder = debate(REPEATS, final, judge_rule())
+
+    def respond(call: ScriptedCall) -> Any:
+        traced = ledger_reply(call, sentences_of, judge_rule(), entail_rule)
+        return traced if traced is not None else responder(call)
+
+    return respond
+
+
+def test_a_copied_passage_sentence_is_passage_and_a_fabricated_claim_is_unsupported(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    _, _, fake = run(store, tmp_path, integrating(f"{FROM_PASSAGE} {FABRICATED}"), **SMALL)
+    made = claims(store)
+    copied, invented = made[FROM_PASSAGE], made[FABRICATED]
+    assert (copied.origin.value, invented.origin.value) == ("passage", "unsupported")
+    # the passage is a source: the claim derives from the session's node, by the sentence
+    derives = {e.target: e.props for e in edges_of(store, copied, EdgeType.DERIVES_FROM)}
+    assert derives["s1"]["verdict"] == "states" and derives["s1"]["sentence"] == FROM_PASSAGE
+    # an agent repeated it: the turn is a source too, but the debate did not add it
+    assert "s1/main/r2/L1N1/respond" in derives and not copied.first_stated_at
+    assert "the passage states it" in copied.reason
+    assert not edges_of(store, invented, EdgeType.DERIVES_FROM) and "does not follow" in invented.reason
+    # one entailment check, for the claim no text states, and none for the copied one
+    checks = [c for c in fake.calls if c.meta.agent == "ledger-entailment"]
+    assert [FABRICATED in c.prompt for c in checks] == [True]
+    assert checks[0].meta.phase == CallPhase.LEDGER and "Text 0 is the passage" in checks[0].prompt
+    shares = arm_shares(store, "s1")
+    assert shares is not None and (shares.passage, shares.unsupported, shares.emergent) == (0.5, 0.5, 0.0)
+    assert check_store(store, "s1") == []
+
+
+def test_the_entailment_check_tells_emergent_from_inferred(store: SQLiteStore, tmp_path: Path) -> None:
+    final = " ".join([DRAWN, INFERRED])
+    _, _, fake = run(store, tmp_path, integrating(final), **SMALL)
+    made = claims(store)
+    drawn, inferred = made[DRAWN], made[INFERRED]
+    assert drawn.origin.value == "emergent" and drawn.agents == ["analytical", "creative"]
+    sources = {e.target: e.props for e in edges_of(store, drawn, EdgeType.DERIVES_FROM)}
+    assert {p["verdict"] for p in sources.values()} == {"supports"}
+    assert {p["sentence"] for p in sources.values()} == {B, C}
+    assert inferred.origin.value == "inferred" and inferred.agents == []
+    [source] = edges_of(store, inferred, EdgeType.DERIVES_FROM)
+    assert (source.target, source.props["verdict"], source.props["sentence"]) == (
+        "s1",
+        "supports",
+        FROM_PASSAGE,
+    )
+    assert "it follows from the passage" in inferred.reason
+    assert len([c for c in fake.calls if c.meta.agent == "ledger-entailment"]) == 2
+    assert check_store(store, "s1") == []
+
+
+def test_the_entailment_check_asks_for_the_evidence_before_the_verdict() -> None:
+    assert list(entailment_schema(3, True).model_fields) == ["support", "reason", "verdict"]
