@@ -1,6 +1,6 @@
-"""Any GGUF the user has: its header read for name, size and trained context; the slot
-context sized from it; a file that is not a model refused in one line; and the
-sampling setting parsed and checked."""
+"""Any GGUF the user has: its header read by `gguf` for name, size and trained context
+(once a file: then from the cache); the slot context sized from it; a file that is not
+a model refused in one line; and the sampling setting parsed and checked."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from dagmca.config import SessionConfig, parse_sampling
 from dagmca.errors import UserError
-from dagmca.llm.gguf import read_gguf
+from dagmca.llm.gguf import cache_dir, read_gguf
 from dagmca.llm.local import SLOT_CONTEXT, USER_SLOT_CAP, find_gguf, served_name, slot_context
 
 
@@ -35,11 +35,30 @@ def write_gguf(path: Path, meta: dict[str, str | int | list[str]]) -> Path:
     return path
 
 
-def test_the_bundled_model_reads_as_what_it_is() -> None:
-    info = read_gguf(find_gguf())
-    assert info.architecture == "llama" and info.size_label == "135M"
-    assert info.context_length == 8192 and info.has_chat_template
+@pytest.fixture(autouse=True)
+def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def test_the_bundled_models_name_and_context_are_read_by_gguf_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gguf
+
+    read: list[Path] = []
+    reader = gguf.GGUFReader
+
+    def reading(path: Path, *args: object) -> gguf.GGUFReader:
+        read.append(Path(path))
+        return reader(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(gguf, "GGUFReader", reading)
+    path = find_gguf()
+    info = read_gguf(path)
+    assert read == [path]
+    assert info.name == "Smollm2 135M 8k Lc100K Mix1 Ep2" and info.context_length == 8192
+    assert info.architecture == "llama" and info.size_label == "135M" and info.has_chat_template
     assert "135M parameters" in info.describe() and "MiB" in info.describe()
+    assert read_gguf(path) == info and read == [path]  # the second time, from the cache
+    assert len(list(cache_dir().glob("*.json"))) == 1
 
 
 def test_another_architecture_is_read_past_its_token_table(tmp_path: Path) -> None:
@@ -67,8 +86,8 @@ def test_another_architecture_is_read_past_its_token_table(tmp_path: Path) -> No
 @pytest.mark.parametrize(
     ("content", "says"),
     [
-        (b"not a model at all", "GGUF magic"),
-        (b"GGUF" + struct.pack("<IQQ", 3, 0, 5), "ends inside its header"),
+        (b"not a model at all", "not a usable GGUF model file: GGUF magic invalid"),
+        (b"GGUF" + struct.pack("<IQQ", 3, 0, 5), "not a usable GGUF model file"),
     ],
 )
 def test_a_file_that_is_not_a_model_is_one_clear_error(tmp_path: Path, content: bytes, says: str) -> None:

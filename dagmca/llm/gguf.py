@@ -1,18 +1,21 @@
 """What a GGUF model file says about itself: its name, size and trained context window,
-read from the header's metadata (the tensors are never read)."""
+read from the header's metadata by `gguf`, llama.cpp's own reader of the format.
+
+`gguf` reads every field of the header (a token table holds tens of thousands of
+items), which takes seconds of CPU, so the few values dagmca uses are kept in the user's
+cache, keyed by the file's path, size and modification time: a model is read once."""
 
 from __future__ import annotations
 
-import struct
+import hashlib
+import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from dagmca.errors import UserError
 
-# GGUF value types and their fixed sizes (strings and arrays are read by length)
-_SCALARS = {0: "B", 1: "b", 2: "H", 3: "h", 4: "I", 5: "i", 6: "f", 7: "?", 10: "Q", 11: "q", 12: "d"}
-_STRING, _ARRAY = 8, 9
 _WANTED = ("general.name", "general.architecture", "general.size_label", "tokenizer.chat_template")
 
 
@@ -37,58 +40,59 @@ class GGUFInfo:
         return f"{self.name} ({self.path.name}, {size}{label}{window})"
 
 
-def _read(f: BinaryIO, fmt: str) -> Any:
-    size = struct.calcsize("<" + fmt)
-    data = f.read(size)
-    if len(data) < size:
-        raise ValueError("the file ends inside its header")
-    return struct.unpack("<" + fmt, data)[0]
+def cache_dir() -> Path:
+    """Where the headers read are kept (XDG_CACHE_HOME, else ~/.cache)."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "dagmca" / "gguf"
 
 
-def _string(f: BinaryIO) -> str:
-    length = _read(f, "Q")
-    if length > 1 << 26:
-        raise ValueError("a header string is implausibly long")
-    return f.read(length).decode("utf-8", errors="replace")
+def _cache_file(path: Path) -> Path:
+    stat = path.stat()
+    key = f"{path.resolve()}\n{stat.st_size}\n{stat.st_mtime_ns}"
+    return cache_dir() / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
 
 
-def _value(f: BinaryIO, kind: int, keep: bool) -> Any:
-    if kind in _SCALARS:
-        return _read(f, _SCALARS[kind])
-    if kind == _STRING:
-        return _string(f) if keep else f.seek(_read(f, "Q"), 1)
-    if kind == _ARRAY:
-        inner, count = _read(f, "I"), _read(f, "Q")
-        if inner in _SCALARS:  # skipped whole: token tables are arrays of 50k-150k items
-            f.seek(struct.calcsize("<" + _SCALARS[inner]) * count, 1)
-        else:
-            for _ in range(count):
-                _value(f, inner, keep=False)
-        return None
-    raise ValueError(f"unknown GGUF value type {kind}")
+def _header(path: Path) -> dict[str, Any]:
+    """The metadata dagmca uses, as `gguf` reads it (the tensors are never read)."""
+    from gguf import GGUFReader  # imported by the runs that read a model only
+
+    reader = GGUFReader(path)
+    arch_field = reader.get_field("general.architecture")
+    arch = str(arch_field.contents()) if arch_field is not None else ""
+    meta: dict[str, Any] = {}
+    for key in (*_WANTED, f"{arch}.context_length"):
+        field = reader.get_field(key)
+        if field is not None:
+            meta[key] = field.contents()
+    return meta
+
+
+def _cached_header(path: Path) -> dict[str, Any]:
+    cached = _cache_file(path)  # OSError: no such file
+    try:
+        meta = json.loads(cached.read_text(encoding="utf-8"))
+        if isinstance(meta, dict):
+            return meta
+    except (OSError, ValueError):
+        pass  # not read yet, or a cache that cannot be read: the file itself is
+    meta = _header(path)
+    kept = {k: v for k, v in meta.items() if k != "tokenizer.chat_template"} | {
+        "tokenizer.chat_template": bool(meta.get("tokenizer.chat_template"))
+    }
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        cached.write_text(json.dumps(kept), encoding="utf-8")
+    except OSError:
+        pass  # a read-only home: read again next time
+    return kept
 
 
 def read_gguf(path: Path) -> GGUFInfo:
     """The model's metadata; a file that is not a GGUF model is one clear error."""
     try:
-        with path.open("rb") as f:
-            if f.read(4) != b"GGUF":
-                raise ValueError("it does not start with the GGUF magic")
-            version = _read(f, "I")
-            if version < 2:
-                raise ValueError(f"GGUF version {version} is too old (2 or later is read)")
-            _read(f, "Q")  # tensor count
-            meta: dict[str, Any] = {}
-            for _ in range(_read(f, "Q")):
-                key = _string(f)
-                kind = _read(f, "I")
-                keep = key in _WANTED or key.endswith(".context_length")
-                value = _value(f, kind, keep)
-                if keep:
-                    meta[key] = value
+        meta = _cached_header(path)
     except OSError as exc:
         raise UserError(f"cannot read the model file {path}: {exc.strerror}", "check --local-model") from None
-    except (ValueError, struct.error) as exc:
+    except (ValueError, IndexError, TypeError) as exc:  # what `gguf` raises on a file it cannot read
         raise UserError(f"{path} is not a usable GGUF model file: {exc}", "check --local-model") from None
     arch = str(meta.get("general.architecture", ""))
     context = meta.get(f"{arch}.context_length")
