@@ -193,9 +193,11 @@ def test_with_ledger_final_the_dag_arm_reports_its_claims_origins_and_its_vote_i
     assert dag.ledger is not None and vote.ledger is None and single.ledger is None  # only the dag arms trace
     led = dag.ledger
     assert led.sessions == 2 and led.claims > 0
-    assert led.single.value + led.recombined.value + led.emergent.value == pytest.approx(1.0)
-    for share in (led.single, led.recombined, led.emergent):
-        assert 0.0 <= share.lo <= share.value <= share.hi <= 1.0
+    shares = [led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported]
+    assert all(s is not None for s in shares)
+    assert sum(s.value for s in shares if s is not None) == pytest.approx(1.0)
+    for share in shares:
+        assert share is not None and 0.0 <= share.lo <= share.value <= share.hi <= 1.0
     with open_store(str(tmp_path / "e.db")) as st:
         sessions = [r.session for r in report.results if r.arm == "dag"]
         claims = [c for s in sessions for c in final_claims(st, s)]

@@ -93,9 +93,12 @@ class Arm:
             "mean_sibling_similarity": r.summary_metrics.mean_sibling_similarity,
             "final_length_words": r.summary_metrics.final_length_words,
             "claims": shares.claims if shares else None,
+            "passage": shares.passage if shares else None,
             "single": shares.single if shares else None,
             "recombined": shares.recombined if shares else None,
             "emergent": shares.emergent if shares else None,
+            "inferred": shares.inferred if shares else None,
+            "unsupported": shares.unsupported if shares else None,
             "report": str(self.report_path),
         }
 
@@ -138,9 +141,12 @@ LABELS = {
     "mean_sibling_similarity": "mean sibling similarity per round",
     "final_length_words": "final length (words)",
     "claims": "final's claims (emergence ledger)",
+    "passage": "passage: the passage states it",
     "single": "single: a turn states it",
     "recombined": "recombined: parts from 2+ agents",
-    "emergent": "emergent: no agent stated it",
+    "emergent": "emergent: follows from 2+ agents' points",
+    "inferred": "inferred: follows from the passage or 1 agent",
+    "unsupported": "unsupported: follows from nothing said",
 }
 
 

@@ -105,15 +105,16 @@ def criteria_table(report: EvalReport) -> Table:
 
 def ledger_table(report: EvalReport) -> Table:
     table = Table(title="origins of the final answers' claims (95% CI)", title_justify="left")
-    for name in ("arm", "sessions", "claims", "single", "recombined", "emergent", "untraced"):
+    origins = ("passage", "single", "recombined", "emergent", "inferred", "unsupported")
+    for name in ("arm", "sessions", "claims", *origins, "untraced"):
         table.add_column(name, overflow="fold")
     for a in report.arms:
         if a.ledger is None:
             continue
         led = a.ledger
         shares = [
-            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]"
-            for s in (led.single, led.recombined, led.emergent)
+            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
+            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
         ]
         table.add_row(a.arm, str(led.sessions), str(led.claims), *shares, str(led.untraced))
     return table

@@ -38,7 +38,8 @@ def claims_table(lines: list[ClaimLine]) -> Table:
         else:
             where = c.reason
         others = len(c.derives_from)
-        where += f"\n{others} text{'s' if others != 1 else ''} state it or a part" if others else ""
+        texts = f"{others} text{'s' if others != 1 else ''}"
+        where += f"\n{texts} state it, a part of it, or what it follows from" if others else ""
         table.add_row(escape(c.text), c.origin, escape(where))
     return table
 
@@ -52,11 +53,14 @@ def ledger(
     quiet: o.Quiet = False,
 ) -> None:
     """Show each claim of a session's final answer (and, traced with --ledger all, of its
-    syntheses and resolutions): its origin (single: a turn states it; recombined: turns
-    by two or more agents state its parts; emergent: neither) and the texts it derives
-    from. A session with nothing traced is traced first with its own settings (--ledger
-    final when it ran with the ledger off); so is one given a --ledger option or a raised
-    budget. Tracing spends judge calls; what is already traced is not asked again."""
+    syntheses and resolutions): its origin (passage: the passage states it; single: a
+    turn states it; recombined: turns by two or more agents state its parts; for a claim
+    none of them states, by one entailment check: emergent, it follows from two or more
+    agents' points; inferred, from the passage or one agent; unsupported, from nothing
+    said) and the texts it derives from. A session with nothing traced is traced first
+    with its own settings (--ledger final when it ran with the ledger off); so is one
+    given a --ledger option or a raised budget. Tracing spends judge calls; what is
+    already traced is not asked again."""
     with open_existing(resolve_store(store)) as st:
         node = require_session(st, session)
         # read as it is stored, with no workspace (nor its embedder) opened for it

@@ -63,15 +63,23 @@ def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
     )
 
 
+def _origins(s: LedgerShares) -> str:
+    """The shares by origin, in the order passage/single/recombined/emergent/inferred/unsupported."""
+    values = (s.passage, s.single, s.recombined, s.emergent, s.inferred, s.unsupported)
+    return "/".join(f"{v:.0%}" for v in values)
+
+
 def claims_row(s: LedgerShares | None) -> str:
     """The emergence ledger's shares of a set of claims: the novelty of an answer."""
     if s is None:
         return "not traced (`dagmca ledger SESSION` traces it)"
     untraced = f"; {s.untraced} more not traced yet (a budget ran out)" if s.untraced else ""
     return (
-        f"{s.claims} claims: {s.single:.0%} single (a turn states it), {s.recombined:.0%} recombined "
-        f"(turns by two or more agents state its parts), {s.emergent:.0%} emergent (no agent stated it)"
-        f"{untraced}"
+        f"{s.claims} claims: {s.passage:.0%} passage (the passage states it), {s.single:.0%} single "
+        f"(a turn states it), {s.recombined:.0%} recombined (turns by two or more agents state its "
+        f"parts), {s.emergent:.0%} emergent (no text states it; it follows from two or more agents' "
+        f"points), {s.inferred:.0%} inferred (it follows from the passage or one agent), "
+        f"{s.unsupported:.0%} unsupported (it follows from nothing said){untraced}"
     )
 
 
@@ -302,11 +310,11 @@ def metrics_tables(m: Any) -> list[Table]:
     per = Table(title="debates", title_justify="left")
     per.caption = (
         "novelty (est.): resolution sentences with no close sentence in the children's last round, "
-        "by cosine, a similarity estimate; claims s/r/e: the ledger's single, recombined and emergent "
-        "shares of the resolution's claims (--ledger all)"
+        "by cosine, a similarity estimate; claims p/s/r/e/i/u: the ledger's passage, single, "
+        "recombined, emergent, inferred and unsupported shares of the resolution's claims (--ledger all)"
     )
     for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
-                "novelty (est.)", "claims s/r/e", "alarms"):  # fmt: skip
+                "novelty (est.)", "claims p/s/r/e/i/u", "alarms"):  # fmt: skip
         per.add_column(col)
     for d in m.debates:
         alarms = ", ".join(a for a, on in (("collapse", d.collapse_alarm), ("bloat", d.bloat_alarm)) if on)
@@ -318,10 +326,7 @@ def metrics_tables(m: Any) -> list[Table]:
             ", ".join(f"{s:.2f}" for s in d.sibling_similarity) or "-",
             ", ".join(f"{x:.0f}" for x in d.answer_length) or "-",
             num(d.similarity_novelty),
-            "-"
-            if d.ledger is None
-            else f"{d.ledger.single:.0%}/{d.ledger.recombined:.0%}/"
-            f"{d.ledger.emergent:.0%} of {d.ledger.claims}",
+            "-" if d.ledger is None else f"{_origins(d.ledger)} of {d.ledger.claims}",
             alarms or "none",
         )
     return [head, per]

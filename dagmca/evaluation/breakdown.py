@@ -32,6 +32,10 @@ class ArmLedger(Strict):
     single: Share
     recombined: Share
     emergent: Share
+    # the origins the ledger tells apart since it checks entailment (None: a report before)
+    passage: Share | None = None
+    inferred: Share | None = None
+    unsupported: Share | None = None
 
 
 class PairedComparison(Strict):
@@ -119,6 +123,7 @@ def arm_ledger(runs: Sequence[RunRecord], seed: int = 0) -> ArmLedger | None:
     return ArmLedger(
         sessions=len(traced), claims=claims, untraced=sum(r.untraced for r in traced),
         single=share("single"), recombined=share("recombined"), emergent=share("emergent"),
+        passage=share("passage"), inferred=share("inferred"), unsupported=share("unsupported"),
     )  # fmt: skip
 
 

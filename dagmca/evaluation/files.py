@@ -93,15 +93,16 @@ def _ledger(report: EvalReport) -> list[str]:
         "",
         "Origins of the final answers' claims (emergence ledger; 95% CI):",
         "",
-        "| arm | sessions | claims | single | recombined | emergent | untraced |",
-        "|---|---|---|---|---|---|---|",
+        "| arm | sessions | claims | passage | single | recombined | emergent | inferred | unsupported "
+        "| untraced |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in traced:
         led = a.ledger
         assert led is not None
         cells = [
-            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]"
-            for s in (led.single, led.recombined, led.emergent)
+            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
+            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
         ]
         lines.append(f"| {a.arm} | {led.sessions} | {led.claims} | {' | '.join(cells)} | {led.untraced} |")
     return lines

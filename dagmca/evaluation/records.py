@@ -10,7 +10,8 @@ from dagmca.evaluation.judging import Outcome
 from dagmca.evaluation.scoring import Score
 
 OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
-ORIGINS = ("single", "recombined", "emergent")  # a traced claim's origin (the emergence ledger)
+# a traced claim's origin (the emergence ledger: dagmca.models.ClaimOrigin)
+ORIGINS = ("single", "recombined", "emergent", "passage", "inferred", "unsupported")
 
 
 @dataclass(frozen=True)
