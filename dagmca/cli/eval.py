@@ -20,6 +20,7 @@ from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted, UserError
 from dagmca.evaluation.arms import KINDS
 from dagmca.evaluation.breakdown import PairedComparison
+from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, MATCHES
 from dagmca.evaluation.estimate import EvalProjection, project_eval
 from dagmca.evaluation.files import write_report
 from dagmca.evaluation.report import EvalReport, RunRecord
@@ -176,6 +177,18 @@ def eval_(
             help="Sessions run at once (default: 1 on the local model, else --concurrency, at least 2)",
         ),
     ] = None,
+    vote_temperature: Annotated[
+        float,
+        typer.Option(
+            "--vote-temperature", min=0.0, max=2.0, help="vote (self-consistency): its samples' temperature"
+        ),
+    ] = DEFAULT_TEMPERATURE,
+    match: Annotated[
+        str,
+        typer.Option(
+            "--match", help="vote: sample as many answers as match its target's tokens (default) or calls"
+        ),
+    ] = "tokens",
     store: o.Store = None,
     out_dir: Annotated[
         Path | None, typer.Option("--out", help="Folder for eval.json, eval.md and quality-cost.svg")
@@ -199,16 +212,19 @@ def eval_(
     if noise and repeats < 2:
         raise UserError("--noise-floor needs --repeats 2 or more", "add --repeats 2")
     o.check_session_id(eval_id)
+    if match not in MATCHES:
+        raise UserError(f"--match: {match!r} is not tokens or calls", "use --match tokens or --match calls")
     if dry_run:
         show_projection(project_eval(found, chosen, cfg, repeats=repeats, judge_trials=judge_trials,
                                      judge_all=judge_all), as_json)  # fmt: skip
         return
     check_backend(cfg)
+    made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
     plan = EvalPlan(
-        eval_id=eval_id or default_eval_id(tasks, arms, repeats, digest(identity(cfg, chosen))),
+        eval_id=eval_id or default_eval_id(tasks, arms, repeats, made_with),
         tasks=found, arms=chosen,
         repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
-        noise_floor=noise, parallel=parallel,
+        noise_floor=noise, parallel=parallel, vote_temperature=vote_temperature, match=match,
     )  # fmt: skip
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")

@@ -49,20 +49,26 @@ class ArmKind:
     # the full session's arms: with --ledger final (or all), their finals are traced and
     # their claims' origins reported beside their quality
     traced: bool = False
+    # self-consistency: single-agent samples at the vote temperature, sized by the
+    # target's spend, and the plurality of their answers (evaluation/consistency.py)
+    sampled: bool = False
 
 
 VOTE: dict[str, Any] = {**BARE, "protocol": "ensemble"}
+SAMPLED: dict[str, Any] = {**BARE, **SINGLE}
+SAMPLE_SEEDS = 1_000_003  # seeds apart between a vote's samples, so no repeat's seed is another's sample's
 KINDS = {
     k.name: k
     for k in (
         ArmKind("mca", "bottom-up rounds, main debate only", {**BARE, "protocol": "mca"}),
         ArmKind("decompose", "the top-down baseline", {**BARE, "protocol": "decompose"}),
         ArmKind("massgen", "MassGen-style answers and votes", {**BARE, "protocol": "vote"}),
-        ArmKind("ensemble", "independent answers, a vote, the winner synthesizes", VOTE),
+        ArmKind("ensemble", "independent answers, LLM voters, the winner synthesizes", VOTE),
         ArmKind("single", "one agent, one call, same model", {**BARE, **SINGLE}),
-        ArmKind("vote", "self-consistency matched to mca's calls", VOTE, "mca"),
+        ArmKind("vote", "self-consistency: single answers sampled and their plurality, matched to mca",
+                SAMPLED, "mca", sampled=True),
         ArmKind("dag", "the full session: observers, branches, merges", {"protocol": "mca"}, traced=True),
-        ArmKind("dag-vote", "self-consistency matched to dag's calls", VOTE, "dag"),
+        ArmKind("dag-vote", "self-consistency matched to dag", SAMPLED, "dag", sampled=True),
     )
 }  # fmt: skip
 
@@ -139,7 +145,7 @@ def parse_arms(text: str, base: Mapping[str, Any]) -> list[Arm]:
         need = arm.kind.matched_to
         if need is not None and need not in names:
             raise UserError(
-                f"--arms: {arm.name} is matched to {need}'s calls, which is not an arm", f"add {need}"
+                f"--arms: {arm.name} is matched to {need}'s spend, which is not an arm", f"add {need}"
             )
     return arms
 
@@ -173,10 +179,11 @@ def vote_for(total_calls: int) -> dict[str, Any]:
     return matched_vote(max(1, total_calls - FINAL_CALLS))
 
 
-def session_id(eval_id: str, arm: Arm, task: str, repeat: int) -> str:
-    """The session of (arm, task, repeat) in eval `eval_id`: stable, so a rerun finds
-    it; within the 64 characters ids allow (long names end in a digest instead)."""
-    sid = f"{eval_id}-{arm.slug}-{task}-r{repeat}"
+def session_id(eval_id: str, arm: Arm, task: str, repeat: int, sample: int | None = None) -> str:
+    """The session of (arm, task, repeat) in eval `eval_id` (and of a vote's sample):
+    stable, so a rerun finds it; within the 64 characters ids allow (long names end in
+    a digest instead)."""
+    sid = f"{eval_id}-{arm.slug}-{task}-r{repeat}" + (f"-s{sample}" if sample is not None else "")
     if len(sid) <= 64:
         return sid
     digest = hashlib.sha256(sid.encode()).hexdigest()[:12]

@@ -15,6 +15,7 @@ from typing import Any
 
 from dagmca.evaluation.judging import PairResult
 from dagmca.models import EVALUATION_SESSION, EdgeRecord, EdgeType, EvaluationNode, NodeRecord, edge
+from dagmca.prompts.version import PROMPT_VERSION
 
 
 def evaluation_id(eval_id: str) -> str:
@@ -48,6 +49,7 @@ def evaluation_record(
         repeats=repeats,
         judge_model=judge_model,
         prompt_version=prompt_version,
+        debate_prompt_version=PROMPT_VERSION,
         settings=json.dumps(settings, sort_keys=True, default=str),
         summary=json.dumps(summary or {}, sort_keys=True),
         status="done" if summary is not None else "running",
@@ -56,12 +58,16 @@ def evaluation_record(
     return node.to_record()
 
 
-def ran_edge(eval_id: str, session: str, *, arm: str, task: str, repeat: int) -> EdgeRecord:
-    # keyed by the arm, task and repeat: one session is run once per eval
-    key = f"{arm}|{task}|{repeat}"
+def ran_edge(
+    eval_id: str, session: str, *, arm: str, task: str, repeat: int, sample: int | None = None
+) -> EdgeRecord:
+    # keyed by the arm, task and repeat (and a self-consistency vote's sample): one
+    # session is run once per eval
+    key = f"{arm}|{task}|{repeat}" + (f"|s{sample}" if sample is not None else "")
+    extra = {"sample": sample} if sample is not None else {}
     return edge(
         evaluation_id(eval_id), session, EdgeType.RAN, EVALUATION_SESSION,
-        key=key, arm=arm, task=task, repeat=repeat,
+        key=key, arm=arm, task=task, repeat=repeat, **extra,
     )  # fmt: skip
 
 

@@ -72,8 +72,11 @@ def models_line(models: Sequence[RoleModel]) -> str:
     return "; ".join(f"{', '.join(roles)}: {label}" for label, roles in groups.items())
 
 
-def identity(base: SessionConfig, arms: Sequence[Arm]) -> dict[str, Any]:
-    """The eval's identity under `base`: what a stored eval's results were made with."""
+def identity(
+    base: SessionConfig, arms: Sequence[Arm], *, vote_temperature: float = 0.7, match: str = "tokens"
+) -> dict[str, Any]:
+    """The eval's identity under `base`: what a stored eval's results were made with
+    (a self-consistency arm's sampling temperature and matching rule among them)."""
     values = base.model_dump(mode="json")
     roles = {
         m.role: {
@@ -85,7 +88,13 @@ def identity(base: SessionConfig, arms: Sequence[Arm]) -> dict[str, Any]:
         "roles": roles,
         "prompt_version": PROMPT_VERSION,
         "judge_prompt_version": JUDGE_PROMPT_VERSION,
-        "arms": {a.name: _answering(a.settings(values, base.seed)) for a in arms},
+        "arms": {
+            a.name: {
+                **_answering(a.settings(values, base.seed)),
+                **({"vote_temperature": vote_temperature, "match": match} if a.kind.sampled else {}),
+            }
+            for a in arms
+        },
     }
 
 

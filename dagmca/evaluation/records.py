@@ -36,6 +36,7 @@ class RunRecord:
     # it was split into that a budget left untraced
     origins: Mapping[str, int] = field(default_factory=dict)
     untraced: int = 0
+    samples: int = 1  # a self-consistency vote's sessions: its spend is theirs summed
 
 
 @dataclass(frozen=True)

@@ -19,8 +19,9 @@ from typing import Any, TypeVar
 from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
-from dagmca.evaluation.arms import Arm, session_id, vote_for
+from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
+from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, samples_for, voted
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
 from dagmca.evaluation.identity import differences, identity, legacy_differences, role_models
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer
@@ -66,6 +67,8 @@ class EvalPlan:
     judge_trials: int = 1
     noise_floor: bool = False
     parallel: int | None = None  # sessions at once (default: `default_parallel`)
+    vote_temperature: float = DEFAULT_TEMPERATURE  # the self-consistency samples'
+    match: Match = "tokens"  # what a vote's samples are matched to its target by
 
 
 def default_parallel(cfg: SessionConfig) -> int:
@@ -121,9 +124,14 @@ class _Eval:
         self.done: dict[tuple[str, str, int], Finished] = {}
         self.skipped = 0  # sessions not run, for the budget
 
-    async def one(self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any]) -> Finished | None:
-        sid = session_id(self.plan.eval_id, arm, task.id, repeat)
-        cfg = settings_from({**arm.settings(self.values, self.base.seed + repeat), **extra})
+    async def one(
+        self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any], sample: int | None = None
+    ) -> Finished | None:
+        """(arm, task, repeat)'s session, run, resumed or read; `sample`: one of a
+        self-consistency vote's samples, kept apart from the arm's own record."""
+        sid = session_id(self.plan.eval_id, arm, task.id, repeat, sample)
+        seed = self.base.seed + repeat + (SAMPLE_SEEDS * sample if sample else 0)
+        cfg = settings_from({**arm.settings(self.values, seed), **extra})
         async with self.limit:
             node = await self.store.aread(lambda s: s.get_node(sid))
             if node is None:
@@ -135,20 +143,41 @@ class _Eval:
                 self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
                 if node.kind is NodeKind.SESSION and node.props.get("status") not in ENDED:
                     await self.runner.resume(sid)
-        self.store.write(edges=[ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat)])
+        ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
+        self.store.write(edges=[ran])
         tol = self.plan.tolerance
         done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
+        if sample is None:
+            self.finish(arm, task, repeat, done)
+        return done
+
+    def finish(self, arm: Arm, task: Task, repeat: int, done: Finished) -> None:
         self.done[(arm.name, task.id, repeat)] = done
         if self.on_done is not None:
             self.on_done(done.record)
-        return done
 
     async def matched(self, arm: Arm, task: Task, repeat: int) -> Finished | None:
         target = self.done.get((str(arm.kind.matched_to), task.id, repeat))
         if target is None:  # its target was not run: nothing to match
             self.skipped += 1
             return None
+        if arm.kind.sampled:
+            return await self.sampled(arm, task, repeat, target.record)
         return await self.one(arm, task, repeat, vote_for(target.record.calls))
+
+    async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
+        """Self-consistency: one sample, then as many more as match the target's spend
+        on this task (found from the first sample's), then the plurality answer."""
+        hot = {"temperature": self.plan.vote_temperature}
+        first = await self.one(arm, task, repeat, hot, sample=0)
+        if first is None:
+            return None
+        n = samples_for(self.plan.match, target.calls, target.tokens, first.record.calls, first.record.tokens)
+        rest = await _all([self.one(arm, task, repeat, hot, sample=k) for k in range(1, n)])
+        found = [first, *(r for r in rest if r is not None)]
+        done = voted(arm.name, task, repeat, found, self.plan.tolerance)
+        self.finish(arm, task, repeat, done)
+        return done
 
     async def sessions(self) -> None:
         plain = [a for a in self.plan.arms if a.kind.matched_to is None]
@@ -199,7 +228,7 @@ async def run_eval(
     e = _Eval(ws, plan, base, client, on_done)
     eval_id = plan.eval_id
     old = await e.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
-    made_with = identity(base, plan.arms)
+    made_with = identity(base, plan.arms, vote_temperature=plan.vote_temperature, match=plan.match)
     if old is not None:
         _refuse_other_settings(eval_id, old, made_with, base)
     header: dict[str, Any] = {

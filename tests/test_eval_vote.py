@@ -1,0 +1,115 @@
+"""`vote` is self-consistency: single answers sampled at a temperature above 0, each
+with its own seed, their plurality taken, sized to the debate arm by tokens or calls."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import zlib
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any
+
+from dagmca.api import Workspace
+from dagmca.evaluation import EvalReport, Task, parse_arms
+from dagmca.evaluation.consistency import plurality
+from dagmca.evaluation.running import EvalPlan, run_eval
+from dagmca.llm.base import CallMeta, Completion, Message
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
+from dagmca.prompts.schemas import ShortAnswer
+from dagmca.similarity import HashingEmbedder
+from dagmca.store import open_store
+from tests.test_eval import BASE, EVAL
+
+SAMPLING: ContextVar[tuple[float, int | None]] = ContextVar("sampling", default=(0.0, None))
+
+
+class Sampled(ScriptedLLM):
+    """A scripted model whose responder sees each call's temperature and seed."""
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        schema: Any = None,
+        max_tokens: int,
+        temperature: float = 0.0,
+        seed: int | None = None,
+        meta: CallMeta | None = None,
+    ) -> Completion:
+        SAMPLING.set((temperature, seed))
+        return await super().complete(messages, schema=schema, max_tokens=max_tokens, meta=meta)
+
+
+def right_sixty_percent(call: ScriptedCall) -> Any:
+    """Right with probability 0.6, independently per call, at a temperature above 0; at
+    0 the same answer every time (right on 60% of the tasks). A wrong answer is a
+    number of its own, so wrong answers rarely agree."""
+    if call.schema is not ShortAnswer:
+        return default_responder(call)
+    sid = call.meta.debate.split("/")[0]
+    task = next(p for p in sid.split("-") if p.startswith("t") and p[1:].isdigit())
+    temperature, seed = SAMPLING.get()
+    salt = f"{task}|{seed}|{call.prompt}" if temperature > 0 else task
+    rng = random.Random(zlib.crc32(salt.encode()))
+    right = rng.random() < 0.6
+    truth = 2 * int(task[1:])
+    return {"answer": str(truth if right else 1000 + rng.randrange(10**6))}
+
+
+def numeric_tasks(n: int) -> list[Task]:
+    return [
+        Task(id=f"t{i}", question=f"What is {i} + {i}?", answer=2 * i, scoring="numeric") for i in range(n)
+    ]
+
+
+def run(tmp_path: Path, client: ScriptedLLM, found: list[Task], arms: str, **kw: Any) -> EvalReport:
+    plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms(arms, BASE.model_dump()), **kw)
+
+    async def main() -> EvalReport:
+        async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
+            return await run_eval(ws, plan, BASE, client=client)
+
+    return asyncio.run(main())
+
+
+def test_sampling_matters_vote_beats_single_only_above_temperature_0(tmp_path: Path) -> None:
+    found = numeric_tasks(40)
+    report = run(tmp_path / "hot", Sampled(right_sixty_percent), found, "mca,single,vote", parallel=8)
+    (c,) = [c for c in report.comparisons if (c.arm, c.baseline) == ("single", "vote")]
+    assert c.losses > c.wins and c.p_holm < 0.05, c
+    cold = run(
+        tmp_path / "cold", Sampled(right_sixty_percent), found, "mca,single,vote",
+        parallel=8, vote_temperature=0.0,
+    )  # fmt: skip
+    (c,) = [c for c in cold.comparisons if (c.arm, c.baseline) == ("single", "vote")]
+    assert c.p_holm >= 0.05, c  # at 0 every sample is the single answer again
+
+
+def test_matched_by_tokens_votes_tokens_are_within_10_percent_of_mcas_on_each_task(tmp_path: Path) -> None:
+    found = numeric_tasks(3)
+    report = run(tmp_path, Sampled(right_sixty_percent), found, "mca,vote", match="tokens")
+    with open_store(str(tmp_path / "e.db")) as st:
+        for t in found:
+
+            def spent(prefix: str) -> int:
+                return sum(
+                    c.prompt_tokens + c.completion_tokens
+                    for s in st.sessions() if s.id.startswith(prefix)
+                    for c in st.calls(s.id)
+                )  # fmt: skip
+
+            mca, vote = spent(f"{EVAL}-mca-{t.id}-r0"), spent(f"{EVAL}-vote-{t.id}-r0-s")
+            assert abs(vote - mca) <= 0.1 * mca, (t.id, mca, vote)
+    vote_row = next(a for a in report.arms if a.arm == "vote")
+    assert vote_row.protocol == "self-consistency"
+
+
+def test_the_plurality_reads_numbers_within_tolerance_letters_and_text() -> None:
+    numeric = Task(id="n", question="q", answer=100, scoring="numeric")
+    assert plurality(numeric, ["99.9", "250", "100.2", None, "abc"]) == 0
+    choice = Task(id="c", question="q", answer="B", scoring="choice", choices=["red", "blue"])
+    assert plurality(choice, ["A", "blue", "(b)"]) == 1
+    exact = Task(id="e", question="q", answer="Paris")
+    assert plurality(exact, ["Rome", "the paris", "Paris."]) == 1
+    assert plurality(exact, [None, ""]) is None
