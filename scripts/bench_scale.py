@@ -6,31 +6,29 @@ costs and how busy it keeps the endpoint (issue "Scale").
         [--passage tests/data/street_trees.txt] [--reply-words 14] [--default] [--repeat 1]
         [--json] [--keep DIR] [--profile FILE] [-- more run options]
 
-The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2 (with
---default, none: a default session), on a 1,300-word passage. The fake
-(tests/support/fault_server.py) answers every request after the latency, with schema-valid word
-salad (with --reply-words N, a plain reply is N words drawn from the passage's own
-vocabulary, by a hash of the request); with --spread S, every call waits up to S more, by
-a hash of its messages (calls of different lengths, as a real model's; siblings then
-finish apart). Printed (medians over the repeats): calls by
-phase and the observers' share, prompt tokens, the projection `dagmca estimate` gave
-before the run, wall time against calls x latency / concurrency (the time 16 busy
-slots would need), and dagmca's own CPU per call: the run's process, all threads (the
-embedding model's included), and its event loop's thread alone (sampled every 0.05 s),
-that thread's also split in three: before the first request reached the fake (start-up:
-imports, the pre-flight), from the first request to the last (per call: what the calls
-cost), and after the last (the reports). Also: the longest idle stretch (no request in
-flight between the first request and the last reply: the session had work left but
-asked nothing), the event loop's embed-wait by phase (from `dagmca metrics`), the texts
-embedded and the cache's hits, and the process's peak RSS. And what bounds the wall
-time: the critical path (the longest chain of dependent calls, from the store's call
-records: a debate's calls in a row, after its parent's), times the latency, against the
-busy-slot time; the wall time over the larger of the two; and, from the fake's own log,
-the mean number of busy slots between the first request and the last reply and the
-slot-time left unused. The other threads' CPU, largest first (with `--profile`, by
-thread name). `--keep DIR` copies each run's store there; `--profile FILE` runs the
-session's main thread under cProfile; `--otel-parts` traces the run and adds the CPU of
-tracing's own parts (scripts/otel_parts.py).
+The configuration: --cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2 (with --default,
+none: a default session), on a 1,300-word passage. The fake (tests/support/fault_server.py)
+answers every request after the latency, with schema-valid word salad (with --reply-words N, a
+plain reply is N words drawn from the passage's own vocabulary, by a hash of the request); with
+--spread S, every call waits up to S more, by a hash of its messages (calls of different
+lengths, as a real model's; siblings then finish apart). Printed (medians over the repeats):
+calls by phase and the observers' share, the calls that judging pairs in both orders and the
+ledger's entailment checks add (and their share of all), prompt tokens, the projection `dagmca
+estimate` gave before the run, wall time against calls x latency / concurrency (the time 16 busy
+slots would need), and dagmca's own CPU per call: the run's process, all threads (the embedding
+model's included), and its event loop's thread alone (sampled every 0.05 s), that thread's also
+split in three: before the first request reached the fake (start-up: imports, the pre-flight),
+from the first request to the last (per call: what the calls cost), and after the last (the
+reports). Also: the longest idle stretch (no request in flight between the first request and the
+last reply: the session had work left but asked nothing), the event loop's embed-wait by phase
+(from `dagmca metrics`), the texts embedded and the cache's hits, and the process's peak RSS.
+And what bounds the wall time: the critical path (the longest chain of dependent calls, from the
+store's call records: a debate's calls in a row, after its parent's), times the latency, against
+the busy-slot time; the wall time over the larger of the two; and, from the fake's own log, the
+mean number of busy slots between the first request and the last reply and the slot-time left
+unused. The other threads' CPU, largest first (with `--profile`, by thread name). `--keep DIR`
+copies each run's store there; `--profile FILE` runs the session's main thread under cProfile;
+`--otel-parts` traces the run and adds the CPU of tracing's own parts (scripts/otel_parts.py).
 """
 
 from __future__ import annotations
@@ -56,7 +54,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 # beside this script
-from scale_analysis import critical_path, longest_idle, occupancy  # noqa: E402
+from scale_analysis import critical_path, extra_calls, longest_idle, occupancy  # noqa: E402
 
 from tests.support.fault_server import FaultServer, request_key  # noqa: E402
 
@@ -281,6 +279,7 @@ def once(args: argparse.Namespace, tmp: Path) -> dict[str, Any]:
         "embed_hits": embedding.get("hits", 0),
         "embed_wait_s": embedding.get("wait_s", {}),
         "phases": dict(phases.most_common()),
+        "extra_calls": extra_calls(records),
         **(json.loads((tmp / "parts.json").read_text()) if args.otel_parts else {}),
     }
 
@@ -342,6 +341,7 @@ def main() -> None:
     summary |= {
         "projected_calls": runs[0]["projected_calls"],
         "phases": runs[0]["phases"],
+        "extra_calls": runs[0]["extra_calls"],
         "embed_wait_s": runs[0]["embed_wait_s"],
         "other_threads_cpu_s": runs[0]["other_threads_cpu_s"],
         "graphs": sorted({r["graph"] for r in runs}),
@@ -389,7 +389,7 @@ def main() -> None:
         f"{summary['unused_slot_s']:.1f}s of all slots unused"
     )
     print(f"  embed-wait on the event loop by phase (s): {summary['embed_wait_s'] or 'not recorded'}")
-    print(f"  calls by phase: {summary['phases']}")
+    print(f"  calls by phase: {summary['phases']}; both orders, entailment: {summary['extra_calls']}")
     if args.otel_parts:
         print(f"  tracing's own CPU (s): {summary['otel_parts_s']}; {summary['otel_counts']}")
 

@@ -19,7 +19,8 @@ threshold from 0.20 to 0.70, from which it was chosen.
 
 --cost: what the ledger adds to a default session (every setting at its default, the
 final traced) on the scripted strong model of the tests (tests/support/strong_fake.py, on the
-1,241-word essay tests/data/four_day_week.txt): its calls beside the session's others.
+1,241-word essay tests/data/four_day_week.txt): its calls beside the session's others, and
+what judging pairs in both orders and the entailment checks add.
 """
 
 from __future__ import annotations
@@ -94,10 +95,14 @@ def cost() -> None:
         run_scripted(store, Path(tmp), StrongModel(), passage=LONG_PASSAGE, caps=True)
         calls = store.calls("s1")
     ledger = sum(c.phase == CallPhase.LEDGER for c in calls)
+    checks = sum(c.agent == "ledger-entailment" for c in calls)
+    swapped = sum(c.agent == "judge-swapped" for c in calls)
     others = len(calls) - ledger
     print(
         f"\na default session on the scripted strong model: {others} calls, and the ledger's {ledger} "
-        f"(1 split, {ledger - 1} verdicts): +{ledger / others:.1%}"
+        f"(1 split, {ledger - 1 - checks} verdicts, {checks} entailment checks): +{ledger / others:.1%}; "
+        f"the pairs' second order {swapped} and the entailment checks: "
+        f"{(swapped + checks) / len(calls):.1%} of all {len(calls)} calls"
     )
 
 

@@ -84,3 +84,17 @@ def occupancy(spans: list[tuple[float, float]], slots: int) -> dict[str, float]:
         busy, last = busy + step, at
     span = events[-1][0] - events[0][0]
     return {"mean_busy": area / span, "unused_s": span - area / slots, "span_s": span}
+
+
+# who asks the calls that judging in both orders and checking entailment add to a session
+# (dagmca/debate/dag/judge.py SWAPPED, dagmca/debate/ledger/entail.py AGENT)
+EXTRA_AGENTS = {"judge-swapped": "pairs_second_order", "ledger-entailment": "entailment_checks"}
+
+
+def extra_calls(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The calls of a pair's second order and of the ledger's entailment checks, and
+    their share of all the session's calls (the first order, and the verdicts, are what a
+    session asked before these were added)."""
+    found = {name: sum(r.get("agent") == agent for r in records) for agent, name in EXTRA_AGENTS.items()}
+    total = sum(found.values())
+    return {**found, "total": total, "share": round(total / max(1, len(records)), 4)}
