@@ -432,12 +432,14 @@
     const list = el("ul", undefined, "links");
     for (const c of from) {
       const t = byId.get(c.node), li = el("li");
-      const who = t.kind === "Turn" ? (t.props.agent || "") + " · " + (t.props.phase || "") + " · round " + (t.props.round || "") : t.caption;
+      // the passage is the session's node: a claim it states, or that follows from it
+      const who = t.kind === "Turn" ? (t.props.agent || "") + " · " + (t.props.phase || "") + " · round " + (t.props.round || "")
+        : t.kind === "Session" ? "the passage" : t.caption;
       li.append(el("span", c.verdict + " ", "meta"), link(c.node, who));
       if (c.sentence) li.append(el("p", String(c.sentence), "text"));
       list.append(li);
     }
-    if (!from.length) list.append(el("li", "(no earlier text states it or a part of it)"));
+    if (!from.length) list.append(el("li", "(no text states it, a part of it, or what it follows from)"));
     $("reading").append(list);
     if (byId.has(n.props.stated_in)) { section("Stated in"); $("reading").append(link(n.props.stated_in, byId.get(n.props.stated_in).caption)); }
   }
