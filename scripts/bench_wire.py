@@ -2,9 +2,12 @@
 (the code before a change), in alternating pairs so that a slow stretch of a shared
 machine lands on both sides.
 
-    git worktree add /tmp/dagmca-before COMMIT
-    .venv/bin/python scripts/bench_wire.py --before /tmp/dagmca-before [--pairs 5] [--control 3]
-        [bench_scale options, e.g. --latency 1 --slots 64] [-- run options]
+    git worktree add /tmp/dagmca-before COMMIT~1; git worktree add /tmp/dagmca-after COMMIT
+    .venv/bin/python scripts/bench_wire.py --before /tmp/dagmca-before [--after /tmp/dagmca-after]
+        [--pairs 5] [--control 3] [bench_scale options, e.g. --latency 1 --slots 64] [-- run options]
+
+(--after defaults to this checkout; naming the change's own commit keeps later work out
+of the comparison.)
 
 Each run is scripts/bench_scale.py --json (this checkout's script, with --code naming
 the dagmca it runs), against its local fake endpoint. Printed per pair: CPU per call of
@@ -42,15 +45,16 @@ def _spread(values: list[float]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--before", required=True, help="the other checkout (the code before the change)")
+    ap.add_argument("--after", default=str(ROOT), help="the checkout with the change (default: this one)")
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--control", type=int, default=0, help="before/before pairs: the noise floor")
     args, rest = ap.parse_known_args()
     cut = rest.index("--") if "--" in rest else len(rest)
     bench, run = rest[:cut], rest[cut + 1 :]
-    before = Path(args.before).resolve()
+    before, after = Path(args.before).resolve(), Path(args.after).resolve()
     diffs: dict[str, list[float]] = {m: [] for m in MEASURES}
     for i in range(args.pairs):
-        a, b = once(before, bench, run), once(ROOT, bench, run)
+        a, b = once(before, bench, run), once(after, bench, run)
         for m in MEASURES:
             diffs[m].append(b[m] - a[m])
         print(
