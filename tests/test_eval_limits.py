@@ -97,7 +97,8 @@ def test_the_judges_calls_count_against_the_eval_budget_and_a_raised_one_finishe
     client = scripted(lambda a, t, r: "x", _longer)
     report = run(tmp_path, client, found, arms, tight)
     assert report.skipped == 0 and report.unjudged == 3
-    assert len(pair_calls(client)) == 1 and report.comparisons == []
+    (row,) = report.comparisons  # the unjudged pairs, counted apart: never ties
+    assert len(pair_calls(client)) == 1 and (row.wins, row.losses, row.ties, row.unjudged) == (0, 0, 0, 3)
     assert report.spend is not None and report.spend.total.calls == sessions + 1
     # raised: the pairs are judged, the call already made answered from the cache
     made = len(client.calls)
