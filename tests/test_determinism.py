@@ -39,14 +39,15 @@ def pure(call: ScriptedCall) -> Any:
     if call.schema is PairVerdict:
         a, b = pair_texts(call.prompt)
         verdict = "converge" if a == b else ("contradict", "elaborate", "unrelated")[h[0] % 3]
-        return {"verdict": verdict, "shared_claim": "c", "reason": "r"}
+        return {"verdict": verdict, "shared_claim": "c", "reason": f"the texts {verdict} here"}
     if call.schema is StubVerdict:
         verdict = ("answered", "relevant", "open")[h[0] % 3]
         # the answering sentence quoted from the text when there is one, else invented
         sentence = "Yes, some shops would." if "Yes, some shops would." in call.prompt else "Invented."
-        return {"verdict": verdict, "answering_sentence": sentence, "reason": "r"}
+        return {"verdict": verdict, "answering_sentence": sentence, "reason": f"the text leaves it {verdict}"}
     if call.schema is DuplicateVerdict:  # both verdicts, so merges happen under every latency order
-        return {"verdict": ("duplicate", "distinct")[h[0] % 2], "reason": "r"}
+        verdict = ("duplicate", "distinct")[h[0] % 2]
+        return {"verdict": verdict, "reason": f"the questions are {verdict}"}
     if call.schema is not None:
         # each lens its own flag, each flag its own case (or they would all be duplicates,
         # merged across the session)

@@ -174,7 +174,7 @@ def test_pairs_are_judged_blind_in_both_orders_and_a_split_is_a_tie() -> None:
     def content(c: ScriptedCall) -> object:
         user = c.messages[-1]["content"]
         return {
-            "reasoning": "the good one",
+            "reasoning": "the good one answers it",
             "verdict": "A" if user.index("GOOD") < user.index("POOR") else "B",
         }
 
@@ -187,8 +187,12 @@ def test_each_criterion_is_combined_over_both_orders_and_recorded() -> None:
         good_first = user.index("GOOD") < user.index("POOR")
         return {
             "criteria": [
-                {"criterion": "insight", "reasoning": "deeper", "verdict": "A" if good_first else "B"},
-                {"criterion": "clarity", "reasoning": "reads first", "verdict": "A"},
+                {
+                    "criterion": "insight",
+                    "reasoning": "it goes deeper",
+                    "verdict": "A" if good_first else "B",
+                },
+                {"criterion": "clarity", "reasoning": "it reads more clearly", "verdict": "A"},
             ],
             "reasoning": "overall the good one",
             "verdict": "A" if good_first else "B",
@@ -259,7 +263,7 @@ def test_the_graph_has_the_evaluation_its_sessions_and_verdicts_and_a_rerun_make
     def judge(c: ScriptedCall) -> object:  # the longer answer wins, in either order
         a, _, b = c.messages[-1]["content"].partition("Answer A:")[2].partition("Answer B:")
         return {
-            "reasoning": "more said",
+            "reasoning": "the longer answer says more",
             "verdict": "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie",
         }
 
@@ -297,7 +301,7 @@ def test_the_graph_has_the_evaluation_its_sessions_and_verdicts_and_a_rerun_make
 def _longer(c: ScriptedCall) -> object:  # the longer answer wins, in either order
     a, _, b = c.messages[-1]["content"].partition("Answer A:")[2].partition("Answer B:")
     return {
-        "reasoning": "more said",
+        "reasoning": "the longer answer says more",
         "verdict": "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie",
     }
 

@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
-from dagmca.llm.degenerate import reason_degeneration
+from dagmca.llm.degenerate import field_descriptions, reason_degeneration
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.stack.reasons import Reasons, hollow_reason, reasons_of
 from dagmca.models import CallPhase, CallRecord, Phase
@@ -60,15 +60,16 @@ def ask(
 
 
 def test_what_makes_a_reason_hollow() -> None:
-    own = (
-        "Reply with one JSON object: verdict; and reason, one or two sentences that name what decides "
-        "the verdict."
-    )
-    assert reason_degeneration("one sentence", own) == "under 3 words"
-    assert reason_degeneration("", own) == "empty"
-    assert reason_degeneration("one or two sentences that name what decides the verdict", own) is not None
-    assert reason_degeneration("A short claim", "", ["A short claim about it."]) is not None
-    assert reason_degeneration(SOUND, own) is None
+    described = field_descriptions(PROMPT[0]["content"], ["reason"])
+    assert described == ["one or two sentences that name what decides the verdict"]
+    assert reason_degeneration("one sentence", described) == "under 3 words"
+    assert reason_degeneration("", described) == "empty"
+    assert reason_degeneration("one or two sentences that name what decides the verdict", described)
+    assert reason_degeneration("Two sentences that name what decides it.", described) is not None
+    assert reason_degeneration("A short claim", ["A short claim about it."]) is not None
+    assert reason_degeneration(SOUND, described) is None
+    # a reason may use the words of the texts it judges: those are no description
+    assert reason_degeneration("A says the councils pay, B agrees.", described) is None
     assert reasons_of(PairVerdict(verdict="converge", shared_claim="x", reason="why")) == [("reason", "why")]
 
 

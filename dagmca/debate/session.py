@@ -31,6 +31,7 @@ from dagmca.models import (
     utcnow,
 )
 from dagmca.prompts.templates import MAIN_QUESTION
+from dagmca.prompts.version import PROMPT_VERSION
 from dagmca.similarity.counts import EmbedCounts, counting
 
 
@@ -103,6 +104,7 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
         model=model,
         question=state.question,
         role_models=json.dumps(role_models(cfg, model), sort_keys=True),
+        prompt_version=PROMPT_VERSION,
         trace_id=tracing.trace_id(),
         backend=cfg.llm,
         protocol=cfg.protocol,

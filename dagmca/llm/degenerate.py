@@ -211,25 +211,33 @@ def degeneration(text: str, prompt_words: str = "", share_limit: float = REPLY_E
 # low enough to stay on the prompt
 REASK_TEMPERATURE = 0.7
 MIN_REASON_WORDS = 3  # fewer say nothing a reader could check ("one sentence", "converge")
-REASON_ECHO_SHARE = 0.5  # of a reason's 3-word sequences, the prompt's own: it restates it
+REASON_ECHO_SHARE = 0.5  # of a reason's 3-word sequences, a description's: it restates it
 
 
-def reason_degeneration(text: str, prompt_words: str = "", descriptions: Sequence[str] = ()) -> str | None:
-    """Why a judged reason says nothing, or None: it is under three words, it copies the
-    schema's description of a field (`descriptions`), or it restates its prompt's own
-    instructions (`prompt_words`, see `scaffolding`: the prompt's description of the
-    field, "one or two sentences that name what decides the verdict", is one of them)."""
+def field_descriptions(prompt: str, names: Sequence[str]) -> list[str]:
+    """What a prompt says each of the fields `names` should hold: the clause after the
+    field's name ("reason, one or two sentences that name what decides the verdict")."""
+    found: list[str] = []
+    for name in names:
+        pattern = rf"\b{re.escape(name)}\b\s*[,:(]\s*([^;.\n]+)"
+        found += [m.group(1) for m in re.finditer(pattern, prompt)]
+    return found
+
+
+def reason_degeneration(text: str, descriptions: Sequence[str] = ()) -> str | None:
+    """Why a judged reason says nothing, or None: it is under three words, or it copies
+    a description of its field (`descriptions`: the schema's, and the prompt's own, as
+    `field_descriptions` finds them)."""
     ws = words(text)
     if len(ws) < MIN_REASON_WORDS:
         return f"under {MIN_REASON_WORDS} words" if ws else "empty"
     said = " ".join(ws)
+    mine = list(_grams(ws, 3))
     for description in descriptions:
-        if said in " ".join(words(description)):
-            return "copies the schema's description of a field"
-    if prompt_words:
-        theirs = set(_grams(words(prompt_words), 3))
-        mine = list(_grams(ws, 3))
-        share = sum(g in theirs for g in mine) / len(mine)
+        theirs = words(description)
+        if said in " ".join(theirs):
+            return "copies the description of its field"
+        share = sum(g in set(_grams(theirs, 3)) for g in mine) / len(mine)
         if share >= REASON_ECHO_SHARE:
-            return f"{share:.0%} of it is the prompt's own wording"
+            return f"{share:.0%} of it is the description of its field"
     return None

@@ -126,7 +126,8 @@ def checked_excerpt(prompt: str, turn: int = 1) -> str:
     for found in _CHECKED.finditer(prompt):
         number = int(found.group(1) or found.group(2) or 1)
         if number == turn:
-            return " ".join(found.group(3).split()[:8])
+            quoted = re.sub(r"^\[…[^\]]*…\]", "", found.group(3).strip())  # a cut turn's mark
+            return " ".join(quoted.split()[:8])
     return ""
 
 

@@ -74,6 +74,8 @@ class SessionNode(GraphNode):
     question: str | None = None
     # JSON {role: model}: which model played each role (a strong judge over cheap debaters)
     role_models: str | None = None
+    # the version of dagmca's prompts it ran with (dagmca.prompts.version; "" before it was kept)
+    prompt_version: str = ""
     # JSON [{role, model, calls, tokens, cost_usd}]: the session's calls by role and model
     role_calls: str | None = None
     # the persistent agents' memory as the session started (JSON; --agent-memory store)
@@ -275,6 +277,10 @@ class FinalNode(GraphNode):
     # a question session's answer, short: the part a scorer reads (None: no question,
     # or the answer could not be had)
     answer: str | None = None
+    # the section labels its text cites inline ([M], [B1], ...), each once, and those it
+    # cited that named no section it was given (removed from the text)
+    citations: list[str] = Field(default_factory=list)
+    removed_citations: list[str] = Field(default_factory=list)
 
 
 class ClaimCheck(Strict):
@@ -336,7 +342,8 @@ class EvaluationNode(GraphNode):
     arms: list[str] = Field(default_factory=list)
     repeats: int = 1
     judge_model: str = ""
-    prompt_version: str = ""
+    prompt_version: str = ""  # the judge's prompt
+    debate_prompt_version: str = ""  # dagmca's prompts, that its sessions ran with
     settings: str = "{}"
     summary: str = "{}"
     status: str = "running"  # running, then done

@@ -288,41 +288,6 @@ def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
 
-def integrate(
-    frame: Frame, sections: Sequence[tuple[str, str]], partial: bool = False, asked: bool = False
-) -> Prompt:
-    """The root integrator's prompt over `sections` (label, text). `partial`: one group
-    of a graph too large for one prompt, integrated first. `asked`: the session answers
-    a question the user asked, so the final text answers it first."""
-    parts: list[Part] = [quote(label, text) for label, text in sections]
-    words = Budget.words(frame.budget.final)
-    if partial:
-        ask = (
-            "You are the root integrator, reading one part of a graph of debates too large to "
-            "read at once. Integrate the material above into one account that keeps every "
-            "distinct claim, contradiction and open question, so that nothing is lost when "
-            f"it is integrated with the other parts. Prose, at most {words} words."
-        )
-    elif asked:
-        ask = (
-            "You are the root integrator. You have read the whole graph of debates above: the "
-            "main debate, its branches, the syntheses, the contradictions and the questions "
-            "left open. Write the final answer to the question under debate: answer it directly "
-            "in the first sentence, then give the reasons that hold up, what the branches added, "
-            f"and what remains contested or open. Prose, in paragraphs, at most {words} words."
-        )
-    else:
-        ask = (
-            "You are the root integrator. You have read the whole graph of debates above: the "
-            "main debate, its branches, the syntheses, the contradictions and the questions "
-            "left open. Write the final integrated answer to the passage: what it claims and "
-            "what holds up, what the branches added, what remains contested or open. "
-            f"Prose, in paragraphs, at most {words} words."
-        )
-    parts.append(ask)
-    return messages(frame, parts, frame.budget.final)
-
-
 def short_answer(frame: Frame, final: str) -> Prompt:
     """The answer a scorer reads, taken from the final text: the fewest words the
     question allows (a number with its unit, a name, a choice's letter, yes or no, or

@@ -104,20 +104,20 @@ class StrongModel:
         seed = _seed(call)
         h = _h(seed)
         if issubclass(call.schema, TensionFlag):
-            return {**default_structured(call.schema, seed), **self.flag(seed, checked_excerpt(call.prompt))}
+            lens = call.meta.agent.removeprefix("observer:")
+            quoted = checked_excerpt(call.prompt, int(default_structured(call.schema, seed).get("turn", 1)))
+            return {**default_structured(call.schema, seed), **self.flag(lens + quoted, quoted)}
         if "flags" in call.schema.model_fields:  # every lens in one call: a flag each (per turn)
             lenses, turns = joint_lenses(call.schema), joint_turns(call.schema)
             if not turns:
                 quoted = checked_excerpt(call.prompt)
-                return {"flags": [{"lens": lens, **self.flag(seed + lens, quoted)} for lens in lenses]}
+                return {"flags": [{"lens": lens, **self.flag(lens + quoted, quoted)} for lens in lenses]}
             return {
                 "flags": [
                     {
                         "lens": lens,
                         "turn": n,
-                        **self.flag(
-                            f"{seed}{lens}{turn_text(call.prompt, n)}", checked_excerpt(call.prompt, n)
-                        ),
+                        **self.flag(lens + checked_excerpt(call.prompt, n), checked_excerpt(call.prompt, n)),
                     }
                     for n in range(1, turns + 1)
                     for lens in lenses
@@ -143,7 +143,9 @@ class StrongModel:
         return default_structured(call.schema, seed)
 
     def flag(self, seed: str, excerpt: str) -> dict[str, Any]:
-        """A flag on the turn `excerpt` quotes (as a flag whose excerpt is not in its turn is discarded)."""
+        """A flag on the turn `excerpt` quotes (a flag whose excerpt is not in its turn is
+        discarded), seeded by the lens and the turn: the model's view of a turn, whether
+        it is asked lens by lens, turn by turn or a group of turns at once."""
         h = _h(seed)
         question = (
             f"{SENTENCES[h % len(SENTENCES)].rstrip('.')}: what would show whether this holds "

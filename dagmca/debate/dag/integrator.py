@@ -19,31 +19,46 @@ from dagmca.models import (
     IntegrationNode,
     TensionNode,
 )
+from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
+from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import pieces
 
-Section = tuple[str, str, GraphNode | None]  # label, text, the node it stands for
+Section = tuple[fp.Section, GraphNode | None]  # a labelled section, the node it stands for
 MAX_LEVELS = 4
 
 
 def _sections(state: SessionState, main: DebateNode) -> list[Section]:
+    """The graph as the integrator reads it, each part under its label; only what exists."""
     st, cfg = state, state.config
     # degenerate texts (loops, echoes of a prompt) are in the graph, not in the answer
     sound = main.resolution if main.resolution and not main.degenerate else "(none)"
-    out: list[Section] = [("Main debate resolution", sound, main)]
+    out: list[Section] = [(fp.Section("M", "Main debate resolution", sound), main)]
+    labels: dict[str, str] = {}  # debate id -> its label
     for d in st.debates.values():
         if d.origin is not DebateOrigin.MAIN and d.resolution and not d.degenerate:
-            out.append((f"Branch (depth {d.depth}) on: {d.question}", d.resolution, d))
-    for s in st.syntheses.values():
-        if not s.degenerate:
-            out.append(("Synthesis of converging branches", s.resolution, s))
-    for later, earlier, reason in st.contradictions:
-        out.append((f"Unreconciled: '{earlier.question}' versus '{later.question}'", reason, None))
+            labels[d.id] = f"B{len(labels) + 1}"
+            out.append(
+                (fp.Section(labels[d.id], f"Branch (depth {d.depth}) on: {d.question}", d.resolution), d)
+            )
+    syntheses = [s for s in st.syntheses.values() if not s.degenerate]
+    for k, s in enumerate(syntheses, start=1):
+        out.append((fp.Section(f"S{k}", "Synthesis of converging branches", s.resolution), s))
+    for k, (later, earlier, _) in enumerate(st.contradictions, start=1):
+        # both positions whole, as their debates resolved them: not the judge's reason
+        sides = [(labels.get(d.id, d.id), d.question, d.resolution or "(none)") for d in (earlier, later)]
+        out.append((fp.contradiction(f"C{k}", sides), None))
     stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
-    for t in stubs:
-        out.append((f"Open question (urgency {t.urgency:.2f})", t.question, t))
+    for k, t in enumerate(stubs, start=1):
+        out.append((fp.Section(f"Q{k}", f"Open question (urgency {t.urgency:.2f})", t.question), t))
     return out
+
+
+def _prompt(state: SessionState, main: DebateNode, group: list[Section], partial: bool = False) -> Prompt:
+    return fp.integrate(
+        state.frame(main)(), [s for s, _ in group], partial=partial, asked=state.question is not None
+    )
 
 
 def _groups(state: SessionState, main: DebateNode, sections: list[Section]) -> list[list[Section]]:
@@ -52,7 +67,7 @@ def _groups(state: SessionState, main: DebateNode, sections: list[Section]) -> l
     groups: list[list[Section]] = [[]]
     for section in sections:
         trial = [*groups[-1], section]
-        prompt = tpl.integrate(frame, [(label, text) for label, text, _ in trial], partial=True)
+        prompt = fp.integrate(frame, [s for s, _ in trial], partial=True)
         if prompt.omitted_chars and groups[-1]:
             groups.append([section])
         else:
@@ -64,24 +79,25 @@ async def _integrate_part(
     state: SessionState, main: DebateNode, part: int, group: list[Section]
 ) -> Section | None:
     st = state
-    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in group], partial=True)
+    prompt = _prompt(st, main, group, partial=True)
     meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.INTEGRATE)
     done = await st.ask(prompt, max_tokens=st.config.final_tokens(), meta=meta)
     if done is None:
         return None
     node = IntegrationNode(id=f"{st.session_id}/integration/{part}", session=st.session_id, part=part,
                            text=st.clean(done.text), degenerate=bool(done.degenerate))  # fmt: skip
-    members = [n for _, _, n in group if n is not None]
-    st.write([node], [st.edge(node.id, n.id, EdgeType.INTEGRATES) for n in members])
-    return (f"Integration of part {part}", "(left out: it looped)" if node.degenerate else node.text, node)
+    members = [(s.label, n) for s, n in group if n is not None]
+    st.write([node], [st.edge(node.id, n.id, EdgeType.INTEGRATES, label=label) for label, n in members])
+    text = "(left out: it looped)" if node.degenerate else node.text
+    return fp.Section(f"I{part}", f"Integration of part {part}", text), node
 
 
 async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
     st, cfg = state, state.config
     sections = _sections(st, main)
-    used = [n for _, _, n in sections if n is not None]
+    given = {s.label: n for s, n in sections}  # every label the integrator is shown
     asked = st.question is not None
-    prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections], asked=asked)
+    prompt = _prompt(st, main, sections)
     parts: list[IntegrationNode] = []
     level = 0
     while prompt.omitted_chars and level < MAX_LEVELS:
@@ -92,25 +108,33 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
         if not all(done):  # a part failed: read what there is, cut to fit, rather than lose it
             break
         sections = [s for s in done if s is not None]
-        parts += [n for _, _, n in sections if isinstance(n, IntegrationNode)]
-        prompt = tpl.integrate(st.frame(main)(), [(label, text) for label, text, _ in sections], asked=asked)
+        given.update({s.label: n for s, n in sections})
+        parts += [n for _, n in sections if isinstance(n, IntegrationNode)]
+        prompt = _prompt(st, main, sections)
     meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.FINAL)
     done_final = await st.ask(prompt, max_tokens=cfg.final_tokens(), meta=meta)
     # Degrade: without the call, the main resolution stands as the final text, and says why.
-    text = (
-        st.clean(done_final.text)
-        if done_final is not None
-        else f"(final integration failed) {main.resolution}"
-    )
+    if done_final is not None:
+        checked = fp.check_citations(st.clean(done_final.text), list(given))
+        text, cited, removed = checked.text, checked.cited, checked.removed
+    else:
+        text, cited, removed = f"(final integration failed) {main.resolution}", [], []
     final = FinalNode(
         id=f"{st.session_id}/final",
         session=st.session_id,
         text=text,
         degenerate=done_final is not None and bool(done_final.degenerate),
         answer=await short_answer(st, main, text) if asked and done_final is not None else None,
+        citations=cited,
+        removed_citations=removed,
     )
     st.embedder.prefetch([text, *pieces(text)])  # a revisit checks the open stubs against it
-    st.write([final], [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in [*used, *parts]])
+    used = [(label, n) for label, n in given.items() if n is not None and not isinstance(n, IntegrationNode)]
+    edges = [
+        st.edge(final.id, n.id, EdgeType.INTEGRATES, label=label, cited=label in cited) for label, n in used
+    ]
+    edges += [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in parts]
+    st.write([final], edges)
     st.final = final
     return final
 

@@ -1,0 +1,79 @@
+"""The final integrator's prompt: labelled sections, only those that exist; each
+unreconciled contradiction with both positions; inline citations checked."""
+
+from __future__ import annotations
+
+import re
+
+from dagmca.evaluation.arms import BARE
+from dagmca.llm.fake import ScriptedCall
+from dagmca.models import EdgeType
+from dagmca.prompts import final as fp
+from tests.conftest import RunSession
+from tests.test_pipeline import QUESTIONS, scripted
+
+POSITION_A = "Pricing works when revenue funds buses, and position marker alpha-one holds."
+POSITION_B = "Pricing works when revenue funds buses, and position marker beta-two holds."
+
+
+def final_prompt(calls: list[ScriptedCall]) -> str:
+    (call,) = [c for c in calls if c.meta.phase == "final" and c.meta.agent == "root-integrator"]
+    return call.prompt
+
+
+def test_an_eval_arm_without_branches_gets_a_final_prompt_that_names_no_branch(run_fake: RunSession) -> None:
+    """Must show: the bare arms of an eval (no observers, no branches) are told what they
+    have, the main debate's resolution, and nothing about branches or syntheses."""
+    _, _, fake = run_fake(None, rounds=1, **BARE)
+    prompt = final_prompt(fake.calls)
+    task = prompt.rsplit("</turn>", 1)[-1]
+    assert "[M] Main debate resolution" in prompt
+    assert "the main debate's resolution ([M])" in task
+    assert not re.search(r"branch|synthesis|syntheses|contradiction", prompt, re.I)
+    assert "Cite inline" in task and "Add no claim that no section supports" in task and fp.MARK in task
+
+
+def test_every_contradiction_reaches_the_final_prompt_with_both_positions(run_fake: RunSession) -> None:
+    """Must show: two branches the judge finds contradicting reach the final prompt as
+    one [C] section holding both debates' resolutions whole, each under its branch's
+    label, not the judge's one-line reason."""
+    respond = scripted(
+        [QUESTIONS[0], QUESTIONS[1]],
+        {QUESTIONS[0]: POSITION_A, QUESTIONS[1]: POSITION_B},
+        pair=lambda a, b: "contradict",
+    )
+    _, state, fake = run_fake(respond, rounds=1, max_branches=2, max_depth=1, max_revisits=0)
+    assert len(state.contradictions) == 1
+    prompt = final_prompt(fake.calls)
+    positions = re.findall(
+        r"\[C1\] Unreconciled: [^\n]*; the position of (\[B\d\]).*?:\n<turn>\n(.*?)\n</turn>", prompt, re.S
+    )
+    assert sorted(label for label, _ in positions) == ["[B1]", "[B2]"]
+    texts = " ".join(text for _, text in positions)
+    assert "alpha-one" in texts and "beta-two" in texts and "scripted judge" not in texts
+    assert "[C2]" not in prompt
+    assert "contradictions left unreconciled" in prompt or "a contradiction left unreconciled" in prompt
+
+
+def test_the_final_text_keeps_only_citations_of_sections_it_was_given(run_fake: RunSession) -> None:
+    def respond(call: ScriptedCall) -> str | None:
+        if call.meta.phase == "final" and call.meta.agent == "root-integrator":
+            return "Pricing works [M]. Buses gain [M, B7]. Inference: shops adapt [Q9]."
+        return None if call.schema is not None else f"{call.meta.agent} on the passage."
+
+    _, state, _ = run_fake(respond, rounds=1, **BARE)
+    final = state.final
+    assert final is not None
+    assert final.text == "Pricing works [M]. Buses gain [M]. Inference: shops adapt."
+    assert final.citations == ["M"] and final.removed_citations == ["B7", "Q9"]
+    edges = [e for e in state.store.edges(state.session_id, EdgeType.INTEGRATES) if e.source == final.id]
+    assert [(e.props.get("label"), e.props.get("cited")) for e in edges] == [("M", True)]
+
+
+def test_the_task_names_the_kinds_present_with_their_labels() -> None:
+    sections = [fp.Section("M", "Main", "x"), fp.Section("B1", "b", "y"), fp.Section("B2", "b", "z")]
+    assert fp.contents(sections) == (
+        "the main debate's resolution ([M]); 2 branch debates' resolutions ([B1], [B2])"
+    )
+    checked = fp.check_citations("A [B1; S4] and [x] stay.", ["B1"])
+    assert checked.text == "A [B1] and [x] stay." and checked.removed == ["S4"]
