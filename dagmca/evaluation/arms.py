@@ -52,6 +52,8 @@ class ArmKind:
     # self-consistency: single-agent samples at the vote temperature, sized by the
     # target's spend, and the plurality of their answers (evaluation/consistency.py)
     sampled: bool = False
+    # read from its target's session at no call (first-vote: evaluation/firstvote.py)
+    derived: bool = False
 
 
 VOTE: dict[str, Any] = {**BARE, "protocol": "ensemble"}
@@ -69,6 +71,10 @@ KINDS = {
                 SAMPLED, "mca", sampled=True),
         ArmKind("dag", "the full session: observers, branches, merges", {"protocol": "mca"}, traced=True),
         ArmKind("dag-vote", "self-consistency matched to dag", SAMPLED, "dag", sampled=True),
+        ArmKind("first-vote", "the plurality of mca's first-round answers, no extra call", BARE, "mca",
+                derived=True),
+        ArmKind("dag-first-vote", "the plurality of dag's main debate's first-round answers", BARE, "dag",
+                derived=True),
     )
 }  # fmt: skip
 

@@ -60,7 +60,7 @@ def project_eval(
     for arm in sorted(arms, key=lambda a: a.kind.matched_to is not None):
         lo = hi = 0
         cost_lo = cost_hi = 0.0
-        for task in tasks:
+        for task in tasks if not arm.kind.derived else []:  # first-vote reads its source: no call
             extra = vote_for(largest[(arm.kind.matched_to, task.id)]) if arm.kind.matched_to else {}
             cfg = SessionConfig.model_validate({**arm.settings(values, base.seed), **extra})
             p = _project(cfg, task)

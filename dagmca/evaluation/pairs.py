@@ -55,7 +55,7 @@ def pairs(
 ) -> list[Pair]:
     """Every pair of arms on each judged task and repeat; with `noise`, the first arm
     against itself over every pair of its repeats (the noise floor)."""
-    names = [a.name for a in arms]
+    names = [a.name for a in arms if not a.kind.derived]  # first-vote has no final to judge
     jobs: list[Pair] = []
     for t in (t for t in tasks if t.judged or judge_all):
         for r in range(repeats):

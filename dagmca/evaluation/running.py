@@ -22,6 +22,7 @@ from dagmca.errors import UserError
 from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, samples_for, voted
+from dagmca.evaluation.firstvote import first_answers, first_vote
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
 from dagmca.evaluation.identity import differences, identity, legacy_differences, role_models
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer
@@ -165,6 +166,17 @@ class _Eval:
             return await self.sampled(arm, task, repeat, target.record)
         return await self.one(arm, task, repeat, vote_for(target.record.calls))
 
+    async def derive(self, arm: Arm, task: Task, repeat: int) -> None:
+        """first-vote: its source's first round, read; a source not run is nothing to read."""
+        source = self.done.get((str(arm.kind.matched_to), task.id, repeat))
+        if source is None:
+            self.skipped += 1
+            return
+        said = await self.store.aread(lambda s: first_answers(s, source.record.session))
+        self.finish(
+            arm, task, repeat, first_vote(arm.name, task, repeat, source.record, said, self.plan.tolerance)
+        )
+
     async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
         """Self-consistency: one sample, then as many more as match the target's spend
         on this task (found from the first sample's), then the plurality answer."""
@@ -181,13 +193,16 @@ class _Eval:
 
     async def sessions(self) -> None:
         plain = [a for a in self.plan.arms if a.kind.matched_to is None]
-        matched = [a for a in self.plan.arms if a.kind.matched_to is not None]
+        matched = [a for a in self.plan.arms if a.kind.matched_to is not None and not a.kind.derived]
+        derived = [a for a in self.plan.arms if a.kind.derived]
 
         async def unit(task: Task, repeat: int) -> None:
             # a task's matched arms start once its own targets end, not once every
             # task's have: no wave of sessions waits on the slowest of another wave, so
             # --parallel-sessions stay busy to the end
             await _all([self.one(a, task, repeat, {}) for a in plain])
+            for a in derived:
+                await self.derive(a, task, repeat)
             await _all([self.matched(a, task, repeat) for a in matched])
 
         await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
