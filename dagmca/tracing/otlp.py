@@ -9,6 +9,7 @@ not answer: a process must not wait on it to exit."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
 import threading
@@ -22,6 +23,7 @@ from dagmca.errors import SettingsError
 
 PROTOCOL_VARS = ("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL")
 GRPC_INSTALL = "pip install opentelemetry-exporter-otlp-proto-grpc"
+GRPC_MODULE = "opentelemetry.exporter.otlp.proto.grpc.trace_exporter"
 # the SDK's loggers: a collector that is down would print a few lines a batch, on a
 # run's terminal, however quiet the run is asked to be; dagmca says it once, at the end
 QUIET_LOGGERS = ("opentelemetry.exporter", "opentelemetry.sdk")
@@ -49,30 +51,44 @@ def endpoint() -> str:
     return base if grpc else f"{base.removesuffix('/')}/v1/traces"
 
 
+def _installed(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a package above it is missing
+        return False
+
+
+def check_protocol() -> None:
+    """A settings error for a protocol the SDK does not ship, or gRPC without its
+    package: said before a run starts, not when its first span is made."""
+    asked = protocol()
+    if asked == "grpc" and not _installed(GRPC_MODULE):
+        raise SettingsError(
+            "OTLP over gRPC needs the SDK's gRPC exporter, which is not installed",
+            f"run `{GRPC_INSTALL}`",
+        )
+    if asked not in ("http/protobuf", "grpc"):
+        raise SettingsError(
+            f"the OTLP protocol {asked!r} is not one OpenTelemetry's Python SDK sends",
+            "set OTEL_EXPORTER_OTLP_PROTOCOL to http/protobuf or grpc",
+        )
+
+
 def sdk_exporter() -> SpanExporter:
-    """The SDK's OTLP span exporter for the protocol asked for; a settings error for one
-    the SDK does not ship, or gRPC without its package."""
+    """The SDK's OTLP span exporter for the protocol asked for (check_protocol's errors
+    otherwise)."""
+    check_protocol()
     asked = protocol()
     if asked == "http/protobuf":
         from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 
         return OTLPSpanExporter()
-    if asked == "grpc":
-        try:
-            from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found,unused-ignore]
-                OTLPSpanExporter as GRPCSpanExporter,
-            )
-        except ImportError:
-            raise SettingsError(
-                "OTLP over gRPC needs the SDK's gRPC exporter, which is not installed",
-                f"run `{GRPC_INSTALL}`",
-            ) from None
-        made: SpanExporter = GRPCSpanExporter()
-        return made
-    raise SettingsError(
-        f"the OTLP protocol {asked!r} is not one OpenTelemetry's Python SDK sends",
-        "set OTEL_EXPORTER_OTLP_PROTOCOL to http/protobuf or grpc",
+    from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import (  # type: ignore[import-not-found,unused-ignore]
+        OTLPSpanExporter as GRPCSpanExporter,
     )
+
+    made: SpanExporter = GRPCSpanExporter()
+    return made
 
 
 def quiet() -> None:

@@ -80,9 +80,14 @@ def wanted(otel: bool) -> bool:
 
 
 def require(otel: bool) -> None:
-    """The one-line settings error of `otel` on an install without the extra."""
+    """The one-line settings error of `otel` on an install without the extra, or of an
+    OTLP protocol it cannot send."""
     if otel and not installed():
         raise SettingsError("--otel needs OpenTelemetry, which is not installed", f"run `{INSTALL}`")
+    if wanted(otel):  # the exporter's protocol, before anything is opened
+        from dagmca.tracing.otlp import check_protocol
+
+        check_protocol()
 
 
 def _environment() -> tuple[tuple[str, str], ...]:
