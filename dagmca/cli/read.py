@@ -160,11 +160,25 @@ def status(
     out.print(status_table(data))
 
 
-def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = False) -> None:
+def metrics(
+    session: o.SessionArg,
+    store: o.Store = None,
+    as_json: o.AsJSON = False,
+    reference: Annotated[
+        str | None,
+        typer.Option(
+            "--reference",
+            help="The right answer of a question session: its answer changes are then counted as "
+            "right-to-wrong and wrong-to-right flips.",
+        ),
+    ] = None,
+) -> None:
     """Emergence metrics, computed from the stored graph: per debate, lateral
     revision, sibling similarity (collapse alarm > 0.8), answer length (bloat alarm),
     root novelty; per session, specialization S, context divergence D, functional
-    differentiation F (chi-square of agent x tension category, with p), cost per node."""
+    differentiation F (chi-square of agent x tension category, with p), cost per node;
+    in a question session, the answers per round, their changes and (with --reference)
+    their flips."""
     from dagmca.metrics.session import session_metrics
     from dagmca.similarity.choose import make_embedder
 
@@ -174,7 +188,7 @@ def metrics(session: o.SessionArg, store: o.Store = None, as_json: o.AsJSON = Fa
         # stored before the setting existed ran on MiniLM)
         embedder = make_embedder(settings.get("embedder", "minilm"))
         try:
-            m = session_metrics(st, session, embedder)
+            m = session_metrics(st, session, embedder, reference)
         finally:
             embedder.close()
     if as_json:

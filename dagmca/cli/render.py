@@ -329,7 +329,20 @@ def metrics_tables(m: Any) -> list[Table]:
             "-" if d.ledger is None else f"{_origins(d.ledger)} of {d.ledger.claims}",
             alarms or "none",
         )
-    return [head, per]
+    return [head, per, *[answers_table(a) for a in getattr(m, "answers", [])]]
+
+
+def answers_table(a: Any) -> Table:
+    """A question session's answers per round: the tally, the changes, and with a
+    reference the flips right to wrong and wrong to right."""
+    table = Table(title=f"answers of {a.debate.split('/', 1)[-1]}", title_justify="left")
+    table.caption = f"stances: {_counts(a.stances)}" + (f"; reference: {a.reference}" if a.reference else "")
+    for col in ("round", "tally", "changes", "right to wrong", "wrong to right"):
+        table.add_column(col)
+    for r in a.rounds:
+        flips = ("-", "-") if r.right_to_wrong is None else (str(r.right_to_wrong), str(r.wrong_to_right))
+        table.add_row(str(r.round), _counts(r.tally), str(r.changes), *flips)
+    return table
 
 
 def _counts(counts: dict[str, int]) -> str:

@@ -129,11 +129,17 @@ class EngineSettings(Strict):
     depth: int = Field(2, ge=1, le=4, description="Levels in the agent tree (1 = a single agent)")
     rounds: int = Field(2, ge=1, le=20, description="Maximum rounds per debate (local model: 1)")
     signals: bool = Field(True, description="Parents send a nudge down each round (local model: off)")
+    # embedding: each sentence of the root's output matched to its closest in the last
+    # round's, the worst match compared (engines/convergence.py); jaccard: the words of
+    # the two outputs, which reworded prose never brings near the threshold
     convergence: Literal["jaccard", "embedding"] = Field(
-        "jaccard", description="Convergence measure: jaccard or embedding"
+        "embedding", description="Convergence measure: embedding (no material change) or jaccard"
     )
+    # the lowest that stops on no labelled pair with a point added, dropped or reversed
+    # in other words, on the default embedder and on MiniLM alike, and stops on every
+    # reworded one (scripts/calibrate_convergence.py)
     convergence_threshold: float = Field(
-        0.85, ge=0.0, le=1.0, description="Stop when root outputs are this similar"
+        0.72, ge=0.0, le=1.0, description="Stop when no sentence of the root's output changed more than this"
     )
     strange_loops: int = Field(
         1, ge=0, le=5, description="Self-reflection passes at the root after the last round (local model: 0)"

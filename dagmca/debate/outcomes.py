@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from dagmca.models import TurnNode
+from dagmca.prompts.lines import Parts
 
 
 @dataclass
@@ -16,6 +17,8 @@ class DebateOutcome:
     scores: list[float] = field(default_factory=list)  # convergence score of rounds 2, 3, …
     turns: list[TurnNode] = field(default_factory=list)
     calls: int = 0  # every call the protocol made, failed ones included
+    parts: Parts | None = None  # the root's output in parts (protocols that end at a root)
+    source: str = ""  # the text the resolution was written from, when parts rewrote it
 
 
 @dataclass

@@ -131,11 +131,51 @@ def checked_excerpt(prompt: str, turn: int = 1) -> str:
     return ""
 
 
+# what the debate's prompts ask a reply to end with, or to be written in (prompts/lines.py;
+# the llm layer cannot import it): the fake follows them, so tests exercise the parsing
+PARTS_ASKED = "Write it in four labelled parts"
+STANCE_ASKED = "'Stance: kept'"
+ANSWER_ASKED = "End with two lines: 'Answer:'"
+ANSWERS = ("yes", "no")
+_AGENT = re.compile(r"\bL\d+N\d+\b")
+
+
+def _others(call: ScriptedCall) -> list[str]:
+    """The agents a prompt names, other than the one asked, in order of first mention."""
+    return [a for a in dict.fromkeys(_AGENT.findall(call.prompt)) if a != call.meta.agent] or ["L1N1", "L1N2"]
+
+
+def parts_reply(call: ScriptedCall, position: str) -> str:
+    """A root output in the labelled parts the root's prompts ask for."""
+    seed = call.prompt
+    a, b = (_others(call) * 2)[:2]
+    return (
+        f"Position: {position}\n"
+        f"Disagreements:\n- {a} vs {b}: {_words(seed + 'd', 8)}.\n"
+        f"Agreements:\n- {a} and {b} agree on {_words(seed + 'a', 6)}.\n"
+        f"Inferences:\n- From {a} and {b}: {_words(seed + 'i', 8)}."
+    )
+
+
+def closing_lines(call: ScriptedCall, text: str) -> str:
+    """`text` with the stance and answer lines the prompt asks for: an agent keeps one
+    answer (chosen by its name) in every round."""
+    if STANCE_ASKED in call.prompt:
+        text += f"\nStance: revised because {_others(call)[0]}'s point on {_words(call.prompt, 2)} holds."
+    if ANSWER_ASKED in call.prompt:
+        choice = ANSWERS[_digest(call.meta.agent or "agent")[0] % len(ANSWERS)]
+        text += f"\nAnswer: {choice}\nConfidence: 0.{5 + _digest(call.prompt)[0] % 5}"
+    return text
+
+
 def default_responder(call: ScriptedCall) -> Reply:
     seed = call.prompt
     if call.schema is not None:
         return default_structured(call.schema, seed)
-    return f"{call.meta.agent or 'agent'} ({call.meta.phase}): {_words(seed, 12)}."
+    text = f"{call.meta.agent or 'agent'} ({call.meta.phase}): {_words(seed, 12)}."
+    if PARTS_ASKED in call.prompt:
+        return parts_reply(call, text)
+    return closing_lines(call, text)
 
 
 class ScriptedLLM(LLMClient):

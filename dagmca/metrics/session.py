@@ -10,6 +10,7 @@ from pydantic import Field
 
 from dagmca.config import SessionConfig
 from dagmca.metrics import measures
+from dagmca.metrics.answers import AnswerMetrics, answer_metrics
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.models import (
     CallRecord,
@@ -114,6 +115,8 @@ class SessionMetrics(Strict):
     # texts embedded, lookups the vectors cache answered, and the time the event loop
     # awaited vectors by the check that asked (None: a session run before they were counted)
     embedding: EmbedCounts | None = None
+    # a question session's answer lines: changes per round, flips against a reference
+    answers: list[AnswerMetrics] = Field(default_factory=list)
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -170,7 +173,10 @@ def debate_metrics(
     )
 
 
-def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> SessionMetrics:
+def session_metrics(
+    store: GraphStore, session: str, embedder: Embedder, reference: str | None = None
+) -> SessionMetrics:
+    """`reference`: the right answer of a question session, to count its answer flips."""
     nodes = [node_from_record(r) for r in store.nodes(session)]
     head = next(n for n in nodes if isinstance(n, SessionNode))
     cfg = SessionConfig.model_validate_json(head.config)
@@ -208,6 +214,14 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
     by_debate = debate_shares(nodes)
     for d in per_debate:
         d.ledger = by_debate.get(d.debate)
+    rounds = [n for n in nodes if isinstance(n, RoundNode)]
+    answers = [
+        found
+        for d in debates
+        if (found := answer_metrics(
+            d.id, [t for t in turns if t.debate == d.id], [r for r in rounds if r.debate == d.id], reference
+        )) is not None
+    ]  # fmt: skip
     return SessionMetrics(
         session=session,
         debates=per_debate,
@@ -232,4 +246,5 @@ def session_metrics(store: GraphStore, session: str, embedder: Embedder) -> Sess
         dropped_tensions=head.dropped_tensions,
         ledger=ledger_metrics(nodes),
         embedding=EmbedCounts.model_validate_json(head.embedding) if head.embedding else None,
+        answers=answers,
     )

@@ -132,6 +132,10 @@ class DebateNode(GraphNode):
     origin: DebateOrigin
     question: str
     resolution: str = ""
+    # the root's output in parts, JSON {position, disagreements, agreements, inferences,
+    # parsed, restored, unchanged}; `resolution` is written from it (None: stored before
+    # parts, or a protocol without a root)
+    resolution_parts: str | None = None
     # its resolution loops or echoes its prompt even after a re-ask: left out of merging
     # and integration
     degenerate: bool = False
@@ -168,6 +172,8 @@ class RoundNode(GraphNode):
     number: int
     root_output: str = ""
     convergence_score: float | None = None
+    # a question session's main debate: JSON {answer: count} of the leaves' last answers
+    answers: str | None = None
 
 
 class TurnNode(GraphNode):
@@ -187,6 +193,12 @@ class TurnNode(GraphNode):
     # a reflect turn (--self-reflect): how satisfied the agent is, and the signal it sends up
     satisfaction: float | None = None
     signal_kind: str | None = None
+    # a lateral turn's stance line: kept, revised or changed, and what it gave as the reason
+    stance: Literal["kept", "revised", "changed"] | None = None
+    because: str | None = None
+    # a question session's respond and lateral turns: the answer line and its confidence 0-1
+    answer: str | None = None
+    confidence: float | None = None
     # vote and ensemble: the anonymous label of an answer (agent2.1), the label voted for
     label: str | None = None
     vote_for: str | None = None

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from dagmca.models import Role
 from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.lines import ANSWER_LINES, PARTS_FORMAT, STANCE_LINE
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
 
@@ -57,6 +58,13 @@ PERSPECTIVES = {
 
 CRITICAL_SIGNALS = ("goal_mismatch", "needs_reframing", "contradiction_detected")
 
+# Peers agreeing is social pressure, not evidence: agents that change for it move from
+# right answers to wrong ones as often as the reverse.
+AGAINST_CONFORMITY = (
+    "Agreement is no reason to change: that others hold a view, or that most do, is not "
+    "an argument. Change only for an argument or a passage sentence you can name."
+)
+
 
 def perspective(name: str) -> str:
     """A perspective as an agent is told it."""
@@ -99,47 +107,77 @@ def respond(
     single: bool = False,
     goal: str = "",
     kept: Sequence[str] = (),
+    discussion: str = "",
+    answer: bool = False,
 ) -> Prompt:
+    """A leaf's response; in later rounds with its previous response and `discussion`,
+    what its coordinator made of the last round (the discussion it is asked to weigh).
+    `answer`: a question session's turn ends with its answer and confidence."""
     parts = kept_parts(kept)
     if previous:
         parts.append(quote("Your previous response", previous))
+    if discussion:
+        parts.append(quote("Your coordinator's synthesis of the last round's discussion", discussion))
     if signal:
         parts.append(quote("A nudge from your coordinator (you may ignore it)", signal))
     ask = (
         "Give your analysis of the question: your main points, each with its reason and where "
         "the passage supports or undercuts it."
         if not previous
-        else "Give your updated analysis: keep what still holds, change what the discussion showed wrong."
+        else "Give your updated analysis: keep what still holds, change what the discussion "
+        f"showed wrong. {AGAINST_CONFORMITY}"
     )
-    parts.append(f"{_who(agent, single)} {ask} {_length(frame)}")
+    tail = f" {ANSWER_LINES}" if answer else ""
+    parts.append(f"{_who(agent, single)} {ask} {_length(frame)}{tail}")
     return _agent_prompt(agent, frame, parts, goal, single)
 
 
 def lateral(
-    agent: Agent, frame: Frame, own: str, siblings: Sequence[tuple[Agent, str]], goal: str = ""
+    agent: Agent,
+    frame: Frame,
+    own: str,
+    siblings: Sequence[tuple[Agent, str]],
+    goal: str = "",
+    answer: bool = False,
 ) -> Prompt:
     parts: list[Part] = [quote("Your response", own)]
     for sib, text in siblings:
         parts.append(quote(f"{sib.name} ({sib.perspective})", text))
+    tail = f" {ANSWER_LINES}" if answer else ""
     parts.append(
         f"{_who(agent)} Your peers answered too. Keep your own perspective; name where you "
-        "disagree and why, fill what they missed, and revise where they improve your answer. "
-        f"If nothing should change, repeat your response. {_length(frame)}"
+        "disagree and why, fill what they missed, and revise where an argument of theirs "
+        f"improves your answer. {AGAINST_CONFORMITY} If nothing should change, repeat your "
+        f"response. {_length(frame)} {STANCE_LINE}{tail}"
     )
     return _agent_prompt(agent, frame, parts, goal)
 
 
 def observe(
-    agent: Agent, frame: Frame, children: Sequence[tuple[Agent, str]], previous: str = "", goal: str = ""
+    agent: Agent,
+    frame: Frame,
+    children: Sequence[tuple[Agent, str]],
+    previous: str = "",
+    goal: str = "",
+    answers: str = "",
 ) -> Prompt:
+    """A coordinator's synthesis of its children; the root's is written in parts.
+    `answers`: in a question session, the tally of the specialists' answers this round."""
     parts: list[Part] = [quote(f"{child.name} ({child.perspective})", text) for child, text in children]
     if previous:
         parts.append(quote("Your previous synthesis", previous))
-    parts.append(
-        f"{_who(agent)} What emerges from these together that none of them said alone? "
-        "Where do they contradict each other, and what is missing? Write the synthesis, "
-        f"not a summary of each. {_length(frame)}"
+    if answers:
+        parts.append(quote("The specialists' answers this round, with how many gave each", answers))
+    ask = (
+        f"{_who(agent)} What emerges from these together that none of them said alone? For "
+        "each such point, name the agents whose points it combines (as L1N2 and L1N3). Where "
+        "do they contradict each other (name who holds which side), and what is missing? "
+        "Write the synthesis, not a summary of each; claim nothing that none of them or the "
+        f"passage supports. {_length(frame)}"
     )
+    if agent.parent is None:
+        ask += f" {PARTS_FORMAT}"
+    parts.append(ask)
     return _agent_prompt(agent, frame, parts, goal)
 
 
@@ -152,12 +190,27 @@ def signal(agent: Agent, frame: Frame, own: str, goal: str = "") -> Prompt:
     return _agent_prompt(agent, frame, parts, goal)
 
 
-def strange_loop(agent: Agent, frame: Frame, own: str, goal: str = "") -> Prompt:
-    parts: list[Part] = [
-        quote("Your integrated answer", own),
-        f"{_who(agent)} Reflect on your own answer: what did you miss, where are you "
-        f"overconfident? Write only the improved final answer. {_length(frame)}",
-    ]
+def strange_loop(
+    agent: Agent,
+    frame: Frame,
+    own: str,
+    goal: str = "",
+    children: Sequence[tuple[Agent, str]] = (),
+    flags: Sequence[str] = (),
+) -> Prompt:
+    """The root reflects on its integrated answer against what its children said and
+    the tensions the observers flagged in the debate; it may leave the answer as it is."""
+    parts: list[Part] = [quote(f"{child.name} ({child.perspective})", text) for child, text in children]
+    parts += [quote("A tension the observers flagged in this debate", f) for f in flags]
+    parts.append(quote("Your integrated answer", own))
+    parts.append(
+        f"{_who(agent)} Check your integrated answer against what the agents below you "
+        "said and the flagged tensions: what did you miss or misstate, where are you "
+        "overconfident? If it stands as it is, reply with the one word 'unchanged'. "
+        "Otherwise write the improved final answer. Keep every disagreement it lists: "
+        "you may add one, never drop or settle one. Add no claim that the agents or the "
+        f"passage do not support. {_length(frame)} {PARTS_FORMAT}"
+    )
     return _agent_prompt(agent, frame, parts, goal)
 
 

@@ -14,7 +14,14 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dagmca.llm.fake import ScriptedCall, checked_excerpt, default_structured
+from dagmca.llm.fake import (
+    ANSWER_ASKED,
+    PARTS_ASKED,
+    STANCE_ASKED,
+    ScriptedCall,
+    checked_excerpt,
+    default_structured,
+)
 from dagmca.prompts.schemas import (
     DuplicateVerdict,
     PairVerdict,
@@ -79,6 +86,49 @@ def _seed(call: ScriptedCall) -> str:
     return f"{call.meta.agent}|{call.meta.phase}|{call.prompt}"
 
 
+def _named(call: ScriptedCall) -> list[str]:
+    """The agents the prompt quotes (its labelled blocks), other than the one asked."""
+    found = re.findall(r"\b(L\d+N\d+) \(", call.prompt)
+    return [a for a in dict.fromkeys(found) if a != call.meta.agent] or ["L1N1", "L1N2"]
+
+
+def _lower(sentence: str) -> str:
+    """A sentence continuing a line (so no text ends with a whole sentence of another)."""
+    return sentence[0].lower() + sentence[1:]
+
+
+def _listed_disagreements(prompt: str) -> list[str]:
+    """The disagreement lines of the integrated answer a strange-loop prompt quotes."""
+    found = re.search(r"Your integrated answer:\n<turn>\n(.*?)\n</turn>", prompt, re.S)
+    section = re.search(r"Disagreements:\n(.*?)(?:\n\n|\Z)", found.group(1), re.S) if found else None
+    return [line for line in section.group(1).splitlines() if line.startswith("- ")] if section else []
+
+
+def shaped(call: ScriptedCall, text: str) -> str:
+    """A strong model's answer in the form its prompt asks: the root's in labelled
+    parts, a lateral turn ending with its stance, a question session's with its answer."""
+    h = _h(_seed(call), "shape")
+    if PARTS_ASKED in call.prompt:
+        a, b = (_named(call) * 2)[:2]
+        paragraphs = text.split("\n\n")
+        s1, s2, s3 = (SENTENCES[(h >> k) % len(SENTENCES)] for k in (0, 8, 16))
+        # as told, the strange loop keeps every disagreement its integrated answer lists
+        kept = _listed_disagreements(call.prompt) if call.meta.phase == "strange_loop" else []
+        dissent = kept or [f"- {a} vs {b}: {a} holds that {_lower(s1)} {b} doubts it."]
+        return (
+            f"Position: {paragraphs[0]}\n\n"
+            "Disagreements:\n" + "\n".join(dissent) + "\n\n"
+            f"Agreements:\n- {a} and {b} agree that {_lower(s2)}\n\n"
+            f"Inferences:\n- From {a} and {b}: {_lower(s3)}"
+        )
+    if STANCE_ASKED in call.prompt:
+        word = ("kept", "revised", "changed")[h % 3]
+        text += f"\n\nStance: {word} because {_lower(SENTENCES[h % len(SENTENCES)])}"
+    if ANSWER_ASKED in call.prompt:
+        text += f"\nAnswer: {('yes', 'no')[_h(call.meta.agent or '') % 2]}\nConfidence: 0.{6 + h % 4}"
+    return text
+
+
 CONTINUE = "Your reply was cut off at the length limit."
 
 
@@ -96,9 +146,9 @@ class StrongModel:
             last = call.messages[-1]["content"]
             if last.startswith(CONTINUE):  # the rest of the answer its cap cut short
                 original = ScriptedCall(call.messages[:-2], None, call.meta, call.max_tokens)
-                full, partial = answer(_seed(original)), call.messages[-2]["content"]
+                full, partial = shaped(original, answer(_seed(original))), call.messages[-2]["content"]
                 return full[len(partial) :].strip() if full.startswith(partial) else full
-            text = answer(_seed(call))
+            text = shaped(call, answer(_seed(call)))
             self.said.append(text)
             return text
         seed = _seed(call)

@@ -94,6 +94,13 @@ class Explorer:
             if board is not None:
                 await board.before_round(debate.id, number)
 
+        async def flags() -> list[str]:
+            # the strange loop reads the debate's flags once its observers are done with
+            # its rounds: waiting for them keeps its prompt the same on a replay
+            await monitor.drain()
+            flagged = st.tensions_of.get(debate.id, {}).values()
+            return [t.question for t in flagged if t.status is not TensionStatus.DUPLICATE]
+
         debate.protocol = st.config.protocol
         engine = ENGINES[st.config.protocol](
             st,
@@ -104,6 +111,7 @@ class Explorer:
             before_round=before_round,
             on_phase=monitor.on_phase,
             kept=kept,
+            flags=flags,
         )
         try:
             outcome: DebateOutcome = await engine.run()
@@ -119,7 +127,9 @@ class Explorer:
         st.beside += references  # edges nothing decides on: the debate does not wait for them
         await monitor.drain()
         debate.resolution = outcome.resolution
-        debate.degenerate = any(t.degenerate and t.text == outcome.resolution for t in outcome.turns)
+        debate.resolution_parts = outcome.parts.to_json() if outcome.parts is not None else None
+        source = outcome.source or outcome.resolution
+        debate.degenerate = any(t.degenerate and t.text == source for t in outcome.turns)
         debate.rounds = outcome.rounds
         debate.converged = outcome.converged
         debate.status = "done" if outcome.resolution else "failed"

@@ -17,6 +17,7 @@ from dagmca.llm.base import CallMeta, Completion
 from dagmca.metrics.session import CONTENT
 from dagmca.models import DebateNode, DebateOrigin, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
+from dagmca.prompts import lines
 from dagmca.prompts.budget import Prompt
 from dagmca.similarity import jaccard
 from dagmca.team import Agent, AgentTree, sibling_groups
@@ -25,6 +26,8 @@ TurnHook = Callable[[TurnNode], Awaitable[None]]
 RoundHook = Callable[[int, str], None]
 BeforeRoundHook = Callable[[int], Awaitable[None]]
 PhaseHook = Callable[[list[list[TurnNode]]], None]
+# the tensions flagged in the debate so far, once its observers are done with its turns
+FlagsHook = Callable[[], Awaitable[list[str]]]
 
 # Phases that carry the debate's content; the others (reflections) are about it.
 OBSERVED_PHASES = frozenset(Phase) - {Phase.REFLECT, Phase.VOTE, Phase.RESTART, Phase.TIMEOUT}
@@ -49,6 +52,7 @@ class Engine(Generic[Outcome]):
         before_round: BeforeRoundHook | None = None,
         on_phase: PhaseHook | None = None,
         kept: Mapping[str, list[str]] | None = None,
+        flags: FlagsHook | None = None,
     ) -> None:
         cfg = state.config
         self.state = state
@@ -61,6 +65,9 @@ class Engine(Generic[Outcome]):
         self.on_round = on_round
         self.before_round = before_round
         self.on_phase = on_phase
+        self.flags = flags
+        # a question session's main debate: respond and lateral turns end with an answer
+        self.answering = state.question is not None and debate.origin is DebateOrigin.MAIN
         # the agents' contexts as they were when the debate started (a debate's prompts
         # must not change with credits given to others while it runs)
         self._kept = dict(kept) if kept is not None else state.contexts.snapshot()
@@ -180,6 +187,7 @@ class Engine(Generic[Outcome]):
             observes=observes,
             turn_id=turn_id,
             degenerate=bool(done.degenerate),
+            **self._lines(phase, done.text),
         )
         if keep:
             self.latest[agent.name] = turn
@@ -209,6 +217,16 @@ class Engine(Generic[Outcome]):
 
         self.on_phase(sibling_groups(turns, parent))
 
+    def _lines(self, phase: Phase, text: str) -> dict[str, float | str | None]:
+        """What a turn's closing lines say: a lateral turn's stance; in a question
+        session, a respond or lateral turn's answer and confidence."""
+        found: dict[str, float | str | None] = {}
+        if phase is Phase.LATERAL:
+            found["stance"], found["because"] = lines.stance(text)
+        if self.answering and phase in (Phase.RESPOND, Phase.LATERAL):
+            found["answer"], found["confidence"] = lines.answer(text), lines.confidence(text)
+        return found
+
     def _text(self, name: str) -> str:
         turn = self.latest.get(name)
         return turn.text if turn else ""
@@ -237,8 +255,17 @@ class Engine(Generic[Outcome]):
             self.on_round(rnd.number, rnd.root_output)
 
     async def _strange_loops(self, last: RoundNode, goal: str = "") -> None:
+        """The strange loop: the root checks its answer against its children's texts and
+        the debate's flags, and may leave it unchanged. The resolution is the root's
+        output in parts; a disagreement the loop dropped is put back, and counted."""
         root = self.tree.root
-        for i in range(1, self.state.config.strange_loops + 1):
+        before = self.latest.get(root.name)
+        start = lines.parse_parts(before.text) if before is not None else None
+        unchanged = False
+        loops = self.state.config.strange_loops
+        flags = await self.flags() if self.flags is not None and loops and before is not None else []
+        children = [(c, self._text(c.name)) for c in self.tree.children(root.name) if c.name in self.latest]
+        for i in range(1, loops + 1):
             own = self.latest.get(root.name)
             if own is None:
                 break
@@ -246,9 +273,23 @@ class Engine(Generic[Outcome]):
                 root,
                 Phase.STRANGE_LOOP,
                 last,
-                ap.strange_loop(root, self.frame(), own.text, goal),
+                ap.strange_loop(root, self.frame(), own.text, goal, children, flags),
                 revises=own,
                 turn_id=f"{last.id}/{root.name}/strange_loop{i}",
             )
-            await self._phase([loop])
-        self.outcome.resolution = self._text(root.name)
+            turns = await self._phase([loop])
+            if turns and lines.is_unchanged(turns[0].text):
+                self.latest[root.name] = own  # the answer stands: the loop's word is kept as its turn
+                unchanged = True
+                break
+        final = self.latest.get(root.name)
+        if final is None or start is None:
+            self.outcome.resolution = self._text(root.name)
+            return
+        parts = lines.parse_parts(final.text)
+        if final is not before:
+            parts = lines.restore(start, parts)
+        parts.unchanged = unchanged
+        self.outcome.parts = parts
+        self.outcome.source = final.text
+        self.outcome.resolution = parts.render(final.text)

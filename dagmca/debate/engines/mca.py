@@ -13,10 +13,14 @@ parent re-broadcast a goal to its subtree, at most `max_iterations` times a deba
 
 from __future__ import annotations
 
+import json
+
+from dagmca.debate.engines.convergence import no_change
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.outcomes import MCAOutcome, SignalEvent
 from dagmca.models import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
+from dagmca.prompts import lines
 from dagmca.prompts.schemas import Reflection
 from dagmca.similarity import jaccard
 from dagmca.similarity.counts import EmbedPhase
@@ -60,6 +64,9 @@ class MCAEngine(Engine[MCAOutcome]):
                         single,
                         self.goals.get(leaf.name, ""),
                         self.kept(leaf.perspective),
+                        # a later round weighs the discussion: what its coordinator made of it
+                        self._text(leaf.parent) if number > 1 and leaf.parent else "",
+                        self.answering,
                     ),
                     revises=self.latest.get(leaf.name),
                 )
@@ -68,6 +75,9 @@ class MCAEngine(Engine[MCAOutcome]):
         )
         # 2. leaves lateral, then 3. each internal level bottom-up
         await self._lateral(tree.leaves, rnd)
+        if self.answering:  # the leaves' last answers of the round, tallied for the root
+            said = [self.latest[leaf.name].answer for leaf in tree.leaves if leaf.name in self.latest]
+            rnd.answers = json.dumps(lines.tally(said), ensure_ascii=False)
         for level in range(tree.depth - 2, 0, -1):
             coordinators = tree.level(level)
             await self._phase([self._observe(c, rnd) for c in coordinators])
@@ -93,19 +103,22 @@ class MCAEngine(Engine[MCAOutcome]):
             if not sibs or own is None:  # an only child skips lateral: no call
                 continue
             seen = [(s, self._text(s.name)) for s in sibs if s.name in self.latest]
-            messages = ap.lateral(a, self.frame(), own.text, seen, self.goals.get(a.name, ""))
+            answering = self.answering and a.is_leaf
+            messages = ap.lateral(a, self.frame(), own.text, seen, self.goals.get(a.name, ""), answering)
             calls.append(self._turn(a, Phase.LATERAL, rnd, messages, revises=own))
         await self._phase(calls)
 
     async def _observe(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
         children = [c for c in self.tree.children(agent.name) if c.name in self.latest]
         previous = self.latest.get(agent.name)
+        answers = json.loads(rnd.answers) if rnd.answers and agent.parent is None else {}
         messages = ap.observe(
             agent,
             self.frame(),
             [(c, self._text(c.name)) for c in children],
             previous.text if previous else "",
             self.goals.get(agent.name, ""),
+            lines.tally_text(answers),
         )
         observes = [self.latest[c.name] for c in children]
         return await self._turn(agent, Phase.OBSERVE, rnd, messages, revises=previous, observes=observes)
@@ -209,8 +222,10 @@ class MCAEngine(Engine[MCAOutcome]):
 
     # -- the debate ---------------------------------------------------------------------
     async def _convergence(self, before: str, after: str) -> float:
+        """How far the root's output stayed the same: by default, how closely each
+        sentence of either round's output is matched in the other (convergence.py)."""
         if self.state.config.convergence == "embedding":
-            return await self.state.embedder.asimilarity(before, after, phase=EmbedPhase.CONVERGENCE)
+            return await no_change(self.state.embedder, before, after, phase=EmbedPhase.CONVERGENCE)
         return jaccard(before, after)
 
     async def run(self) -> MCAOutcome:
@@ -220,6 +235,7 @@ class MCAEngine(Engine[MCAOutcome]):
             # Near a budget a running debate finishes the round it is in, and starts no other.
             if number > 1 and st.llm.exhausted(reserve_calls=cfg.per_round_calls() + 1):
                 break
+            previous_answers = previous.answers if previous is not None else None
             rnd = await self._round(number, previous)
             if previous is not None and previous.root_output and rnd.root_output:
                 rnd.convergence_score = round(
@@ -228,7 +244,14 @@ class MCAEngine(Engine[MCAOutcome]):
                 self.outcome.scores.append(rnd.convergence_score)
             self._close_round(rnd)
             previous = rnd
-            if rnd.convergence_score is not None and rnd.convergence_score >= cfg.convergence_threshold:
+            # in a question session a changed answer tally is a material change, whatever
+            # the wording (a reversal in the same words is the one an embedding misses)
+            same_answers = not self.answering or (previous_answers == rnd.answers)
+            if (
+                rnd.convergence_score is not None
+                and rnd.convergence_score >= cfg.convergence_threshold
+                and same_answers
+            ):
                 self.outcome.converged = True
                 break
         assert previous is not None

@@ -1,0 +1,228 @@
+"""The labelled lines a debate's turns end with, and the root's output in parts: what
+the prompts ask for, how the engine reads it back, and how a resolution is written
+from its parts.
+
+Plain labelled text rather than a JSON schema: a strong model follows it, a weak one
+that does not loses nothing (its whole text becomes the position), and every reader
+that takes a resolution as text gets the parts without change.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from dagmca.text import answer_key
+
+Stance = Literal["kept", "revised", "changed"]
+STANCES: tuple[Stance, ...] = ("kept", "revised", "changed")
+
+STANCE_LINE = (
+    "End with one line: 'Stance: kept', 'Stance: revised' or 'Stance: changed', then "
+    "'because' and the argument or passage sentence that moved you (or why nothing did)."
+)
+ANSWER_LINES = (
+    "End with two lines: 'Answer:' and your answer to the question in a few words, then "
+    "'Confidence:' and a number from 0 to 1."
+)
+
+# the root's output: a label per part, in the order a resolution is written. The
+# disagreements come right after the position, so a reader that clips a long resolution
+# to fit its prompt still has the dissent.
+POSITION, DISAGREEMENTS, AGREEMENTS, INFERENCES = "Position", "Disagreements", "Agreements", "Inferences"
+LABELS = (POSITION, DISAGREEMENTS, AGREEMENTS, INFERENCES)
+PARTS_FORMAT = (
+    "Write it in four labelled parts, each label on a line of its own:\n"
+    "Position: your answer to the question, with its reasons.\n"
+    "Disagreements: one line each, '- ' first, naming the agents who disagree (as L1N2 vs "
+    "L1N3) and both sides; leave them unresolved, do not settle them for the agents.\n"
+    "Agreements: one line each, '- ' first, what the agents agree on, naming them.\n"
+    "Inferences: one line each, '- ' first, what follows from combining points, naming the "
+    "agents or the passage sentences it combines.\n"
+    "Write 'none' under a part that has nothing."
+)
+
+_MARKUP = "*_#`> \t"
+_LABEL = re.compile(
+    r"^[\s*_#>`]*(" + "|".join(LABELS) + r")\b[\s*_`]*(?:\([^)\n]*\))?[\s*_`]*:?[\s*_`]*(.*)$",
+    re.IGNORECASE,
+)
+_BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
+_STANCE = re.compile(
+    r"^[\s*_>`]*stance[\s*_`]*:[\s*_`]*(kept|revised|changed)\b[\s*_`,.;:\u2014\u2013-]*"
+    r"(?:because\b[\s:,]*)?(.*)$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_ANSWER = re.compile(r"^[\s*_>`]*(?:final\s+)?answer[\s*_`]*:[\s*_`]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_CONFIDENCE = re.compile(r"^[\s*_>`]*confidence[\s*_`]*:[\s*_`]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%?)")
+_WORDS = {"very high": 0.9, "high": 0.8, "medium": 0.5, "moderate": 0.5, "low": 0.2, "very low": 0.1}
+_NONE = {"none", "nothing", "n/a", "-", "none.", "no disagreements", "no agreements", "no inferences"}
+_UNCHANGED = re.compile(r"^[\s*_`\"']*unchanged[\s*_`\"'.!]*$", re.IGNORECASE)
+
+
+# -- stance and answer lines -----------------------------------------------------------
+def stance(text: str) -> tuple[Stance | None, str | None]:
+    """A lateral turn's stance line (its last one) and what follows 'because'."""
+    found = list(_STANCE.finditer(text))
+    if not found:
+        return None, None
+    last = found[-1]
+    word = last.group(1).lower()
+    because = last.group(2).strip(_MARKUP + ".") or None
+    return next(s for s in STANCES if s == word), because
+
+
+def answer(text: str) -> str | None:
+    """A turn's answer line (its last one), its markup and closing stop dropped."""
+    found = _ANSWER.findall(text)
+    if not found:
+        return None
+    value = found[-1].strip(_MARKUP).rstrip(".").strip(_MARKUP)
+    return value or None
+
+
+def confidence(text: str) -> float | None:
+    """A turn's confidence line as a number from 0 to 1 (a percentage, or a word such as
+    'high', read as one); None when there is none."""
+    found = _CONFIDENCE.findall(text)
+    if not found:
+        return None
+    value = found[-1].strip(_MARKUP).lower()
+    number = _NUMBER.search(value)
+    if number is not None:
+        x = float(number.group(1))
+        x = x / 100 if number.group(2) or x > 1 else x
+        return round(min(max(x, 0.0), 1.0), 3)
+    for word, x in _WORDS.items():
+        if value.startswith(word):
+            return x
+    return None
+
+
+def tally(answers: Iterable[str | None]) -> dict[str, int]:
+    """How many gave each answer (by answer_key), most given first."""
+    counts = Counter(answer_key(a) for a in answers if a)
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def tally_text(counts: dict[str, int]) -> str:
+    return "; ".join(f"{a}: {n}" for a, n in counts.items())
+
+
+# -- the root's output in parts ----------------------------------------------------------
+@dataclass
+class Parts:
+    """The root's output: the position and three lists. `parsed`: the text followed the
+    labelled format (else the whole text is the position); `restored`: disagreements
+    the strange loop dropped and the engine put back; `unchanged`: the strange loop
+    answered 'unchanged'."""
+
+    position: str
+    disagreements: list[str] = field(default_factory=list)
+    agreements: list[str] = field(default_factory=list)
+    inferences: list[str] = field(default_factory=list)
+    parsed: bool = False
+    restored: int = 0
+    unchanged: bool = False
+
+    def render(self, raw: str = "") -> str:
+        """The resolution's text: the parts under their labels; the model's own text
+        (`raw`) when it did not follow the format, so nothing is lost or reworded."""
+        if not self.parsed and not self.restored:
+            return raw or self.position
+        lines = [f"{POSITION}: {self.position}".rstrip()]
+        for label, items in (
+            (DISAGREEMENTS, self.disagreements),
+            (AGREEMENTS, self.agreements),
+            (INFERENCES, self.inferences),
+        ):
+            lines.append("")
+            lines.append(f"{label}:")
+            lines += [f"- {item}" for item in items] or ["- none"]
+        return "\n".join(lines)
+
+    def to_json(self) -> str:
+        return json.dumps(self.__dict__, ensure_ascii=False, sort_keys=True)
+
+
+def parse_parts(text: str) -> Parts:
+    """The labelled parts of a root output. Text before the first label belongs to the
+    position; a part without bullets is one item per non-empty line. A text with no
+    Position label and no other part is read as a position alone (parsed False)."""
+    sections: dict[str, list[str]] = {}
+    lead: list[str] = []
+    current: list[str] | None = None
+    for line in text.splitlines():
+        found = _LABEL.match(line)
+        if found is not None:
+            label = next(x for x in LABELS if x.lower() == found.group(1).lower())
+            current = sections.setdefault(label, [])
+            if found.group(2).strip():
+                current.append(found.group(2))
+            continue
+        (lead if current is None else current).append(line)
+    if not sections or (POSITION not in sections and len(sections) < 2):
+        return Parts(position=text.strip())
+    position = "\n".join([*lead, *sections.get(POSITION, [])]).strip()
+    return Parts(
+        position=position,
+        disagreements=_items(sections.get(DISAGREEMENTS, [])),
+        agreements=_items(sections.get(AGREEMENTS, [])),
+        inferences=_items(sections.get(INFERENCES, [])),
+        parsed=True,
+    )
+
+
+def _items(lines: Sequence[str]) -> list[str]:
+    items: list[str] = []
+    bulleted = any(_BULLET.match(line) for line in lines)
+    for line in lines:
+        if not line.strip():
+            continue
+        if bulleted and not _BULLET.match(line) and items:
+            items[-1] = f"{items[-1]} {line.strip()}"  # a bullet's wrapped line
+            continue
+        item = _BULLET.sub("", line).strip().strip("*_` ")
+        if item and item.casefold() not in _NONE:
+            items.append(item)
+    return items
+
+
+def is_unchanged(text: str) -> bool:
+    """The strange loop's answer that its integrated answer stands as it is."""
+    return bool(_UNCHANGED.match(text.strip().splitlines()[0] if text.strip() else ""))
+
+
+def _key(text: str) -> set[str]:
+    return set(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def same_point(a: str, b: str) -> bool:
+    """Two items state the same point: one contains the other, or their words overlap
+    by half (a reworded item still counts as kept)."""
+    ka, kb = _key(a), _key(b)
+    if not ka or not kb:
+        return False
+    return ka <= kb or kb <= ka or len(ka & kb) / len(ka | kb) >= 0.5
+
+
+def restore(before: Parts, after: Parts) -> Parts:
+    """`after` with every disagreement of `before` it dropped put back, and counted."""
+    missing = [d for d in before.disagreements if not any(same_point(d, x) for x in after.disagreements)]
+    if missing:
+        after.disagreements = [*after.disagreements, *missing]
+        after.restored += len(missing)
+    return after
+
+
+def load_parts(data: str | None) -> dict[str, Any] | None:
+    """A stored `resolution_parts` as a dict (None: a session stored before parts)."""
+    if not data:
+        return None
+    value = json.loads(data)
+    return value if isinstance(value, dict) else None
