@@ -22,7 +22,7 @@ from dagmca.ask.models import Hit
 from dagmca.ask.retrieval import fuse, search_terms
 from dagmca.cli.app import main
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import CallPhase, ModelRole, NodeKind, role_of
+from dagmca.models import CallPhase, EdgeRecord, EdgeType, ModelRole, NodeKind, SynthesisNode, role_of
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
@@ -33,8 +33,9 @@ from tests.support.bolt_server import BoltServer, real_neo4j_hosts, real_neo4j_t
 from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
-# s1: three branches; A and B converge, B and C converge, A and C contradict: one
-# synthesis merges all three, so the contradiction is reconciled.
+# s1: three branches; A and B converge, B and C converge, A and C contradict: a group
+# that holds a contradiction is not merged, so the contradiction stays dissent (a session
+# stored before that rule merged all three, reconciling it).
 FAIR_A = "Exemptions for low wage workers make the flat charge fair. [zero] [one]"
 FAIR_B = "Bus revenue that funds the exemptions keeps the charge fair to workers. [one] [two]"
 FAIR_C = "Councils will raid the revenue, so the exemptions for workers will not last. [two] [not-zero]"
@@ -228,12 +229,22 @@ def test_the_dissent_lists_an_unreconciled_contradiction_and_an_open_stub(two: S
 
 def test_a_contradiction_a_synthesis_reconciled_is_not_dissent(two: SQLiteStore) -> None:
     [(source, target)] = [(e.source, e.target) for e in two.edges("s1") if e.type.value == "CONTRADICTS"]
-    [synthesis] = two.nodes("s1", NodeKind.SYNTHESIS)
-    merged = {e.source for e in two.edges("s1") if e.type.value == "MERGES_INTO"}
-    assert {source, target} <= merged  # the judge's contradiction, and the synthesis of both
-    found = asyncio.run(
-        retrieve(two, "Will the exemptions for workers last?", embedder=HashingEmbedder(), sessions=["s1"])
+    # the group holding the contradiction was not merged: the contradiction is dissent
+    assert two.nodes("s1", NodeKind.SYNTHESIS) == []
+    question = "Will the exemptions for workers last?"
+    found = asyncio.run(retrieve(two, question, embedder=HashingEmbedder(), sessions=["s1"]))
+    assert [(c.source, c.target) for c in found.dissent.contradictions] == [(source, target)]
+    # a session stored before that rule holds a synthesis of both sides: reconciled
+    synthesis = SynthesisNode(
+        id="s1/main/syn1", session="s1", resolution=SYNTHESIS, reason="converge", similarity=0.5
     )
+    merges = [
+        EdgeRecord(source=m, target=synthesis.id, type=EdgeType.MERGES_INTO, session="s1")
+        for m in ("s1/main/b1", "s1/main/b2", "s1/main/b3")
+    ]
+    two.write([synthesis.to_record()], merges)
+    assert {source, target} <= {e.source for e in merges}  # both sides of the contradiction merged
+    found = asyncio.run(retrieve(two, question, embedder=HashingEmbedder(), sessions=["s1"]))
     assert {source, target, synthesis.id} <= {h.id for h in found.retrieved}
     assert found.dissent.contradictions == []
 
