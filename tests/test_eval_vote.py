@@ -4,6 +4,7 @@ with its own seed, their plurality taken, sized to the debate arm by tokens or c
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import zlib
 from contextvars import ContextVar
@@ -113,3 +114,30 @@ def test_the_plurality_reads_numbers_within_tolerance_letters_and_text() -> None
     exact = Task(id="e", question="q", answer="Paris")
     assert plurality(exact, ["Rome", "the paris", "Paris."]) == 1
     assert plurality(exact, [None, ""]) is None
+
+
+def test_the_json_carries_each_arms_tokens_and_cost_and_the_match_rule_and_a_rerun_makes_no_call(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from dagmca.cli.app import app, main
+    from tests.test_eval_identity import TASKS, all_calls
+
+    path, db = tmp_path / "tasks.jsonl", tmp_path / "e.db"
+    path.write_text(TASKS, encoding="utf-8")
+    args = ["eval", str(path), "--arms", "mca,vote,single", "--llm", "fake", "--store", str(db), "--json"]
+    first = CliRunner().invoke(app, [*args, "--match", "calls"])
+    assert first.exit_code == 0, first.output
+    data = json.loads(first.stdout)
+    assert data["match"] == "calls"
+    for a in data["arms"]:
+        tokens = a["tokens"]
+        assert tokens["prompt"] > 0 and tokens["completion"] > 0
+        assert tokens["prompt"] + tokens["completion"] == tokens["total"]
+        assert isinstance(a["cost_usd"], float)
+    made = all_calls(db)
+    again = CliRunner().invoke(app, [*args, "--match", "calls"])
+    assert again.exit_code == 0 and all_calls(db) == made
+    assert json.loads(again.stdout)["arms"] == data["arms"]
+    assert main([*args, "--match", "dollars"]) == 2  # one line, before any call

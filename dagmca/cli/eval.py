@@ -55,8 +55,9 @@ def arms_table(report: EvalReport) -> Table:
         "accuracy (95% CI)",
         "parse fail",
         "calls",
-        "tokens",
+        "tokens (prompt + completion)",
         "cost $",
+        "accuracy per $ of a session",
     ):
         table.add_column(name, overflow="fold")
     for a in report.arms:
@@ -64,7 +65,8 @@ def arms_table(report: EvalReport) -> Table:
         cell = f"{_pct(acc.value)} [{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
         table.add_row(
             a.arm, a.protocol, str(a.sessions), cell, str(acc.parse_failures) if acc else "-",
-            f"{a.calls:,}", f"{a.tokens:,}", f"{a.cost_usd:.4f}",
+            f"{a.calls:,}", f"{a.tokens.prompt:,} + {a.tokens.completion:,}", f"{a.cost_usd:.4f}",
+            f"{a.accuracy_per_usd:.3g}" if a.accuracy_per_usd is not None else "-",
         )  # fmt: skip
     return table
 

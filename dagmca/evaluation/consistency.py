@@ -81,5 +81,6 @@ def voted(arm: str, task: Task, repeat: int, samples: Sequence[Finished], tolera
         status=chosen.record.status, answer=answer, score=score(task, answer, tolerance),
         calls=sum(r.calls for r in records), tokens=sum(r.tokens for r in records),
         cost_usd=sum(r.cost_usd for r in records), samples=len(records),
+        prompt_tokens=sum(r.prompt_tokens for r in records),
     )  # fmt: skip
     return Finished(record, chosen.final_text)

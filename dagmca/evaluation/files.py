@@ -32,7 +32,7 @@ def markdown(report: EvalReport) -> str:
         ci = f"[{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
         lines.append(
             f"| {a.arm} | {a.protocol} | {a.sessions} | {_pct(acc.value if acc else None)} | {ci} "
-            f"| {acc.parse_failures if acc else '-'} | {a.calls} | {a.tokens} | {a.cost_usd:.4f} |"
+            f"| {acc.parse_failures if acc else '-'} | {a.calls} | {a.tokens.total} | {a.cost_usd:.4f} |"
         )
     if report.comparisons:
         lines += [

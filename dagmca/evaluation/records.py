@@ -29,6 +29,7 @@ class RunRecord:
     calls: int  # the arm's own: the emergence ledger's calls are counted apart
     tokens: int
     cost_usd: float
+    prompt_tokens: int = 0  # of `tokens`, the prompts'
     ledger_calls: int = 0
     ledger_tokens: int = 0
     ledger_cost_usd: float = 0.0

@@ -64,13 +64,21 @@ class Log10Error(Strict):
     capped: int  # answers given the cap: not scorable, or missing by more
 
 
+class Tokens(Strict):
+    """An arm's tokens: what its prompts carried and what its replies wrote."""
+
+    prompt: int
+    completion: int
+    total: int
+
+
 class ArmRow(Strict):
     arm: str
     protocol: str
     tasks: int
     sessions: int
     calls: int
-    tokens: int
+    tokens: Tokens
     cost_usd: float
     accuracy: Accuracy | None
     # quality per dollar of one session (accuracy over the mean cost of a session, so
@@ -134,6 +142,7 @@ class EvalReport(Strict):
     unjudged: int = 0
     no_verdict: int = 0
     models: list[RoleModel] = Field(default_factory=list)  # what played each role
+    match: str = "tokens"  # what a self-consistency vote's samples were matched to its target by
     spend: EvalSpend | None = None
     results: list[ResultRow]
 
@@ -161,11 +170,16 @@ def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None
     tasks = len({r.task for r in runs})
     return ArmRow(
         arm=name, protocol=runs[0].protocol if runs else "", tasks=tasks, sessions=len(runs), calls=calls,
-        tokens=sum(r.tokens for r in runs), cost_usd=round(cost, 6), accuracy=accuracy,
+        tokens=_tokens(runs), cost_usd=round(cost, 6), accuracy=accuracy,
         accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost / len(runs) if runs else 0.0),
         cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
         log10_error=log10_error(runs), ledger=arm_ledger(runs),
     )  # fmt: skip
+
+
+def _tokens(runs: Sequence[RunRecord]) -> Tokens:
+    total, prompt = sum(r.tokens for r in runs), sum(r.prompt_tokens for r in runs)
+    return Tokens(prompt=prompt, completion=total - prompt, total=total)
 
 
 def _by_task(runs: Sequence[RunRecord], value: Callable[[RunRecord], float]) -> list[tuple[float, float]]:

@@ -40,7 +40,7 @@ from dagmca.evaluation.report import (
     unread,
 )
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
-from dagmca.evaluation.sessions import EvalSessions, spent
+from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
 from dagmca.metrics.ledger import final_claims, shares
 from dagmca.models import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
@@ -93,7 +93,8 @@ def _read_run(
     # and were counted when they were first asked); the ledger's apart from the arm's,
     # which a matched vote arm is sized from
     made = store.calls(sid)
-    calls, tokens, cost = spent([c for c in made if c.phase != CallPhase.LEDGER])
+    own = [c for c in made if c.phase != CallPhase.LEDGER]
+    calls, tokens, cost = spent(own)
     ledger = spent([c for c in made if c.phase == CallPhase.LEDGER])
     claims = final_claims(store, sid)
     traced = shares(claims)
@@ -101,6 +102,7 @@ def _read_run(
     record = RunRecord(
         arm=arm.name, protocol=protocol, task=task.id, repeat=repeat, session=sid, status=status,
         answer=answer, score=score(task, answer, tol), calls=calls, tokens=tokens, cost_usd=cost,
+        prompt_tokens=prompt_tokens(own),
         ledger_calls=ledger[0], ledger_tokens=ledger[1], ledger_cost_usd=ledger[2],
         origins=origins if claims else {}, untraced=traced.untraced if traced else 0,
     )  # fmt: skip
@@ -302,6 +304,7 @@ async def run_eval(
         unjudged=unread(verdicts, "unjudged"),
         no_verdict=unread(verdicts, "no_verdict"),
         models=role_models(base),
+        match=plan.match,
         spend=eval_spend(runs, judged),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
     )

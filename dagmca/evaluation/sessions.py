@@ -28,6 +28,11 @@ from dagmca.workspace import ClientLike, Handed
 from dagmca.workspace.backends import Sharing, backend_key
 
 
+def prompt_tokens(calls: Sequence[CallRecord]) -> int:
+    """The prompt tokens of the requests among `calls`."""
+    return sum(c.prompt_tokens for c in calls if not c.cache_hit)
+
+
 def spent(calls: Sequence[CallRecord]) -> tuple[int, int, float]:
     """Calls, tokens and dollars of the requests among `calls` (a reply replayed from
     the cache costs nothing: it was counted when it was first asked)."""
