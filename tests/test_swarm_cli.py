@@ -68,6 +68,19 @@ def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
     assert checked.returncode == 0 and "every invariant holds" in checked.stdout, (
         checked.stdout + checked.stderr
     )
+    query = (
+        "MATCH (p:Persona)-[a:ATTEMPTED]->(t:Task) WHERE a.swarm = $swarm "
+        "RETURN t.type AS type, count(a) AS attempts ORDER BY type"
+    )
+    rows = dagmca("query", query, "--param", f"swarm={report['swarm_id']}", "--json", cwd=tmp_path)
+    assert json.loads(rows.stdout) == [{"type": "add", "attempts": 4}, {"type": "mul", "attempts": 2}], (
+        rows.stderr
+    )
+    exported = dagmca(
+        "export", "--all", "--format", "graphml", "-o", str(tmp_path / "g.graphml"), cwd=tmp_path
+    )
+    assert exported.returncode == 0, exported.stderr
+    assert "ATTEMPTED" in (tmp_path / "g.graphml").read_text(encoding="utf-8")
     again = json.loads(dagmca(*args, cwd=tmp_path).stdout)
     assert again["attempted_now"] == 0
     assert again["routers"] == report["routers"]

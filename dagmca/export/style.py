@@ -19,6 +19,9 @@ KIND_COLOURS = {
     "Persona": "#A78BFA",
     "Claim": "#FDBA74",
     "Evaluation": "#0F766E",
+    "Swarm": "#155E75",
+    "Task": "#BAE6FD",
+    "Snapshot": "#E0F2FE",
 }
 
 
