@@ -141,3 +141,35 @@ def test_the_json_carries_each_arms_tokens_and_cost_and_the_match_rule_and_a_rer
     assert again.exit_code == 0 and all_calls(db) == made
     assert json.loads(again.stdout)["arms"] == data["arms"]
     assert main([*args, "--match", "dollars"]) == 2  # one line, before any call
+
+
+def test_the_judge_reads_the_reference_and_prefers_the_answer_that_matches_it(tmp_path: Path) -> None:
+    import re
+
+    from dagmca.evaluation.judging import PairJudgement
+    from dagmca.models import CallPhase
+
+    said = {"single": "4", "mca_rounds_1": "5"}  # single is right, the other arm wrong
+
+    def respond(call: ScriptedCall) -> Any:
+        sid = call.meta.debate.split("/")[0]
+        arm = next((a for a in said if sid.startswith(f"{EVAL}-{a}-")), None)
+        if call.schema is ShortAnswer and arm is not None:
+            return {"answer": said[arm]}
+        if call.meta.phase == CallPhase.FINAL and call.schema is None and arm is not None:
+            return f"Adding the two numbers gives {said[arm]}."
+        if call.schema is PairJudgement:  # prefers the answer that states the reference
+            ref = re.search(r"<reference>\n(.*?)\n</reference>", call.prompt, re.S)
+            a, b = re.findall(r"<answer>\n(.*?)\n</answer>", call.prompt, re.S)
+            assert ref is not None
+            pick = "A" if ref.group(1) in a else "B" if ref.group(1) in b else "tie"
+            return {"reasoning": f"the reference says {ref.group(1)}", "verdict": pick}
+        return default_responder(call)
+
+    client = ScriptedLLM(respond)
+    found = [Task(id="t0", question="What is 2 + 2?", answer="4")]
+    report = run(tmp_path, client, found, "single,mca:rounds=1", judge_all=True)
+    judged = [c for c in client.calls if c.schema is PairJudgement]
+    assert judged and all("<reference>\n4\n</reference>" in c.prompt for c in judged)
+    (c,) = [c for c in report.comparisons if c.kind == "judged"]
+    assert (c.arm, c.wins, c.losses, c.ties) == ("single", 1, 0, 0)  # held in both orders

@@ -69,6 +69,18 @@ def pairs(
     return jobs
 
 
+def reference(task: Task) -> str | None:
+    """The task's reference answer as the judge reads it (a choice with its text)."""
+    if task.answer is None:
+        return None
+    text = str(task.answer)
+    if task.choices:
+        index = ord(text.strip().upper()[:1] or "?") - ord("A")
+        if len(text.strip()) == 1 and 0 <= index < len(task.choices):
+            return f"{text.strip().upper()}) {task.choices[index]}"
+    return text
+
+
 Run = Callable[[list[Coroutine[Any, Any, Any]]], Coroutine[Any, Any, list[Any]]]
 
 
@@ -105,6 +117,7 @@ async def judge_all(
             result: PairResult = await judge_pair(
                 llm, question=task.question, passage=task.passage, answer=mine.final_text,
                 baseline=theirs.final_text, max_tokens=max_tokens, seed=seed, trial=job.trial,
+                reference=reference(task),
             )  # fmt: skip
         except BudgetExhausted:  # not asked: a rerun with a raised budget judges it
             return [Verdict(*labels, "unjudged", OVERALL, job.trial)], []
