@@ -2,11 +2,13 @@
 graph, with no server, so `dagmca query` and the cookbook run on the default SQLite
 store as they do on Neo4j.
 
-No embeddable engine ran the cookbook unchanged with Neo4j's rows and started fast
-enough for one command (docs/guides/querying.md has the comparison), so this is a
-small engine of dagmca's own: the Cypher of reading (MATCH, OPTIONAL MATCH, WHERE,
-WITH, UNWIND, RETURN, aggregates, ORDER BY, SKIP, LIMIT, UNION, EXISTS, list
-comprehensions, CASE, temporal values), and a one-line refusal naming anything else.
+No embeddable engine ran the cookbook unchanged with Neo4j's rows, started fast enough
+for one command and read the store without a second copy of it (docs/guides/querying.md
+has the comparison), so this is a small engine of dagmca's own: the Cypher of reading
+(MATCH, OPTIONAL MATCH, WHERE, WITH, UNWIND, RETURN, aggregates and percentiles,
+ORDER BY, SKIP, LIMIT, UNION, label expressions, map projections, reduce, list and
+pattern comprehensions, EXISTS, COUNT, COLLECT and CALL subqueries, CASE, temporal
+values), each query under a time limit, and a one-line refusal naming anything else.
 """
 
 from __future__ import annotations

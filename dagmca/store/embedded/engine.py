@@ -1,6 +1,7 @@
 """Running a parsed query clause by clause over rows of bound variables: MATCH and
 OPTIONAL MATCH, UNWIND, WITH and RETURN (grouping, aggregates, DISTINCT, ORDER BY,
-SKIP, LIMIT), UNION, and the few procedures a store without a server can answer."""
+SKIP, LIMIT), UNION, CALL { } subqueries (and the COUNT, EXISTS and COLLECT ones inside
+expressions), and the few procedures a store without a server can answer."""
 
 from __future__ import annotations
 
@@ -13,12 +14,13 @@ from typing import Any
 from dagmca.errors import UserError
 from dagmca.store import cypher
 from dagmca.store.embedded import syntax as s
+from dagmca.store.embedded.aggregates import aggregate
 from dagmca.store.embedded.expr import Aggregate, Compiler, Fn, Row, truth
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.match import Matcher
 from dagmca.store.embedded.parser import parse
 from dagmca.store.embedded.syntax import Unsupported
-from dagmca.store.embedded.values import Graph, SortKey, compare, hashable, output
+from dagmca.store.embedded.values import Graph, SortKey, hashable, output
 
 Result = tuple[list[str], list[dict[str, Any]]]
 
@@ -37,7 +39,15 @@ def run(
     query = parse(text)
     deadline.check()
     cap = max_rows + 1 if max_rows is not None and len(query.parts) == 1 else None
-    results = [Engine(graph, params, deadline).run_part(part, cap) for part in query.parts]
+    engine = Engine(graph, params, deadline)
+    keys, rows = _union(query, [engine.run_part(part, cap) for part in query.parts])
+    if max_rows is not None:
+        rows = rows[: max_rows + 1]
+    return keys, [{k: output(r[k]) for k in keys} for r in rows]
+
+
+def _union(query: s.Query, results: list[tuple[list[str], list[Row]]]) -> tuple[list[str], list[Row]]:
+    """The rows of a query's parts, one after the other; without ALL, each once."""
     keys, rows = results[0]
     for other_keys, other_rows in results[1:]:
         if other_keys != keys:
@@ -52,25 +62,43 @@ def run(
                 seen.add(key)
                 unique.append(r)
         rows = unique
-    if max_rows is not None:
-        rows = rows[: max_rows + 1]
-    return keys, [{k: output(r[k]) for k in keys} for r in rows]
+    return keys, rows
+
+
+def _imports(query: s.Query) -> bool:
+    """Whether a `CALL { … }` begins by importing variables (`WITH a, b`) in each part."""
+    return all(
+        part
+        and isinstance(part[0], s.Projection)
+        and not part[0].final
+        and all(isinstance(i.expr, s.Var) and i.expr.name == i.alias for i in part[0].items)
+        for part in query.parts
+    )
 
 
 class Engine:
+    """Runs the clauses; lends the expressions pattern matching and subqueries."""
+
     def __init__(self, graph: Graph, params: dict[str, Any], deadline: Deadline = NO_LIMIT) -> None:
         self.graph = graph
         self.deadline = deadline
-        self.compiler = Compiler(params, self._exists)
+        self.compiler = Compiler(params, self)
         self.matcher = Matcher(graph, self.compiler, deadline)
 
-    def _exists(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> bool:
-        return self.matcher.exists(patterns, where, row)
+    def rows(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> Iterator[Row]:
+        return self.matcher.rows(patterns, where, row)
 
-    def run_part(self, clauses: list[s.Clause], cap: int | None = None) -> tuple[list[str], list[Row]]:
-        """The part's columns and rows; with `cap`, the final RETURN may stop after that
-        many rows when nothing after it needs the rest (no ORDER BY, no DISTINCT)."""
-        rows: Iterable[Row] = [{}]
+    def subquery(self, query: s.Query, row: Row, cap: int | None) -> tuple[list[str], list[Row]]:
+        one = len(query.parts) == 1
+        return _union(query, [self.run_part(p, cap if one else None, [dict(row)]) for p in query.parts])
+
+    def run_part(
+        self, clauses: list[s.Clause], cap: int | None = None, start: list[Row] | None = None
+    ) -> tuple[list[str], list[Row]]:
+        """The part's columns and rows, from the rows `start` (one empty row); with
+        `cap`, at most that many: the final RETURN stops there when nothing needs the
+        rest (no ORDER BY, no DISTINCT)."""
+        rows: Iterable[Row] = start if start is not None else [{}]
         keys: list[str] = []
         for i, clause in enumerate(clauses):
             if isinstance(clause, s.Match):
@@ -79,9 +107,29 @@ class Engine:
                 rows = self._unwind(clause, rows)
             elif isinstance(clause, s.ProcedureCall):
                 keys, rows = self._call(clause, rows)
+            elif isinstance(clause, s.SubqueryCall):
+                rows = self._subquery_call(clause, rows)
             else:
                 keys, rows = self._project(clause, rows, cap if i == len(clauses) - 1 else None)
-        return keys, list(rows)
+        return keys, list(itertools.islice(rows, cap))
+
+    def _subquery_call(self, c: s.SubqueryCall, rows: Iterable[Row]) -> Iterator[Row]:
+        """Each row, extended by each row the subquery returns from it (none: the row goes)."""
+        importing = c.scope is None and _imports(c.query)
+        for row in rows:
+            if c.scope is None:
+                start = dict(row) if importing else {}
+            elif "*" in c.scope:
+                start = dict(row)
+            else:
+                missing = [v for v in c.scope if v not in row]
+                if missing:
+                    raise UserError(f"variable {missing[0]!r} is not defined at this point of the query")
+                start = {v: row[v] for v in c.scope}
+            keys, found = self.subquery(c.query, start, None)
+            for r in found:
+                self.deadline.tick()
+                yield {**row, **{k: r[k] for k in keys}}
 
     def _match(self, m: s.Match, rows: Iterable[Row]) -> Iterator[Row]:
         fresh = self.matcher.new_variables(m.patterns)
@@ -169,7 +217,7 @@ class Engine:
         for first, read in groups.values():
             env = dict(first)
             for agg, values in zip(aggregates, read, strict=True):
-                env[agg.slot] = _aggregate(agg, values)
+                env[agg.slot] = aggregate(agg, values, first)
             out = {a: f(env) for a, f, _ in compiled}
             pairs.append((out, {**env, **out}))
         return pairs
@@ -234,39 +282,3 @@ _PROCEDURE_FIELDS = {"db.index.fulltext.querynodes": ["node", "score"]}
 
 def _words(text: str) -> list[str]:
     return re.findall(r"\w+", text.lower())
-
-
-def _aggregate(agg: Aggregate, read: list[Any]) -> Any:
-    """The aggregate over the values its argument read, one per row of the group."""
-    if agg.arg is None:  # count(*)
-        return len(read)
-    values = [v for v in read if v is not None]
-    if agg.distinct:
-        seen: set[Any] = set()
-        values = [v for v in values if not ((k := hashable(v)) in seen or seen.add(k))]  # type: ignore[func-returns-value]
-    name = agg.name
-    if name == "count":
-        return len(values)
-    if name == "collect":
-        return values
-    if name in ("min", "max"):
-        best = None
-        for v in values:
-            c = compare(v, best) if best is not None else None
-            if best is None or (c is not None and (c < 0 if name == "min" else c > 0)):
-                best = v
-        return best
-    numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
-    if len(numbers) != len(values):
-        raise UserError(f"{name}() needs numbers")
-    if name == "sum":
-        return sum(numbers) if numbers else 0
-    if not numbers:
-        return None
-    mean = sum(numbers) / len(numbers)
-    if name == "avg":
-        return mean
-    spread = sum((x - mean) ** 2 for x in numbers)
-    if name == "stdevp":
-        return math.sqrt(spread / len(numbers))
-    return math.sqrt(spread / (len(numbers) - 1)) if len(numbers) > 1 else 0.0

@@ -11,11 +11,12 @@ from typing import Any
 from dagmca.errors import UserError
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.functions import AGGREGATES, ARITHMETIC, COMPARISONS, CypherTypeError, call_scalar
+from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row, truth
 from dagmca.store.embedded.values import Node, Rel, equals
 
-Row = dict[str, Any]
 Fn = Callable[[Row], Any]
-ExistsFn = Callable[[list[s.PathPattern], s.Expr | None, Row], bool]
+
+__all__ = ["Aggregate", "Compiler", "Fn", "GraphAccess", "Row", "truth"]
 
 
 @dataclass
@@ -27,12 +28,7 @@ class Aggregate:
     name: str
     arg: Fn | None
     distinct: bool
-
-
-def truth(v: Any) -> bool | None:
-    if v is None or isinstance(v, bool):
-        return v
-    raise CypherTypeError(f"expected a boolean, got {type(v).__name__}")
+    extra: Fn | None = None  # a second argument (the percentile), read once per group
 
 
 def _and(a: bool | None, b: bool | None) -> bool | None:
@@ -43,10 +39,10 @@ def _or(a: bool | None, b: bool | None) -> bool | None:
     return True if a is True or b is True else None if a is None or b is None else False
 
 
-class Compiler:
-    def __init__(self, params: dict[str, Any], exists: ExistsFn) -> None:
+class Compiler(GraphExpressions):
+    def __init__(self, params: dict[str, Any], graph: GraphAccess) -> None:
         self.params = params
-        self.exists = exists
+        self.graph = graph
         self.aggregates: list[Aggregate] | None = None  # a list while compiling a projection
 
     def compile(self, e: s.Expr) -> Fn:
@@ -194,12 +190,15 @@ class Compiler:
         outer, self.aggregates = self.aggregates, None  # no aggregate inside an aggregate
         try:
             arg = None if e.star else self.compile(e.args[0]) if e.args else None
+            extra = self.compile(e.args[1]) if len(e.args) > 1 else None
         finally:
             self.aggregates = outer
         if arg is None and not e.star:
             raise UserError(f"{e.name}() needs an argument")
+        if e.name.startswith("percentile") and (extra is None or len(e.args) != 2):
+            raise UserError(f"{e.name}() takes a value and a percentile: {e.name}(x, 0.5)")
         slot = f"\x00agg{len(outer)}"
-        outer.append(Aggregate(slot, e.name, arg, e.distinct))
+        outer.append(Aggregate(slot, e.name, arg, e.distinct, extra))
         return lambda row: row[slot]
 
     def _list_predicate(self, e: s.Call) -> Fn:
@@ -258,7 +257,3 @@ class Compiler:
             return out
 
         return comprehension
-
-    def _exists(self, e: s.Exists) -> Fn:
-        patterns, where, exists = e.patterns, e.where, self.exists
-        return lambda row: exists(patterns, where, row)

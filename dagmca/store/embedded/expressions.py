@@ -7,7 +7,8 @@ from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.reader import Reader
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 
-_COMPARE = ("=", "<>", "<", ">", "<=", ">=", "=~")
+_COMPARE = ("=", "<>", "!=", "<", ">", "<=", ">=", "=~")
+_CLAUSES = ("MATCH", "OPTIONAL", "WITH", "UNWIND", "CALL", "RETURN")
 
 
 class ExprParser(Reader):
@@ -46,7 +47,7 @@ class ExprParser(Reader):
         while True:
             if self.is_op(*_COMPARE):
                 op = self.next().text
-                left = s.Binary(op, left, self.additive())
+                left = s.Binary("<>" if op == "!=" else op, left, self.additive())
             elif self.is_word("IN"):
                 self.next()
                 left = s.Binary("in", left, self.additive())
@@ -110,8 +111,38 @@ class ExprParser(Reader):
                     assert start is not None
                     e = s.Index(e, start)
                 self.expect_op("]")
+            elif self.is_op(":"):
+                self.next()
+                e = s.HasLabels(e, self.label_or())
+            elif self.is_op("{") and isinstance(e, s.Var):
+                e = self.map_projection(e)
             else:
                 return e
+
+    def map_projection(self, subject: s.Expr) -> s.Expr:
+        """`n {.a, .*, key: expression, variable}`."""
+        self.expect_op("{")
+        items: list[tuple[str, str, s.Expr | None]] = []
+        while not self.is_op("}"):
+            if self.is_op("."):
+                self.next()
+                if self.is_op("*"):
+                    self.next()
+                    items.append(("all", "*", None))
+                else:
+                    items.append(("prop", self.name(), None))
+            elif self.is_op(":", tok=self.peek()):
+                key = self.name()
+                self.next()
+                items.append(("pair", key, self.expr()))
+            else:
+                key = self.name()
+                items.append(("var", key, s.Var(key)))
+            if not self.is_op(","):
+                break
+            self.next()
+        self.expect_op("}")
+        return s.MapProjection(subject, items)
 
     def atom(self) -> s.Expr:
         t = self.tok
@@ -135,10 +166,8 @@ class ExprParser(Reader):
             return s.Literal({"TRUE": True, "FALSE": False, "NULL": None}[word])
         if word == "CASE":
             return self.case()
-        if word == "EXISTS" and self.is_op("{", tok=self.peek()):
-            return self.exists()
-        if word in ("COUNT", "COLLECT") and self.is_op("{", tok=self.peek()):
-            raise Unsupported(f"{word} {{ … }} subqueries are not supported on the embedded store")
+        if word in ("EXISTS", "COUNT", "COLLECT") and self.is_op("{", tok=self.peek()):
+            return self.subquery(word)
         self.next()
         if self.is_op("(") or (self.is_op(".") and self._dotted_call()):
             return self.function(str(t.value))
@@ -158,6 +187,8 @@ class ExprParser(Reader):
             parts.append(self.name())
         self.expect_op("(")
         call = s.Call(".".join(parts).lower(), [])
+        if call.name == "reduce":
+            return self.reduce()
         if self.is_op("*"):
             self.next()
             call.star = True
@@ -189,8 +220,10 @@ class ExprParser(Reader):
                 project = self.expr()
             self.expect_op("]")
             return s.Comprehension(var, source, where, project)
-        if self.is_op("("):
-            raise Unsupported("pattern comprehensions are not supported on the embedded store")
+        if self.is_op("(") or (self.tok.kind == "name" and self.is_op("=", tok=self.peek())):
+            found = self.pattern_comprehension()
+            if found is not None:
+                return found
         items = []
         while not self.is_op("]"):
             items.append(self.expr())
@@ -231,17 +264,53 @@ class ExprParser(Reader):
         self.expect_word("END")
         return s.Case(subject, whens, default)
 
-    def exists(self) -> s.Expr:
-        self.expect_word("EXISTS")
+    def reduce(self) -> s.Expr:
+        """`reduce(acc = initial, x IN list | expression)`, after `reduce(`."""
+        accumulator = self.name()
+        self.expect_op("=")
+        initial = self.expr()
+        self.expect_op(",")
+        var = self.name()
+        self.expect_word("IN")
+        source = self.expr()
+        self.expect_op("|")
+        body = self.expr()
+        self.expect_op(")")
+        return s.Reduce(accumulator, initial, var, source, body)
+
+    def pattern_comprehension(self) -> s.Expr | None:
+        """`[(a)-->(b) WHERE … | expression]` after `[`, or None (and nothing read) when
+        what follows is a list."""
+        saved = self.pos
+        try:
+            path = self.path()
+        except (CypherSyntaxError, Unsupported):
+            path = None
+        if path is None or not path.rels or not (self.is_word("WHERE") or self.is_op("|")):
+            self.pos = saved
+            return None
+        where = self.pattern_where([path], self.where())
+        self.expect_op("|")
+        project = self.expr()
+        self.expect_op("]")
+        return s.PatternComprehension(path, where, project)
+
+    def subquery(self, word: str) -> s.Expr:
+        """`EXISTS { … }`, `COUNT { … }` or `COLLECT { … }`: around a pattern (and a
+        WHERE), or a full query."""
+        self.next()
+        if self.is_word(*_CLAUSES, tok=self.peek()):
+            query = self.body(needs_return=word == "COLLECT")
+            return s.Subquery(word.lower(), query)
+        if word == "COLLECT":
+            self.fail("COLLECT { … } holds a query that ends with RETURN")
         self.expect_op("{")
-        if self.is_word("MATCH"):
-            self.next()
         patterns = [self.path()]
         while self.is_op(","):
             self.next()
             patterns.append(self.path())
-        where = self.where()
-        if self.is_word("RETURN", "WITH", "OPTIONAL", "MATCH", "UNWIND"):
-            raise Unsupported("EXISTS subqueries with more than MATCH … WHERE are not supported")
+        where = self.pattern_where(patterns, self.where())
         self.expect_op("}")
-        return s.Exists(patterns, where)
+        if word == "EXISTS":
+            return s.Exists(patterns, where)
+        return s.Subquery("count", s.Query([[s.Match(patterns, where)]]))

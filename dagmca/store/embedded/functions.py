@@ -12,7 +12,9 @@ from typing import Any
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 from dagmca.store.embedded.values import Node, Path, Rel, compare, equals
 
-AGGREGATES = frozenset({"count", "sum", "avg", "min", "max", "collect", "stdev", "stdevp"})
+AGGREGATES = frozenset(
+    {"count", "sum", "avg", "min", "max", "collect", "stdev", "stdevp", "percentilecont", "percentiledisc"}
+)
 
 
 class CypherTypeError(CypherSyntaxError):

@@ -11,6 +11,7 @@ from typing import Any
 
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.expr import Compiler, Fn, Row, truth
+from dagmca.store.embedded.graph_expr import has_labels
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.values import Graph, Node, Path, Rel, equals
 
@@ -20,6 +21,7 @@ class _NodeSpec:
     var: str | None
     labels: tuple[str, ...]
     props: list[tuple[str, Fn]]
+    label_expr: s.LabelExpr | None = None  # beyond a conjunction: `A|B`, `!A`, `%`
 
 
 @dataclass
@@ -64,7 +66,7 @@ class Matcher:
         return [(k, self.compiler.compile(v)) for k, v in props.items()]
 
     def _path(self, p: s.PathPattern) -> _PathSpec:
-        nodes = [_NodeSpec(n.var, tuple(n.labels), self._props(n.props)) for n in p.nodes]
+        nodes = [_NodeSpec(n.var, tuple(n.labels), self._props(n.props), n.label_expr) for n in p.nodes]
         rels = [
             _RelSpec(
                 r.var,
@@ -90,9 +92,6 @@ class Matcher:
         for found in self._all(specs, 0, dict(row), frozenset()):
             if test is None or truth(test(found)) is True:
                 yield found
-
-    def exists(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> bool:
-        return next(self.rows(patterns, where, row), None) is not None
 
     def _all(self, specs: list[_PathSpec], i: int, row: Bound, used: frozenset[int]) -> Iterator[Bound]:
         self.deadline.tick()
@@ -142,14 +141,27 @@ class Matcher:
             pool = min((self.graph.lookup(label, k, v) for k, v in keyed), key=len)
         elif spec.labels:
             pool = min((self.graph.by_label.get(x, []) for x in spec.labels), key=len)
+        elif spec.label_expr is not None and spec.label_expr.op == "or":
+            pool = self._either(spec.label_expr)
         else:
             pool = self.graph.nodes
         return pool
 
+    def _either(self, e: s.LabelExpr) -> list[Node]:
+        """The nodes that have any of the labels of `A|B|…` (all of them when a part is
+        more than a label)."""
+        names = [p.name for p in e.parts if p.op == "label"]
+        if len(names) < len(e.parts):
+            return self.graph.nodes
+        found = {id(n): n for x in names for n in self.graph.by_label.get(x, [])}
+        return sorted(found.values(), key=lambda n: n.key)
+
     @staticmethod
     def _node_ok(spec: _NodeSpec, values: Values, node: Node) -> bool:
-        return all(x in node.labels for x in spec.labels) and all(
-            equals(node.props.get(k), v) is True for k, v in values.items()
+        return (
+            all(x in node.labels for x in spec.labels)
+            and (spec.label_expr is None or has_labels(spec.label_expr, node.labels))
+            and all(equals(node.props.get(k), v) is True for k, v in values.items())
         )
 
     @staticmethod

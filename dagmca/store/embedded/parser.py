@@ -24,7 +24,21 @@ def parse(text: str) -> s.Query:
 class Parser(ExprParser):
     # -- clauses ------------------------------------------------------------------
     def query(self) -> s.Query:
-        parts = [self.clauses()]
+        if self.is_word("EXPLAIN", "PROFILE"):
+            word = self.tok.text.upper()
+            raise Unsupported(
+                f"{word} asks for the query's plan, and plans are Neo4j's: the embedded store has no planner",
+                f"run it on Neo4j (`dagmca push SESSION --to bolt://…`, then --store), or leave out {word}",
+            )
+        query = self.union(needs_return=True)
+        if self.is_op(";"):
+            self.next()
+        if self.tok.kind != "eof":
+            self.fail("unexpected text")
+        return query
+
+    def union(self, *, needs_return: bool) -> s.Query:
+        parts = [self.clauses(needs_return=needs_return)]
         union_all: bool | None = None
         while self.is_word("UNION"):
             self.next()
@@ -34,17 +48,22 @@ class Parser(ExprParser):
             if union_all is not None and union_all != this_all:
                 raise CypherSyntaxError("cannot mix UNION and UNION ALL in one query")
             union_all = this_all
-            parts.append(self.clauses())
-        if self.is_op(";"):
-            self.next()
-        if self.tok.kind != "eof":
-            self.fail("unexpected text")
+            parts.append(self.clauses(needs_return=True))
         return s.Query(parts, bool(union_all))
 
-    def clauses(self) -> list[s.Clause]:
+    def body(self, *, needs_return: bool) -> s.Query:
+        """`{ query }`: a subquery's, which may end without RETURN unless `needs_return`."""
+        self.expect_op("{")
+        query = self.union(needs_return=needs_return)
+        self.expect_op("}")
+        return query
+
+    def clauses(self, *, needs_return: bool = True) -> list[s.Clause]:
         out: list[s.Clause] = []
-        while self.tok.kind != "eof" and not self.is_word("UNION") and not self.is_op(";"):
+        while self.tok.kind != "eof" and not self.is_word("UNION") and not self.is_op(";", "}"):
             word = self.tok.text.upper() if self.tok.kind == "name" else self.tok.text
+            if word == "OPTIONAL" and self.is_word("CALL", tok=self.peek()):
+                raise Unsupported("OPTIONAL CALL is not supported on the embedded store")
             if word in ("MATCH", "OPTIONAL"):
                 out.append(self.match())
             elif word == "UNWIND":
@@ -64,7 +83,9 @@ class Parser(ExprParser):
                 self.fail("expected a clause (MATCH, WITH, UNWIND, CALL, RETURN…)")
         returns = [i for i, c in enumerate(out) if isinstance(c, s.Projection) and c.final]
         standalone_call = len(out) == 1 and isinstance(out[0], s.ProcedureCall)
-        if not standalone_call and returns != [len(out) - 1]:
+        if not out or (returns and returns != [len(out) - 1]):
+            self.fail("a query ends with one RETURN")
+        if needs_return and not standalone_call and not returns:
             raise CypherSyntaxError("cannot read the query: a read query ends with one RETURN")
         return out
 
@@ -77,7 +98,7 @@ class Parser(ExprParser):
         while self.is_op(","):
             self.next()
             patterns.append(self.path())
-        return s.Match(patterns, self.where(), optional)
+        return s.Match(patterns, self.pattern_where(patterns, self.where()), optional)
 
     def projection(self, *, final: bool) -> s.Projection:
         self.next()
@@ -128,10 +149,27 @@ class Parser(ExprParser):
                 return items
             self.next()
 
-    def call(self) -> s.ProcedureCall:
+    def call(self) -> s.ProcedureCall | s.SubqueryCall:
         self.next()
+        scope: list[str] | None = None
+        if self.is_op("("):  # CALL (a, b) { … }: the variables the subquery sees
+            self.next()
+            scope = []
+            while not self.is_op(")"):
+                if self.is_op("*"):
+                    self.next()
+                    scope.append("*")
+                else:
+                    scope.append(self.name())
+                if not self.is_op(","):
+                    break
+                self.next()
+            self.expect_op(")")
         if self.is_op("{"):
-            raise Unsupported("CALL { … } subqueries are not supported on the embedded store")
+            query = self.body(needs_return=True)
+            if self.is_word("IN") and self.is_word("TRANSACTIONS", tok=self.peek()):
+                raise Unsupported("CALL { … } IN TRANSACTIONS writes, and the embedded store only reads")
+            return s.SubqueryCall(query, scope)
         parts = [self.name()]
         while self.is_op("."):
             self.next()

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.syntax import CypherSyntaxError, Token, Unsupported
 
+_QUANTIFIED = "quantified path patterns (( … ){m,n}, -->+) are not supported on the embedded store"
+
 
 class Reader:
     def __init__(self, text: str) -> None:
@@ -57,11 +59,22 @@ class Reader:
     def expr(self) -> s.Expr:
         raise NotImplementedError  # the expression parser's
 
+    def body(self, *, needs_return: bool) -> s.Query:
+        raise NotImplementedError  # the clause parser's: `{ query }`
+
     def where(self) -> s.Expr | None:
         if not self.is_word("WHERE"):
             return None
         self.next()
         return self.expr()
+
+    def pattern_where(self, patterns: list[s.PathPattern], where: s.Expr | None) -> s.Expr | None:
+        """`where`, joined by AND with the WHERE inside each node and relationship pattern."""
+        wheres = [n.where for p in patterns for n in p.nodes] + [r.where for p in patterns for r in p.rels]
+        inner = [w for w in wheres if w is not None]
+        for extra in inner:
+            where = extra if where is None else s.Binary("and", where, extra)
+        return where
 
     def args(self) -> list[s.Expr]:
         """Arguments after '(' up to and including ')'."""
@@ -82,27 +95,71 @@ class Reader:
             self.next()
         if self.tok.kind == "name" and self.is_op("(", tok=self.peek()):
             fn = self.tok.text
-            raise Unsupported(f"{fn}() paths are not supported on the embedded store")
+            raise Unsupported(f"shortest paths ({fn}()) are not supported on the embedded store")
+        if self.is_word("SHORTEST", "ANY", "ALL") and not self.is_op("(", tok=self.peek()):
+            raise Unsupported("shortest paths (SHORTEST, ANY, ALL) are not supported on the embedded store")
+        if self.is_op("(") and self.is_op("(", tok=self.peek()):
+            raise Unsupported(_QUANTIFIED)
         nodes, rels = [self.node()], []
         while self.is_op("-", "<"):
             rels.append(self.rel())
+            if self.is_op("+", "*", "{"):
+                raise Unsupported(_QUANTIFIED)
             nodes.append(self.node())
         return s.PathPattern(var, nodes, rels)
 
     def node(self) -> s.NodePattern:
         self.expect_op("(")
         var = self.name() if self.tok.kind == "name" else None
-        labels = []
-        while self.is_op(":"):
+        node = s.NodePattern(var, [], {})
+        if self.is_op(":"):
             self.next()
-            labels.append(self.name())
-            if self.is_op("|", "&"):
-                raise Unsupported("label expressions (| and &) are not supported on the embedded store")
-        props = self.map_items() if self.is_op("{") else {}
-        if self.is_word("WHERE"):
-            raise Unsupported("WHERE inside a node pattern is not supported on the embedded store")
+            found = self.label_or()
+            plain = found.plain()
+            node.labels, node.label_expr = (plain, None) if plain is not None else ([], found)
+        node.props = self.map_items() if self.is_op("{") else {}
+        node.where = self.where()
         self.expect_op(")")
-        return s.NodePattern(var, labels, props)
+        return node
+
+    # -- label expressions: | binds loosest, then & (or :), then !; % is any label ---------
+    def label_or(self) -> s.LabelExpr:
+        parts = [self.label_and()]
+        while self.is_op("|") and self._label_follows():
+            self.next()
+            if self.is_op(":"):
+                self.next()
+            parts.append(self.label_and())
+        return parts[0] if len(parts) == 1 else s.LabelExpr("or", parts=tuple(parts))
+
+    def label_and(self) -> s.LabelExpr:
+        parts = [self.label_not()]
+        while self.is_op("&", ":") and self._label_follows():
+            self.next()
+            parts.append(self.label_not())
+        return parts[0] if len(parts) == 1 else s.LabelExpr("and", parts=tuple(parts))
+
+    def label_not(self) -> s.LabelExpr:
+        if self.is_op("!"):
+            self.next()
+            return s.LabelExpr("not", parts=(self.label_not(),))
+        if self.is_op("%"):
+            self.next()
+            return s.LabelExpr("any")
+        if self.is_op("("):
+            self.next()
+            inner = self.label_or()
+            self.expect_op(")")
+            return inner
+        return s.LabelExpr("label", self.name())
+
+    def _label_follows(self) -> bool:
+        """Whether a label comes after the operator at hand: in `[x IN xs WHERE x:A | x.id]`
+        the `|` starts the projection, since a label is not followed by `.`, `(` or `[`."""
+        after = self.peek()
+        if self.is_op("!", "%", "(", ":", tok=after):
+            return True
+        return after.kind == "name" and not self.is_op(".", "(", "[", tok=self.peek(2))
 
     def rel(self) -> s.RelPattern:
         incoming = self.is_op("<")
@@ -132,6 +189,7 @@ class Reader:
                     rel.max_hops = int(self.next().value) if self.tok.kind == "number" else None
             if self.is_op("{"):
                 rel.props = self.map_items()
+            rel.where = self.where()
             self.expect_op("]")
         self.expect_op("-")
         outgoing = self.is_op(">")

@@ -38,7 +38,7 @@ _TOKEN = re.compile(
   | (?P<quoted>`(?:[^`]|``)*`)
   | (?P<string>'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")
   | (?P<param>\$[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\.\.|<>|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;])
+  | (?P<op>\.\.|<>|!=|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;&!])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -184,6 +184,65 @@ class Exists(Expr):
     where: Expr | None
 
 
+@dataclass(frozen=True)
+class LabelExpr:
+    """A label expression: `op` is label (`name`), and, or, not (of `parts`), or any (`%`)."""
+
+    op: str
+    name: str = ""
+    parts: tuple[LabelExpr, ...] = ()
+
+    def plain(self) -> list[str] | None:
+        """The labels of a plain conjunction (`:A:B`, `A&B`), else None."""
+        if self.op == "label":
+            return [self.name]
+        if self.op == "and":
+            found = [part.plain() for part in self.parts]
+            return None if any(f is None for f in found) else [x for f in found for x in f or []]
+        return None
+
+
+@dataclass
+class HasLabels(Expr):
+    """`n:A`, `n:A:B`, `n:A|B`: whether a node's labels (a relationship's type) fit."""
+
+    subject: Expr
+    labels: LabelExpr
+
+
+@dataclass
+class MapProjection(Expr):
+    """`n {.a, .*, k: expr, v}`: items are (kind, key, expression) with kind prop, all,
+    var or pair."""
+
+    subject: Expr
+    items: list[tuple[str, str, Expr | None]]
+
+
+@dataclass
+class Reduce(Expr):
+    accumulator: str
+    initial: Expr
+    var: str
+    source: Expr
+    body: Expr
+
+
+@dataclass
+class PatternComprehension(Expr):
+    path: PathPattern
+    where: Expr | None
+    project: Expr
+
+
+@dataclass
+class Subquery(Expr):
+    """`COUNT { … }`, `EXISTS { … }` or `COLLECT { … }` around a full query."""
+
+    kind: str  # count, exists, collect
+    query: Query
+
+
 # -- patterns -------------------------------------------------------------------
 
 
@@ -192,6 +251,8 @@ class NodePattern:
     var: str | None
     labels: list[str]
     props: dict[str, Expr]
+    label_expr: LabelExpr | None = None  # when the labels are more than a conjunction
+    where: Expr | None = None  # `(n WHERE …)`, moved into the clause's WHERE
 
 
 @dataclass
@@ -203,6 +264,7 @@ class RelPattern:
     min_hops: int = 1
     max_hops: int | None = 1  # None: unbounded
     variable_length: bool = False
+    where: Expr | None = None  # `-[r WHERE …]-`, moved into the clause's WHERE
 
 
 @dataclass
@@ -256,7 +318,16 @@ class ProcedureCall:
     where: Expr | None
 
 
-Clause = Match | Unwind | Projection | ProcedureCall
+@dataclass
+class SubqueryCall:
+    """`CALL { … }` (importing by a leading WITH) or `CALL (a, b) { … }`: `scope` None,
+    or the variables named (`*`: all)."""
+
+    query: Query
+    scope: list[str] | None
+
+
+Clause = Match | Unwind | Projection | ProcedureCall | SubqueryCall
 
 
 @dataclass
