@@ -376,6 +376,9 @@ class SwarmNode(GraphNode):
     repeats: int = 1
     settings: str = "{}"
     summary: str = "{}"
+    # with --memory store: the personas' records by type when it started (JSON), which
+    # seed every run's router, and a resumed run's the same
+    memory: str = "{}"
     status: str = "running"  # running, then done
 
 
