@@ -259,3 +259,29 @@ def test_code_tasks_take_asserts_or_a_check_function() -> None:
         tests=textwrap.dedent("def check(candidate):\n    assert candidate(1) == 2\n"),
     )
     assert t.test_code().rstrip().endswith("check(f)")
+
+
+def test_the_personas_record_carries_both_ways(tmp_path: Path) -> None:
+    """A debate's (or an earlier swarm's) record by type routes a swarm with --memory
+    store; without it, the swarm starts from nothing. And the swarm's attempts join it."""
+    from dagmca.debate.dag.personas import new_persona
+
+    db = tmp_path / "m.db"
+    store = SQLiteStore(db)
+    store.init_schema()
+    expert = new_persona("a2")
+    expert.record = {"alpha": [10, 10]}
+    store.write([expert.to_record()])
+    store.close()
+    tasks = stream(4)
+    remembered = go(plan(tasks, ["greedy"], memory="store"), SkillModel(), db)
+    fresh = go(plan(tasks, ["greedy"], seed=5), SkillModel(), db)
+    store = SQLiteStore(db)
+    first = {
+        r: graph.attempts(store, rep.swarm_id, "greedy", 0)[0].agent
+        for r, rep in (("m", remembered), ("f", fresh))
+    }
+    record = store.get_node("agent/a2")
+    store.close()
+    assert first == {"m": "a2", "f": "a0"}
+    assert record is not None and json.loads(str(record.props["record"]))["alpha"][0] > 10

@@ -4,6 +4,7 @@ on a workspace opened and closed around it."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from dagmca.api.sync import blocking
 from dagmca.api.workspace import Workspace
@@ -28,14 +29,16 @@ def swarm(
     snapshot_every: int = 20,
     context: ContextOptions | None = None,
     temperature: float = 0.05,
+    memory: Literal["none", "store"] = "none",
     settings: SettingsLike = None,
     client: ClientLike | None = None,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
 ) -> SwarmReport:
     """Run (or finish, or read back) the swarm of the stream `tasks` in `store`, with
-    `router` (a name or a comma list), and compare its routers. Bad input raises a
-    UserError before any call."""
+    `router` (a name or a comma list), and compare its routers. `memory="store"` starts
+    every run's router from the personas' records (see `dagmca swarm --memory`). Bad
+    input raises a UserError before any call."""
     path = Path(tasks)
     found = load_stream(path)
     cfg = settings_from(settings)
@@ -49,6 +52,7 @@ def swarm(
         snapshot_every=snapshot_every,
         context=context,
         temperature=temperature,
+        memory=memory,
     )
 
     async def main() -> SwarmReport:

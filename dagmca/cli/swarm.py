@@ -59,6 +59,14 @@ def swarm(
         int, typer.Option("--snapshot-every", min=1, help="S, D and F every M tasks")
     ] = 20,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per router, seeded apart")] = 1,
+    memory: Annotated[
+        Literal["none", "store"],
+        typer.Option(
+            "--memory",
+            help="store: routers start from the persistent agents' records by type (debates' and "
+            "earlier swarms'); none: from nothing, so routers compare on equal terms",
+        ),
+    ] = "none",
     store: o.Store = None,
     out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for swarm.json and the plots")] = None,
     as_json: o.AsJSON = False,
@@ -90,6 +98,7 @@ def swarm(
         snapshot_every=snapshot_every,
         context=context,
         temperature=router_temperature,
+        memory=memory,
     )
     calls = len(found) * len(routers) * repeats
     if dry_run:

@@ -47,6 +47,7 @@ def swarm_record(
     settings: dict[str, Any],
     status: str = "running",
     summary: dict[str, Any] | None = None,
+    memory: dict[str, Any] | None = None,
 ) -> NodeRecord:
     return SwarmNode(
         id=swarm_node_id(swarm_id),
@@ -58,6 +59,7 @@ def swarm_record(
         repeats=repeats,
         settings=json.dumps(settings, sort_keys=True),
         summary=json.dumps(summary or {}, sort_keys=True),
+        memory=json.dumps(memory or {}, sort_keys=True),
         status=status,
     ).to_record()
 

@@ -19,10 +19,11 @@ import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
-from dagmca.debate.router import Router
+from dagmca.debate.router import Record, Router
 from dagmca.evaluation.judging import Completer
 from dagmca.llm.base import CallMeta
 from dagmca.llm.tokens import TokenCounter
@@ -52,6 +53,9 @@ class StreamPlan:
     temperature: float = 0.05  # the affinity softmax: sharp, or a learned skill is soon diluted
     reply_tokens: int = 512
     limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    # store: every run's router starts from the personas' records by type (debates'
+    # and earlier swarms'); none: from nothing, so routers compare on equal terms
+    memory: Literal["none", "store"] = "none"
 
     @property
     def types(self) -> list[str]:
@@ -74,6 +78,7 @@ class RunResult:
 
 
 OnAttempt = Callable[[Attempt], None]
+Memory = dict[str, dict[str, list[int]]]  # agent -> type -> [trials, successes]
 
 
 def run_seed(seed: int, router: str, repeat: int) -> int:
@@ -89,11 +94,15 @@ async def run_stream(
     store: BackgroundStore,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
+    prior: Memory | None = None,
 ) -> RunResult:
     seed = run_seed(plan.seed, router_kind, repeat)
     agents = [Agent(name) for name in plan.agents]
     by_name = {a.name: a for a in agents}
     router = new_router(router_kind, plan.agents, seed, plan.temperature)
+    for name, by_type in (prior or {}).items():
+        for task_type, (trials, successes) in by_type.items():
+            router.history[task_type][name] = Record(trials=trials, successes=successes)
     earlier = await store.aread(lambda s: graph.attempts(s, plan.swarm_id, router_kind, repeat))
     result = RunResult(router_kind, repeat, [], [], agents, router)
     counter = TokenCounter()

@@ -11,16 +11,19 @@ import asyncio
 import hashlib
 import json
 from dataclasses import asdict, replace
+from typing import Literal
 
 from dagmca.config import SessionConfig
+from dagmca.debate.contexts import persona_id
 from dagmca.evaluation.judging import Completer
+from dagmca.models.nodes import PersonaNode, node_from_record
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
 from dagmca.swarm.agents import ContextOptions
 from dagmca.swarm.client import swarm_client
-from dagmca.swarm.loop import OnAttempt, RunResult, StreamPlan, run_stream
+from dagmca.swarm.loop import Memory, OnAttempt, RunResult, StreamPlan, run_stream
 from dagmca.swarm.report import SwarmReport, build_report
 from dagmca.swarm.tasks import SwarmTask
 from dagmca.workspace import BaseWorkspace, ClientLike
@@ -42,6 +45,7 @@ def settings_of(plan: StreamPlan) -> dict[str, object]:
         "context": asdict(plan.context),
         "temperature": plan.temperature,
         "reply_tokens": plan.reply_tokens,
+        "memory": plan.memory,
         "limits": plan.limits.model_dump(),
     }
 
@@ -57,6 +61,7 @@ def plan_for(
     snapshot_every: int = 20,
     context: ContextOptions | None = None,
     temperature: float = 0.05,
+    memory: Literal["none", "store"] = "none",
 ) -> StreamPlan:
     """The swarm of `tasks` (read from the text `stream`) under `cfg`: the agents are
     the first settings' perspectives (then `agent 5`, ...), its id follows from the
@@ -73,23 +78,42 @@ def plan_for(
         snapshot_every=snapshot_every,
         context=context or ContextOptions(),
         temperature=temperature,
+        memory=memory,
     )
     identity = {**settings_of(plan), "model": cfg.model, "endpoint": cfg.base_url or cfg.llm}
     return replace(plan, swarm_id=swarm_id(identity, stream))
 
 
-def _start(store: GraphStore, plan: StreamPlan) -> None:
+def remembered(store: GraphStore, plan: StreamPlan) -> Memory:
+    """The personas' records for the stream's types, by agent."""
+    memory: Memory = {}
+    types = set(plan.types)
+    for agent in plan.agents:
+        stored = store.get_node(persona_id(agent))
+        node = node_from_record(stored) if stored is not None else None
+        if isinstance(node, PersonaNode):
+            memory[agent] = {t: list(v) for t, v in node.record.items() if t in types}
+    return memory
+
+
+def _start(store: GraphStore, plan: StreamPlan) -> Memory:
+    """The swarm's node and tasks, written once; the memory its runs start from."""
     node = store.get_node(graph.swarm_node_id(plan.swarm_id))
     if node is not None:
-        return
-    store.write(
-        [
-            graph.swarm_record(
-                plan.swarm_id, len(plan.tasks), plan.agents, plan.routers, plan.repeats, settings_of(plan)
-            ),
-            *graph.task_records(plan.swarm_id, plan.tasks),
-        ]
+        saved = json.loads(str(node.props.get("memory", "{}")))
+        return saved if isinstance(saved, dict) else {}
+    memory = remembered(store, plan) if plan.memory == "store" else {}
+    record = graph.swarm_record(
+        plan.swarm_id,
+        len(plan.tasks),
+        plan.agents,
+        plan.routers,
+        plan.repeats,
+        settings_of(plan),
+        memory=memory,
     )
+    store.write([record, *graph.task_records(plan.swarm_id, plan.tasks)])
+    return memory
 
 
 async def run_swarm(
@@ -99,10 +123,10 @@ async def run_swarm(
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
 ) -> SwarmReport:
-    await store.aread(lambda s: _start(s, plan))
+    memory = await store.aread(lambda s: _start(s, plan))
     jobs = [(r, k) for r in plan.routers for k in range(plan.repeats)]
     done = await asyncio.gather(
-        *(run_stream(plan, r, k, model, store, embedder, on_attempt) for r, k in jobs)
+        *(run_stream(plan, r, k, model, store, embedder, on_attempt, memory) for r, k in jobs)
     )
     by_router: dict[str, list[RunResult]] = {r: [] for r in plan.routers}
     for result in done:
@@ -118,6 +142,7 @@ async def run_swarm(
         settings_of(plan),
         "done",
         summary,
+        memory,
     )
     await store.aread(lambda s: s.write([record]))
     return report
