@@ -14,11 +14,13 @@ def page_api() -> str:
         "::: dagmca.api.run",
         "::: dagmca.api.build",
         "::: dagmca.api.evaluate",
+        "::: dagmca.api.swarm",
         "::: dagmca.api.RunResult",
         "::: dagmca.api.RevisitResult",
         "::: dagmca.api.Spend",
         "::: dagmca.api.BuildResult",
         "::: dagmca.api.LedgerReport",
+        "::: dagmca.api.SwarmReport",
         "::: dagmca.config.roles.RoleSettings",
         "::: dagmca.errors",
     ]
