@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import dagmca
+from dagmca.cli.render import metrics_tables
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.session import session_metrics
-from dagmca.models import CallPhase, RoundNode, TurnNode, node_from_record
+from dagmca.models import CallPhase, DebateNode, NodeKind, NodeRecord, RoundNode, TurnNode, node_from_record
 from dagmca.prompts import lines
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_existing
@@ -172,6 +173,19 @@ def test_a_question_session_stores_stances_and_tallies_and_metrics_count_the_fli
     ]
     assert (answers.right_to_wrong, answers.wrong_to_right) == (1, 1)
     assert answers.stances == {"changed": 2, "kept": 4}
+    # `dagmca metrics` prints them as a table of their own
+    table = next(t for t in metrics_tables(metrics) if str(t.title).startswith("answers of"))
+    assert table.row_count == 2 and "reference: no" in str(table.caption)
+
+
+def test_a_session_stored_before_parts_and_answers_still_reads() -> None:
+    old = NodeRecord(
+        id="s0/main", kind=NodeKind.DEBATE, session="s0", created_at="2026-01-01T00:00:00Z",
+        props={"origin": "main", "question": "Q?", "resolution": "An answer.", "depth": 0},
+    )  # fmt: skip
+    debate = node_from_record(old)
+    assert isinstance(debate, DebateNode) and debate.resolution_parts is None
+    assert lines.load_parts(debate.resolution_parts) is None and debate.resolution == "An answer."
 
 
 def test_a_session_without_a_question_stores_no_answers(run_fake: RunSession) -> None:
