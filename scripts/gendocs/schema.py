@@ -24,8 +24,16 @@ EDGES: dict[str, tuple[str, str]] = {
         "a debate whose turn cited or echoed another debate; `key` is the citing turn, `via` citation or "
         "similarity",
     ),
-    "CONTRADICTS": ("(later:Debate)->(earlier:Debate)", "the judge's `contradict` verdict on two branches"),
-    "ELABORATES": ("(later:Debate)->(earlier:Debate)", "the judge's `elaborate` verdict on two branches"),
+    "CONTRADICTS": (
+        "(later:Debate)->(earlier:Debate)",
+        "the judge's `contradict` verdict on two branches, in both orders: `verdicts`, `reason`, "
+        "`reason_swapped`",
+    ),
+    "ELABORATES": (
+        "(later:Debate)->(earlier:Debate)",
+        "the judge's `elaborate` verdict on two branches, in both orders: `verdicts`, `reason`, "
+        "`reason_swapped`",
+    ),
     "HAS_ROUND": ("(d:Debate)->(r:Round)", "a debate's rounds"),
     "NEXT": ("(r:Round)->(r2:Round)", "a round and the one after it"),
     "IN_ROUND": ("(t:Turn)->(r:Round)", "the round a turn belongs to"),
@@ -58,8 +66,9 @@ EDGES: dict[str, tuple[str, str]] = {
     "FIRST_STATED_AT": ("(c:Claim)->(t:Turn)", "a single claim and the earliest turn that states it"),
     "DERIVES_FROM": (
         "(c:Claim)->(text)",
-        "an earlier turn, resolution or synthesis the judge found stating the claim or a part of it: "
-        "`verdict` (states or partial), `sentence`, `reason`, `similarity`, `method`",
+        "the passage (its Session) or an earlier turn, resolution or synthesis the judge found stating "
+        "the claim or a part of it, or, for a claim none states, that it follows from: `verdict` (states, "
+        "partial or supports), `sentence`, `reason`, `similarity`, `method`",
     ),
     "RAN": (
         "(e:Evaluation)->(s:Session)",
