@@ -114,6 +114,8 @@ def test_stance_answer_and_confidence_lines_are_read() -> None:
     assert lines.answer(text) == "Yes" and lines.confidence(text) == 0.8
     assert lines.stance("no line") == (None, None) and lines.confidence("Confidence: high") == 0.8
     assert lines.tally(["Yes", "yes.", "No", None]) == {"yes": 2, "no": 1}
+    assert lines.is_unchanged("**Unchanged.**") and lines.is_unchanged("Unchanged: it stands as written.")
+    assert not lines.is_unchanged("Unchangeable habits " + "shape the week " * 20)
 
 
 QUESTION = "Should the city adopt the four-day week for its own staff?"

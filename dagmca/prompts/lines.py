@@ -62,7 +62,8 @@ _CONFIDENCE = re.compile(r"^[\s*_>`]*confidence[\s*_`]*:[\s*_`]*(.+?)\s*$", re.I
 _NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%?)")
 _WORDS = {"very high": 0.9, "high": 0.8, "medium": 0.5, "moderate": 0.5, "low": 0.2, "very low": 0.1}
 _NONE = {"none", "nothing", "n/a", "-", "none.", "no disagreements", "no agreements", "no inferences"}
-_UNCHANGED = re.compile(r"^[\s*_`\"']*unchanged[\s*_`\"'.!]*$", re.IGNORECASE)
+_UNCHANGED = re.compile(r"^[\s*_`\"']*unchanged\b", re.IGNORECASE)
+UNCHANGED_WORDS = 40  # a reply that starts "unchanged" and goes on is an answer, not the word
 
 
 # -- stance and answer lines -----------------------------------------------------------
@@ -194,8 +195,9 @@ def _items(lines: Sequence[str]) -> list[str]:
 
 
 def is_unchanged(text: str) -> bool:
-    """The strange loop's answer that its integrated answer stands as it is."""
-    return bool(_UNCHANGED.match(text.strip().splitlines()[0] if text.strip() else ""))
+    """The strange loop's answer that its integrated answer stands as it is: the word
+    'unchanged' first, with at most a short reason after it."""
+    return bool(_UNCHANGED.match(text.strip())) and len(text.split()) <= UNCHANGED_WORDS
 
 
 def _key(text: str) -> set[str]:
