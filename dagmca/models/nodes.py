@@ -326,11 +326,12 @@ class ClaimNode(GraphNode):
     of: int  # how many claims the text was split into
     first_stated_at: str = ""  # the earliest turn that states it (its FIRST_STATED_AT edge)
     # where it first appears: the debate and round of the earliest turn that states it or,
-    # recombined, a part of it
+    # recombined, a part of it, or (emergent, inferred) that it follows from
     first_debate: str = ""
     first_round: int | None = None
     # who originates it: the agent of the turn that first states it, or the agents whose
-    # turns state its parts (specialists by perspective, the others by seat)
+    # turns state its parts, or (emergent, inferred) whose turns it follows from
+    # (specialists by perspective, the others by seat); none for a passage claim
     agents: list[str] = Field(default_factory=list)
     perspectives: list[str] = Field(default_factory=list)
     # every earlier text the judge read against it: one DERIVES_FROM edge each that states
