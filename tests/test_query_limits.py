@@ -44,6 +44,25 @@ def test_the_engine_stops_a_cartesian_product_at_its_limit(big: Path) -> None:
     assert run(graph, "MATCH (a:Session), (b:Session) RETURN count(*) AS n", {})[1] == [{"n": 1}]
 
 
+def test_the_limit_stops_nested_comprehensions_and_reduce_too() -> None:
+    for text in (
+        "RETURN size([x IN range(1, 20000) | size([y IN range(1, 20000) WHERE y > x | y])]) AS n",
+        "UNWIND range(1, 20000) AS x RETURN sum(reduce(s = 0, y IN range(1, 20000) | s + y)) AS n",
+    ):
+        began = time.monotonic()
+        with pytest.raises(QueryTimeout):
+            run(load_empty(), text, {}, deadline=Deadline(0.3))
+        assert time.monotonic() - began < 0.3 + 1.0, text
+
+
+def test_a_range_too_long_to_build_is_refused_before_it_fills_memory() -> None:
+    began = time.monotonic()
+    with pytest.raises(Unsupported) as caught:
+        run(load_empty(), "UNWIND range(1, 10000000000) AS x RETURN count(x) AS n", {}, deadline=Deadline(5))
+    assert time.monotonic() - began < 1 and "range()" in caught.value.line()
+    assert run(load_empty(), "RETURN size(range(1, 1000)) AS n", {})[1] == [{"n": 1000}]
+
+
 def test_max_rows_keeps_one_row_more_than_asked(big: Path) -> None:
     with SQLiteStore(big) as st:
         graph = load(st)

@@ -82,7 +82,7 @@ class Engine:
     def __init__(self, graph: Graph, params: dict[str, Any], deadline: Deadline = NO_LIMIT) -> None:
         self.graph = graph
         self.deadline = deadline
-        self.compiler = Compiler(params, self)
+        self.compiler = Compiler(params, self, deadline)
         self.matcher = Matcher(graph, self.compiler, deadline)
 
     def rows(self, patterns: list[s.PathPattern], where: s.Expr | None, row: Row) -> Iterator[Row]:

@@ -12,6 +12,7 @@ from dagmca.errors import UserError
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.functions import AGGREGATES, ARITHMETIC, COMPARISONS, CypherTypeError, call_scalar
 from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row, truth
+from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.values import Node, Rel, equals
 
 Fn = Callable[[Row], Any]
@@ -40,9 +41,10 @@ def _or(a: bool | None, b: bool | None) -> bool | None:
 
 
 class Compiler(GraphExpressions):
-    def __init__(self, params: dict[str, Any], graph: GraphAccess) -> None:
+    def __init__(self, params: dict[str, Any], graph: GraphAccess, deadline: Deadline = NO_LIMIT) -> None:
         self.params = params
         self.graph = graph
+        self.deadline = deadline
         self.aggregates: list[Aggregate] | None = None  # a list while compiling a projection
 
     def compile(self, e: s.Expr) -> Fn:
@@ -250,7 +252,9 @@ class Compiler(GraphExpressions):
             if not isinstance(values, list):
                 raise CypherTypeError(f"cannot iterate over a {type(values).__name__}")
             out = []
+            tick = self.deadline.tick
             for v in values:
+                tick()
                 inner = {**row, var: v}
                 if where is None or truth(where(inner)):
                     out.append(project(inner) if project else v)

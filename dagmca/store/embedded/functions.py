@@ -231,8 +231,19 @@ def _to_string(v: Any) -> Any:
     return str(v)
 
 
+# The longest list range() builds: the list is made in memory at once, before a time
+# limit can stop it, so a range of billions would exhaust memory first.
+RANGE_CAP = 10_000_000
+
+
 def _range(start: Any, stop: Any, step: Any = 1) -> Any:
-    return list(range(int(start), int(stop) + (1 if step > 0 else -1), int(step)))
+    values = range(int(start), int(stop) + (1 if step > 0 else -1), int(step))
+    if len(values) > RANGE_CAP:
+        raise Unsupported(
+            f"range() of {len(values):,} values is refused on the embedded store: it builds the list "
+            f"in memory, up to {RANGE_CAP:,} values"
+        )
+    return list(values)
 
 
 def _substring(v: Any, start: Any, length: Any = None) -> Any:

@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.functions import CypherTypeError
+from dagmca.store.embedded.limits import Deadline
 from dagmca.store.embedded.values import Node, Rel
 
 Row = dict[str, Any]
@@ -51,6 +52,7 @@ class GraphExpressions:
     """The compiler's methods for these expressions (mixed into `Compiler`)."""
 
     graph: GraphAccess
+    deadline: Deadline
 
     def compile(self, e: s.Expr) -> _Fn:
         raise NotImplementedError  # the compiler's
@@ -108,7 +110,9 @@ class GraphExpressions:
                 return None
             if not isinstance(values, list):
                 raise CypherTypeError(f"reduce() iterates over a list, not {type(values).__name__}")
+            tick = self.deadline.tick
             for v in values:
+                tick()
                 acc = body({**row, acc_name: acc, var: v})
             return acc
 
