@@ -310,6 +310,10 @@ def test_the_estimate_counts_the_ledger_and_a_strong_session_stays_within_it(
     assert len(checks) <= p.by_kind["ledger: entailment checks"].max
     assert p.calls.min <= len(made) <= p.calls.max
     assert len(ledger) <= 0.15 * (len(made) - len(ledger)), "the ledger adds at most 15% of the calls"
+    # what judging pairs in both orders and checking entailment add, counted by their agent
+    extra = [c for c in made if c.agent in ("judge-swapped", "ledger-entailment")]
+    assert [c for c in made if c.agent == "judge-swapped"], "the pairs' second order is asked"
+    assert len(extra) <= 0.15 * len(made), "both orders and the entailment checks add at most 15%"
     assert result.session.status == "done" and check_store(store, "s1") == []
     assert arm_shares(store, "s1") is not None
 
