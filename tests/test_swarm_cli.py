@@ -46,7 +46,9 @@ def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
         "swarm", str(path), "--llm", "fake", "--dry-run", "--json", "--router", "random,ucb", cwd=tmp_path
     )
     assert dry.returncode == 0, dry.stderr
-    assert json.loads(dry.stdout)["calls"] == 6
+    projected = json.loads(dry.stdout)
+    assert projected["calls"] == 6 and projected["executor_runs"] == 0
+    assert projected["prompt_tokens_max"] > 6 * 1500 and projected["cost_usd_max"] == 0.0
     assert not (tmp_path / ".dagmca").exists()
     args = [
         "swarm",

@@ -8,7 +8,6 @@ without a call."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 from typing import Annotated, Literal
@@ -71,7 +70,7 @@ def swarm(
     out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for swarm.json and the plots")] = None,
     as_json: o.AsJSON = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Project the calls and tokens; spend nothing")
+        bool, typer.Option("--dry-run", help="Project the calls, tokens and cost; spend nothing")
     ] = False,
 ) -> None:
     """Route a stream of checked tasks to agents that learn from their successes."""
@@ -79,6 +78,7 @@ def swarm(
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
     from dagmca.swarm.agents import ContextOptions
+    from dagmca.swarm.estimate import project
     from dagmca.swarm.routers import parse_routers
     from dagmca.swarm.running import plan_for, swarm_in
     from dagmca.swarm.tasks import load_stream
@@ -102,11 +102,17 @@ def swarm(
     )
     calls = len(found) * len(routers) * repeats
     if dry_run:
-        per_call = context_tokens + plan.reply_tokens + 200
-        projection = {"swarm_id": plan.swarm_id, "calls": calls, "tokens_at_most": calls * per_call}
-        print(json.dumps(projection)) if as_json else out.print(
-            f"swarm {plan.swarm_id}: {calls:,} calls, at most {calls * per_call:,} tokens; nothing spent"
-        )
+        p = project(plan, cfg)
+        if as_json:
+            print(p.model_dump_json(indent=2))
+        else:
+            out.print(
+                f"swarm {p.swarm_id}: {p.calls:,} calls, at most {p.prompt_tokens_max:,} prompt and "
+                f"{p.completion_tokens_max:,} completion tokens, at most ${p.cost_usd_max:.4f} ({p.prices}); "
+                f"{p.executor_runs:,} executor runs; nothing spent",
+                markup=False,
+                highlight=False,
+            )
         return
     check_backend(cfg)
     if not as_json:
@@ -116,24 +122,26 @@ def swarm(
             markup=False,
             highlight=False,
         )
-    started, made = time.monotonic(), [0]
+    started, made, todo = time.monotonic(), [0], [calls]
+
+    def start(left: int) -> None:
+        todo[0] = left
+        if not as_json and left < calls:
+            err.print(
+                f"{calls - left:,} attempts read back from an earlier run", markup=False, highlight=False
+            )
 
     def progress(attempt: object) -> None:
         made[0] += 1
-        if as_json or made[0] % 10:
+        if as_json or (made[0] % 10 and made[0] != todo[0]):
             return
-        left = (time.monotonic() - started) / made[0] * (calls - made[0])
-        err.print(
-            f"[{made[0]}/{calls}] ETA {left:.0f}s (tasks read back from an earlier run come first "
-            "and take no time)",
-            markup=False,
-            highlight=False,
-        )
+        left = (time.monotonic() - started) / made[0] * (todo[0] - made[0])
+        err.print(f"[{made[0]}/{todo[0]}] ETA {left:.0f}s", markup=False, highlight=False)
 
     try:
         report = in_workspace(
             resolve_store(store),
-            lambda ws: swarm_in(ws, plan, cfg, on_attempt=progress),
+            lambda ws: swarm_in(ws, plan, cfg, on_attempt=progress, on_start=start),
             embedder=cfg.embedder,
         )
     except KeyboardInterrupt:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import asdict, replace
 from typing import Literal
 
@@ -122,8 +123,14 @@ async def run_swarm(
     store: BackgroundStore,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> SwarmReport:
+    """Every router and repeat over the stream; `on_start` hears how many attempts are
+    left to make (the rest are read back), `on_attempt` each one made."""
     memory = await store.aread(lambda s: _start(s, plan))
+    if on_start is not None:
+        made = await store.aread(lambda s: len(graph.attempts(s, plan.swarm_id)))
+        on_start(len(plan.tasks) * len(plan.routers) * plan.repeats - made)
     jobs = [(r, k) for r in plan.routers for k in range(plan.repeats)]
     done = await asyncio.gather(
         *(run_stream(plan, r, k, model, store, embedder, on_attempt, memory) for r, k in jobs)
@@ -154,8 +161,9 @@ async def swarm_in(
     cfg: SessionConfig,
     client: ClientLike | None = None,
     on_attempt: OnAttempt | None = None,
+    on_start: Callable[[int], None] | None = None,
 ) -> SwarmReport:
     """The swarm in a workspace: its store, its embedder (for D) and the settings'
     model behind one metered client."""
     model = await swarm_client(ws, cfg, plan.swarm_id, client)
-    return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt)
+    return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt, on_start)
