@@ -77,10 +77,13 @@ def test_a_strange_loop_that_answers_unchanged_leaves_the_root_output_as_it_was(
         if call.schema is None and call.meta.agent == "L0N1" and call.meta.phase == "observe":
             return _root_parts("L1N1 vs L1N2: whether the pilot generalises.")
         if call.schema is None and call.meta.phase == "strange_loop":
-            return "Unchanged."
+            return "Unchanged: the position already rests on the pilot and names who disagrees."
         return default_responder(call)
 
-    _, state, _ = run_fake(responder, rounds=1, strange_loops=2, **QUIET)
+    _, state, fake = run_fake(responder, rounds=1, strange_loops=2, **QUIET)
+    # one loop: its word with a reason is no echo of its prompt (not asked again), and
+    # an answer left unchanged is not reflected on twice
+    assert [c.meta.reask for c in fake.calls if c.meta.phase == "strange_loop"] == [False]
     main = state.debates["s1/main"]
     parts = lines.load_parts(main.resolution_parts)
     assert parts is not None and parts["unchanged"] and parts["restored"] == 0

@@ -206,7 +206,7 @@ def strange_loop(
     parts.append(
         f"{_who(agent)} Check your integrated answer against what the agents below you "
         "said and the flagged tensions: what did you miss or misstate, where are you "
-        "overconfident? If it stands as it is, reply with the one word 'unchanged'. "
+        "overconfident? If it stands as it is, reply 'Unchanged:' and one sentence on why. "
         "Otherwise write the improved final answer. Keep every disagreement it lists: "
         "you may add one, never drop or settle one. Add no claim that the agents or the "
         f"passage do not support. {_length(frame)} {PARTS_FORMAT}"
