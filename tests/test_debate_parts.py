@@ -11,7 +11,7 @@ from typing import Any
 
 import dagmca
 from dagmca.cli.render import metrics_tables
-from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
+from dagmca.llm.fake import PARTS_ASKED, STANCE_ASKED, ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.session import session_metrics
 from dagmca.models import CallPhase, DebateNode, NodeKind, NodeRecord, RoundNode, TurnNode, node_from_record
 from dagmca.prompts import lines
@@ -149,7 +149,14 @@ def test_a_question_session_stores_stances_and_tallies_and_metrics_count_the_fli
         store=tmp_path / "q.db",
         client=client,
         embedder=HashingEmbedder(),
-        settings={"max_depth": 0, "rounds": 2, "cpp": 3, "depth": 2, "convergence_threshold": 1.0},
+        settings={
+            "llm": "fake",
+            "max_depth": 0,
+            "rounds": 2,
+            "cpp": 3,
+            "depth": 2,
+            "convergence_threshold": 1.0,
+        },
     )
     # every respond and lateral prompt of a leaf asks for the answer lines; a lateral one, the stance
     leaf_calls = [
@@ -249,3 +256,13 @@ def test_convergence_fires_on_reworded_prose_and_not_on_a_point_added(run_fake: 
     _, state, _ = run_fake(_root_by_round(FIRST, ADDED, FIRST), session="s2", **settings)
     main = state.debates["s2/main"]
     assert not main.converged and main.rounds == 3
+
+
+def test_a_reply_capped_too_short_for_the_format_is_not_asked_for_it(run_fake: RunSession) -> None:
+    """The local backend's 64-token turns cannot hold four parts: the root is asked for
+    its synthesis alone, a lateral turn for no stance line; its text is the position."""
+    _, state, fake = run_fake(rounds=1, max_turn_tokens=64, **QUIET)
+    prompts = [c.prompt for c in fake.calls if c.schema is None]
+    assert prompts and not any(PARTS_ASKED in p or STANCE_ASKED in p for p in prompts)
+    parts = lines.load_parts(state.debates["s1/main"].resolution_parts)
+    assert parts is not None and not parts["parsed"] and parts["position"]

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from dagmca.models import Role
 from dagmca.prompts.budget import Budget, Part, Prompt
-from dagmca.prompts.lines import ANSWER_LINES, PARTS_FORMAT, STANCE_LINE
+from dagmca.prompts.lines import ANSWER_LINES, FORMAT_MIN_TOKENS, PARTS_FORMAT, STANCE_LINE
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
 
@@ -88,6 +88,11 @@ def _length(frame: Frame) -> str:
     return Budget.prose(frame.budget.turn)
 
 
+def _format(frame: Frame, line: str) -> str:
+    """`line` (a format to follow), when the reply's cap leaves room for it."""
+    return f" {line}" if frame.budget.turn >= FORMAT_MIN_TOKENS else ""
+
+
 def _agent_prompt(agent: Agent, frame: Frame, parts: list[Part], goal: str, single: bool = False) -> Prompt:
     if goal:  # --broadcast: the team's goal replaces the bare question as what to aim at
         parts.insert(0, quote("The team's goal, as your integrator states it", goal))
@@ -148,7 +153,7 @@ def lateral(
         f"{_who(agent)} Your peers answered too. Keep your own perspective; name where you "
         "disagree and why, fill what they missed, and revise where an argument of theirs "
         f"improves your answer. {AGAINST_CONFORMITY} If nothing should change, repeat your "
-        f"response. {_length(frame)} {STANCE_LINE}{tail}"
+        f"response. {_length(frame)}{_format(frame, STANCE_LINE)}{tail}"
     )
     return _agent_prompt(agent, frame, parts, goal)
 
@@ -176,7 +181,7 @@ def observe(
         f"passage supports. {_length(frame)}"
     )
     if agent.parent is None:
-        ask += f" {PARTS_FORMAT}"
+        ask += _format(frame, PARTS_FORMAT)
     parts.append(ask)
     return _agent_prompt(agent, frame, parts, goal)
 
@@ -209,7 +214,7 @@ def strange_loop(
         "overconfident? If it stands as it is, reply 'Unchanged:' and one sentence on why. "
         "Otherwise write the improved final answer. Keep every disagreement it lists: "
         "you may add one, never drop or settle one. Add no claim that the agents or the "
-        f"passage do not support. {_length(frame)} {PARTS_FORMAT}"
+        f"passage do not support. {_length(frame)}{_format(frame, PARTS_FORMAT)}"
     )
     return _agent_prompt(agent, frame, parts, goal)
 

@@ -30,6 +30,11 @@ ANSWER_LINES = (
     "'Confidence:' and a number from 0 to 1."
 )
 
+# A reply capped below this (the local backend's turns) has no room for four labelled
+# parts or a stance line beside its content: it is asked for neither, and its whole
+# text is the position, as a reply that ignores the format is.
+FORMAT_MIN_TOKENS = 200
+
 # the root's output: a label per part, in the order a resolution is written. The
 # disagreements come right after the position, so a reader that clips a long resolution
 # to fit its prompt still has the dissent.
