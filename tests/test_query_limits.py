@@ -68,6 +68,10 @@ def test_max_rows_keeps_one_row_more_than_asked(big: Path) -> None:
         graph = load(st)
     keys, rows = run(graph, "MATCH (a:Node), (b:Node) RETURN a.id AS a, b.id AS b", {}, max_rows=10)
     assert keys == ["a", "b"] and len(rows) == 11
+    skipped = run(graph, "UNWIND range(1, 100) AS x RETURN x SKIP 50", {}, max_rows=10)[1]
+    assert [r["x"] for r in skipped] == list(range(51, 62))
+    ordered = run(graph, "UNWIND range(1, 100) AS x RETURN x ORDER BY x DESC", {}, max_rows=3)[1]
+    assert [r["x"] for r in ordered] == [100, 99, 98, 97]
 
 
 @pytest.mark.parametrize(

@@ -172,7 +172,7 @@ class Engine:
         start = self._count(p.skip, "SKIP") if p.skip is not None else 0
         stop = start + self._count(p.limit, "LIMIT") if p.limit is not None else None
         if not aggregates and not p.distinct and not p.order and p.where is None and cap is not None:
-            stop = cap if stop is None else min(stop, cap)
+            stop = start + cap if stop is None else min(stop, start + cap)
         if not aggregates and not p.distinct and not p.order:
             rows = itertools.islice(rows, stop)  # the rows after `stop` are never read
         pairs = self._grouped(compiled, aggregates, rows) if aggregates else [
