@@ -64,23 +64,27 @@ def numeric_tasks(n: int) -> list[Task]:
     ]
 
 
-def run(tmp_path: Path, client: ScriptedLLM, found: list[Task], arms: str, **kw: Any) -> EvalReport:
-    plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms(arms, BASE.model_dump()), **kw)
+def run(
+    tmp_path: Path, client: ScriptedLLM, found: list[Task], arms: str, base: Any = BASE, **kw: Any
+) -> EvalReport:
+    plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms(arms, base.model_dump()), **kw)
 
     async def main() -> EvalReport:
         async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
-            return await run_eval(ws, plan, BASE, client=client)
+            return await run_eval(ws, plan, base, client=client)
 
     return asyncio.run(main())
 
 
 def test_sampling_matters_vote_beats_single_only_above_temperature_0(tmp_path: Path) -> None:
     found = numeric_tasks(40)
-    report = run(tmp_path / "hot", Sampled(right_sixty_percent), found, "mca,single,vote", parallel=8)
+    # a one-round debate of four agents: a vote of a few samples matches it
+    small = BASE.model_copy(update={"rounds": 1, "concurrency": 8})
+    report = run(tmp_path / "hot", Sampled(right_sixty_percent), found, "mca,single,vote", small, parallel=8)
     (c,) = [c for c in report.comparisons if (c.arm, c.baseline) == ("single", "vote")]
     assert c.losses > c.wins and c.p_holm < 0.05, c
     cold = run(
-        tmp_path / "cold", Sampled(right_sixty_percent), found, "mca,single,vote",
+        tmp_path / "cold", Sampled(right_sixty_percent), found, "mca,single,vote", small,
         parallel=8, vote_temperature=0.0,
     )  # fmt: skip
     (c,) = [c for c in cold.comparisons if (c.arm, c.baseline) == ("single", "vote")]
