@@ -196,7 +196,7 @@ def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
 def test_code_tasks_that_attack_the_executor_fail_and_the_swarm_goes_on(tmp_path: Path) -> None:
     tests = "assert add(2, 3) == 5\n"
     target = tmp_path / "escaped"
-    harmful = {k: v.format(target=str(target), name="escaped-swarm") for k, v in HARMFUL.items()}
+    harmful = {k: v.format(target=str(target), name="escaped-swarm", port=9) for k, v in HARMFUL.items()}
     replies = {
         f"write add ({k})": f"```python\n{code}\ndef add(a, b):\n    return a + b\n```"
         for k, code in harmful.items()
