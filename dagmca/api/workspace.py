@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dagmca.api.building import BuildResult, BuildWatcher, run_build
+from dagmca.ask.corpus import Sessions
 from dagmca.ask.models import Answer
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
@@ -121,20 +122,26 @@ class Workspace(BaseWorkspace):
         self,
         question: str,
         *,
-        sessions: list[str] | None = None,
+        sessions: Sessions = None,
         settings: SettingsLike = None,
+        client: ClientLike | None = None,
         retrieve_only: bool = False,
         **overrides: Any,
     ) -> Answer:
-        """Ask the stored graph (`sessions`, else every session): an answer citing the
-        nodes it rests on, every citation checked, with the dissent beside it. The
-        answer is the `final` role's model's; `retrieve_only` asks no model."""
+        """Ask the stored graph: an answer citing the nodes it rests on, every citation
+        checked, with the dissent beside it. `sessions`: `"all"` reads every session of
+        the store; a list of ids reads those; `"latest"` or None (the default) reads the
+        most recent session only, as `dagmca ask` without `--session`/`--all` does (the
+        answer's `scope` says which). The answer is the `final` role's model's, on the
+        workspace's backend for those settings (started once, shared with its sessions
+        and every later ask) or on `client`; `retrieve_only` asks no model."""
         from dagmca.ask import retrieve
-        from dagmca.ask.client import answer_with_settings
+        from dagmca.ask.client import answer_with_client
 
         cfg = settings_from(settings, overrides)
         asked = check_text(question, MAX_QUESTION_BYTES, "question")
         found = await retrieve(self.store, asked, embedder=self.embedder, sessions=sessions)
         if retrieve_only or not found.hits:
             return found.as_answer()
-        return await answer_with_settings(cfg, self.store, found)
+        backend = await self.backend(cfg, client)
+        return await answer_with_client(cfg, self.store, found, backend.client)

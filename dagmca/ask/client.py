@@ -18,7 +18,7 @@ from dagmca.ask.models import Answer
 from dagmca.ask.retrieval import RetrievalSettings
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
-from dagmca.llm.base import EndpointDown
+from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.metered import MeteredLLM, role_terms
 from dagmca.llm.tokens import TokenCounter
@@ -62,31 +62,43 @@ async def ask_with_settings(
 
 
 async def answer_with_settings(cfg: SessionConfig, background: BackgroundStore, found: Retrieval) -> Answer:
-    """The answer to what `found` retrieved, by the `final` role's model of `cfg`."""
+    """The answer to what `found` retrieved, by the `final` role's model of `cfg`, on a
+    backend opened for this answer and stopped after it (the CLI's one ask; a workspace
+    asks on its own backends, `answer_with_client`)."""
     # starting a local model server waits for it to load: off the loop
     backend = await asyncio.to_thread(open_backend, cfg)
     try:
-        final = cfg.role(ModelRole.FINAL)
-        llm = MeteredLLM(
-            backend.client,
-            concurrency=cfg.concurrency,
-            terms=role_terms(cfg, backend.client),
-            cache=background,
-            read_cache=cfg.cache,
-            record=lambda call: background.record_calls([call]),
-            session=ask_session_id(),
-            down_after=cfg.endpoint_down_after,
-        )
         try:
-            await llm.ping()
-            window = context_window(final, backend.client).tokens
-            budget = Budget(counter=TokenCounter(), window=window, turn=0, flag=0, synthesis=0, final=0)
-            result = await answer(found, llm, budget=budget, max_tokens=final.final_tokens(), seed=final.seed)
-        except EndpointDown as exc:
-            raise EndpointError(str(exc), "check the endpoint, then ask again") from None
+            return await answer_with_client(cfg, background, found, backend.client)
         finally:
-            await llm.aclose()
-        played = llm.models().get(ModelRole.FINAL.value, result.model)
-        return result.model_copy(update={"model": played}) if result.model else result
+            await backend.client.aclose()
     finally:
         backend.stop()
+
+
+async def answer_with_client(
+    cfg: SessionConfig, background: BackgroundStore, found: Retrieval, client: LLMClient
+) -> Answer:
+    """The answer to what `found` retrieved, by the `final` role's model of `cfg` on
+    `client`, which stays open: it is the caller's (a workspace's backend, shared by its
+    sessions and asks, so that asking again starts no second model server)."""
+    final = cfg.role(ModelRole.FINAL)
+    llm = MeteredLLM(
+        client,
+        concurrency=cfg.concurrency,
+        terms=role_terms(cfg, client),
+        cache=background,
+        read_cache=cfg.cache,
+        record=lambda call: background.record_calls([call]),
+        session=ask_session_id(),
+        down_after=cfg.endpoint_down_after,
+    )
+    try:
+        await llm.ping()
+        window = context_window(final, client).tokens
+        budget = Budget(counter=TokenCounter(), window=window, turn=0, flag=0, synthesis=0, final=0)
+        result = await answer(found, llm, budget=budget, max_tokens=final.final_tokens(), seed=final.seed)
+    except EndpointDown as exc:
+        raise EndpointError(str(exc), "check the endpoint, then ask again") from None
+    played = llm.models().get(ModelRole.FINAL.value, result.model)
+    return result.model_copy(update={"model": played}) if result.model else result

@@ -22,7 +22,8 @@ from dagmca.store.base import GraphStore
 INDEXED = (
     NodeKind.FINAL, NodeKind.SYNTHESIS, NodeKind.DEBATE, NodeKind.CLAIM, NodeKind.TENSION, NodeKind.TURN,
 )  # fmt: skip
-Sessions = Sequence[str] | Literal["all"] | None
+# which sessions an ask reads: named ids, "all" of the store, or "latest" (None too)
+Sessions = Sequence[str] | Literal["all", "latest"] | None
 
 
 @dataclass(frozen=True)
@@ -43,16 +44,17 @@ class Scope:
 
 
 def scope_of(store: GraphStore, sessions: Sessions) -> Scope:
-    """The sessions named (each must exist); "all": every session of the store; None:
-    the most recent one, and the note says so. A store without sessions: an empty scope."""
+    """The sessions named (each must exist); "all": every session of the store; "latest"
+    or None: the most recent one, and the note says so. A store without sessions: an
+    empty scope."""
     if sessions == "all":
         nodes = store.sessions()
         found = [s.id for s in nodes]
         born = {s.id: s.created_at for s in nodes}
         return Scope(found, f"every session of the store ({len(found)})", every=True, born=born)
-    if sessions is not None:
+    if sessions is not None and sessions != "latest":
         if isinstance(sessions, str):
-            raise UserError(f"sessions must be a list of ids or 'all', not {sessions!r}")
+            raise UserError(f"sessions must be a list of ids, 'all' or 'latest', not {sessions!r}")
         born = {s: require_session(store, s).created_at for s in sessions}
         named = list(born)
         note = f"session {named[0]}" if len(named) == 1 else f"sessions {', '.join(named)}"
