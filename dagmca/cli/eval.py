@@ -168,7 +168,11 @@ def eval_(
         int, typer.Option("--judge-trials", min=1, help="Judge calls per pair and order")
     ] = 1,
     noise: Annotated[
-        bool, typer.Option("--noise-floor", help="The first arm against its own repeat (needs --repeats 2+)")
+        bool,
+        typer.Option(
+            "--noise-floor",
+            help="The first arm against itself over every pair of repeats (needs --repeats 2+)",
+        ),
     ] = False,
     parallel: Annotated[
         int | None,
