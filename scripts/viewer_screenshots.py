@@ -1,8 +1,9 @@
 """The README's two pictures of the viewer: the first view of an exported session, and
 the same page with a debate clicked (read in the side panel).
 
-    .venv/bin/dagmca export SESSION --format html -o big.html
-    .venv/bin/python scripts/viewer_screenshots.py big.html docs/ [--debate N]
+    .venv/bin/python scripts/strong_session.py demo.db     # the session the docs show
+    .venv/bin/dagmca export four-day-week --store demo.db --format html -o demo.html
+    .venv/bin/python scripts/viewer_screenshots.py demo.html docs/ [--debate N]
 
 Needs Debian's chromium (`apt-get install chromium`); the window is 1400 x 900.
 """
@@ -32,7 +33,8 @@ def main() -> None:
     if binary is None:
         sys.exit("viewer_screenshots: no chromium (apt-get install chromium)")
     args.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:
+    # the browser may still be writing its profile as it is killed
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         browser = Browser(Path(tmp) / "profile", binary)
         try:
             page = browser.open(args.html.resolve())
