@@ -4,6 +4,7 @@ holds on it, and the same command run again makes no call."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
@@ -66,6 +67,8 @@ def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
     report = json.loads(first.stdout)
     assert report["attempted_now"] == 6 and [r["router"] for r in report["routers"]] == ["random", "ucb"]
     assert (tmp_path / "o" / "swarm.json").exists()
+    if importlib.util.find_spec("matplotlib") is not None:
+        assert {p.name for p in (tmp_path / "o").iterdir()} >= {"swarm-curves.png", "swarm-affinity.png"}
     checked = dagmca("check", report["swarm_id"], cwd=tmp_path)
     assert checked.returncode == 0 and "every invariant holds" in checked.stdout, (
         checked.stdout + checked.stderr

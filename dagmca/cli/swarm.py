@@ -74,7 +74,7 @@ def swarm(
     ] = False,
 ) -> None:
     """Route a stream of checked tasks to agents that learn from their successes."""
-    from dagmca.api import in_workspace
+    from dagmca.api.sync import in_workspace
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
     from dagmca.swarm.agents import ContextOptions
@@ -172,6 +172,15 @@ def swarm(
             f"{r.tokens:,}",
         )
     out.print(table)
+    for r in report.routers:
+        matrix = Table(title=f"{r.router}: solved/attempted by agent and type", title_justify="left")
+        matrix.add_column("agent")
+        for t in report.types:
+            matrix.add_column(t)
+        for agent in report.agents:
+            cells = [r.record.get(agent, {}).get(t) for t in report.types]
+            matrix.add_row(agent, *(f"{c[1]}/{c[0]}" if c else "-" for c in cells))
+        out.print(matrix)
     if report.comparisons:
         pairs = Table(title="paired comparisons (Holm-corrected p)", title_justify="left")
         for name in ("router", "against", "on", "better/worse", "p", "p Holm"):
