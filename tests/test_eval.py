@@ -466,5 +466,6 @@ def test_the_cli_prints_the_json_report_and_refuses_bad_input_with_exit_2(
     assert "| single |" in (tmp_path / "report" / "eval.md").read_text()
     svg = (tmp_path / "report" / "quality-cost.svg").read_text()
     assert svg.startswith("<svg") and "single" in svg and "LLM calls" in svg
+    assert "votes matched to their target by tokens" in svg
     assert main([*args[:3], "single,nope", *args[4:]]) == 2
     assert "unknown arm 'nope'" in capsys.readouterr().err

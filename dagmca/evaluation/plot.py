@@ -33,10 +33,15 @@ def quality_cost(report: EvalReport) -> Points | None:
     return Points(arms, xs, "cost (USD)" if priced else "LLM calls")
 
 
+def matched(report: EvalReport) -> str:
+    """The plot's caption: how a self-consistency vote was sized against its target."""
+    return f"votes matched to their target by {report.match}, task by task"
+
+
 def quality_cost_svg(report: EvalReport, width: int = 640, height: int = 400) -> str | None:
     """Each arm with an accuracy as a point: x its cost (dollars, or calls when nothing
-    was priced, as with a local model), y its accuracy with the Wilson interval as a
-    bar. None when no arm has an accuracy (judged tasks only)."""
+    was priced, as with a local model), y its accuracy with its interval as a bar, and
+    the rule a vote was matched by. None when no arm has an accuracy (judged tasks only)."""
     points = quality_cost(report)
     if points is None:
         return None
@@ -58,6 +63,7 @@ def quality_cost_svg(report: EvalReport, width: int = 640, height: int = 400) ->
         f'<line x1="{left}" y1="{py(0)}" x2="{left + w}" y2="{py(0)}" stroke="black"/>',
         f'<line x1="{left}" y1="{py(0)}" x2="{left}" y2="{py(1)}" stroke="black"/>',
         f'<text x="{left + w / 2}" y="{height - 12}" text-anchor="middle">{label}</text>',
+        f'<text x="{left}" y="18">{escape(matched(report))}</text>',
         f'<text x="16" y="{top + h / 2}" transform="rotate(-90 16 {top + h / 2})" text-anchor="middle">'
         "accuracy (95% CI)</text>",
     ]
@@ -95,6 +101,7 @@ def quality_cost_png(report: EvalReport, path: Path) -> bool:
         below, above = max(0.0, acc.value - acc.lo), max(0.0, acc.hi - acc.value)
         ax.errorbar([x], [acc.value], yerr=[[below], [above]], fmt="o", color=INK, capsize=4)
         ax.annotate(a.arm, (x, acc.value), xytext=(6, 6), textcoords="offset points")
+    ax.set_title(matched(report), fontsize=9, loc="left")
     ax.set_xlabel(points.label)
     ax.set_ylabel("accuracy (95% CI)")
     ax.set_ylim(-0.03, 1.05)  # a point at 0 stays in sight above the axis
