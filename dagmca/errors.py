@@ -5,6 +5,8 @@ catches them like any exception, and the CLI (`dagmca.cli.app`) maps each kind t
 exit code and prints it as one line, never a traceback.
 """
 
+from collections.abc import Sequence
+
 
 class DagmcaError(Exception):
     """Anything dagmca refuses or cannot do for a reason the user can act on. `problem`
@@ -46,6 +48,24 @@ class SessionBusy(UserError):
 
 class EndpointError(DagmcaError):
     """The LLM endpoint or graph database cannot be used (unreachable, bad auth)."""
+
+
+class StoreError(DagmcaError):
+    """A write or read the graph store refused (a missing endpoint, a broken constraint,
+    an index the store does not keep); nothing of a refused write was kept."""
+
+
+class SessionLinked(StoreError):
+    """A session other sessions' relationships point into (a later passage's answer to
+    one of its stubs, an evaluation that ran it): deleting it would cut them."""
+
+    def __init__(self, session: str, linked: Sequence[str]) -> None:
+        super().__init__(
+            f"session {session} is linked from {', '.join(linked)}",
+            "delete those first, or force the deletion to cut the links",
+        )
+        self.session = session
+        self.linked = list(linked)
 
 
 class BuildInterrupted(DagmcaError):

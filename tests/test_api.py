@@ -13,11 +13,12 @@ import pytest
 
 import dagmca
 from dagmca import errors
-from dagmca.api import Workspace, settings_from
+from dagmca.api import Workspace
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.models import NodeKind
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace import settings_from
 from tests.conftest import PASSAGE
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,54 +1,33 @@
 """dagmca's Python API: `Workspace` (async, a store opened once for many sessions, a
 corpus build, an evaluation) and `run` (one session, synchronously) with the
-synchronous `build`, `evaluate` and `swarm`. The CLI is a client of it."""
+synchronous `build`, `evaluate` and `swarm`. The CLI is a client of it.
 
-from dagmca.api.building import (
-    BuildResult,
-    BuildTotals,
-    BuildWatcher,
-    CrossLink,
-    PassageOutcome,
-    SkippedSource,
-)
+`__all__` is what a library caller uses: those and the results they return. What only
+the CLI uses (`dagmca.workspace.BaseWorkspace` and `settings_from`,
+`dagmca.api.sync.in_workspace`) is imported from its own module."""
+
+from dagmca.api.building import BuildResult, BuildWatcher
 from dagmca.api.swarming import swarm
-from dagmca.api.sync import build, evaluate, in_workspace, run
+from dagmca.api.sync import build, evaluate, run
 from dagmca.api.workspace import Workspace
 from dagmca.evaluation import EvalReport
 from dagmca.swarm.report import SwarmReport
-from dagmca.workspace import (
-    BaseWorkspace,
-    ClientLike,
-    LedgerReport,
-    RevisitResult,
-    RoleShare,
-    RunResult,
-    SettingsLike,
-    Spend,
-    settings_from,
-)
+from dagmca.workspace import ClientLike, LedgerReport, RevisitResult, RunResult, SettingsLike, Spend
 
 __all__ = [
-    "BaseWorkspace",
     "BuildResult",
-    "BuildTotals",
     "BuildWatcher",
     "ClientLike",
-    "CrossLink",
     "EvalReport",
     "LedgerReport",
-    "PassageOutcome",
     "RevisitResult",
-    "RoleShare",
     "RunResult",
     "SettingsLike",
-    "SkippedSource",
     "Spend",
     "SwarmReport",
     "Workspace",
     "build",
     "evaluate",
-    "in_workspace",
     "run",
-    "settings_from",
     "swarm",
 ]

@@ -81,8 +81,8 @@ def build(
     rate limit; each new passage is checked against the earlier sessions' open stubs.
     Run it again to resume: finished passages are skipped, unfinished ones resumed."""
     quiet = quiet or as_json
-    from dagmca.api import in_workspace
     from dagmca.api.building import collect_sources
+    from dagmca.api.sync import in_workspace
 
     # bad input fails before a store is made; what cannot be used is said first
     for s in collect_sources(paths, cfg.max_passage_bytes)[1]:

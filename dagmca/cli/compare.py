@@ -209,7 +209,7 @@ def compare(
     Each arm is a stored session with the main debate only (no observers, no branches,
     no cache reads), so the numbers are the protocol's own."""
     values = cfg.model_dump()
-    from dagmca.api import in_workspace
+    from dagmca.api.sync import in_workspace
     from dagmca.runner import new_session_id
 
     specs = _arms(protocols)

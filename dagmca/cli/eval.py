@@ -205,7 +205,7 @@ def eval_(
     ] = False,
 ) -> None:
     """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
-    from dagmca.api import in_workspace
+    from dagmca.api.sync import in_workspace
     from dagmca.evaluation import load_tasks, parse_arms
     from dagmca.evaluation.identity import digest, identity, models_line, role_models
     from dagmca.evaluation.running import EvalPlan, run_eval

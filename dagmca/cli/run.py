@@ -14,7 +14,8 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.markup import escape
 
-from dagmca.api import RunResult, Workspace, in_workspace
+from dagmca.api import RunResult, Workspace
+from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import progress

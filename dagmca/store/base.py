@@ -9,24 +9,12 @@ from contextlib import AbstractContextManager, nullcontext
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+from dagmca.errors import SessionLinked as SessionLinked
+from dagmca.errors import StoreError as StoreError
 from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 if TYPE_CHECKING:
     from dagmca.store.search import TextIndex
-
-
-class StoreError(Exception):
-    """A write the store refused (a missing endpoint, a broken constraint); nothing of it was kept."""
-
-
-class SessionLinked(StoreError):
-    """A session other sessions' relationships point into (a later passage's answer to
-    one of its stubs, an evaluation that ran it): deleting it would cut them."""
-
-    def __init__(self, session: str, linked: Sequence[str]) -> None:
-        super().__init__(f"session {session} is linked from {', '.join(linked)}")
-        self.session = session
-        self.linked = list(linked)
 
 
 class GraphStore(ABC):
