@@ -27,12 +27,11 @@ from dagmca.errors import UserError
 from dagmca.llm.base import LLMClient
 from dagmca.llm.factory import context_window
 from dagmca.llm.gate import Gate
-from dagmca.llm.metered import Budget as Spend
-from dagmca.llm.metered import Meter, MeteredLLM, Pool, role_terms
+from dagmca.llm.metered import Budget, Meter, MeteredLLM, Pool, role_terms
 from dagmca.llm.routing import routes_of
 from dagmca.llm.tokens import ContextWindow, TokenCounter
 from dagmca.models import GraphNode, ModelRole, NodeRecord
-from dagmca.prompts.budget import Budget
+from dagmca.prompts.budget import PromptBudget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus
 from dagmca.similarity import Embedder
@@ -103,7 +102,7 @@ async def open_state(
     llm = MeteredLLM(
         client,
         concurrency=cfg.concurrency,
-        budget=Spend(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
+        budget=Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd),
         # each role at its own model's prices, its cut replies continued unless it is local
         terms=role_terms(cfg, client),
         cache=background,
@@ -132,7 +131,7 @@ async def open_state(
             await llm.ping()
             window = context_window(cfg, client)
             counter = TokenCounter.calibrated(passage, await client.count_tokens(passage))
-            budget = Budget(
+            budget = PromptBudget(
                 counter=counter,
                 window=window.tokens,
                 turn=cfg.turn_tokens(),

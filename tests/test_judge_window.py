@@ -15,7 +15,7 @@ from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter
 from dagmca.models import ModelRole
 from dagmca.prompts import ledger as ledger_prompts
 from dagmca.prompts import templates as tpl
-from dagmca.prompts.budget import Budget
+from dagmca.prompts.budget import PromptBudget
 from dagmca.runner import role_window
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
@@ -23,8 +23,8 @@ from tests.conftest import run_scripted
 LONG = " ".join(f"Sentence {i} says the toll moved traffic to street {i}." for i in range(400))
 
 
-def budget(window: int) -> Budget:
-    return Budget(TokenCounter(), window=window, turn=200, flag=200, synthesis=300, final=400)
+def budget(window: int) -> PromptBudget:
+    return PromptBudget(TokenCounter(), window=window, turn=200, flag=200, synthesis=300, final=400)
 
 
 def frame(debate: int, judge: int | None) -> tpl.Frame:

@@ -14,7 +14,7 @@ from dagmca.llm.degenerate import is_looping
 from dagmca.llm.structured import find_json, strict_schema
 from dagmca.llm.tokens import TokenCounter, _raw_count, is_reasoning_model, known_window
 from dagmca.models import Strict
-from dagmca.prompts.budget import JOINER, Budget, Part, Quote, fit
+from dagmca.prompts.budget import JOINER, Part, PromptBudget, Quote, fit
 from dagmca.prompts.text import drop_repeats, tidy
 
 
@@ -60,7 +60,7 @@ def test_the_budget_leaves_out_whole_sentences_from_the_oldest_quote_first() -> 
     counter = TokenCounter()
     old = " ".join(f"Old sentence number {i} says something." for i in range(40))
     new = " ".join(f"New sentence number {i} says something else." for i in range(10))
-    budget = Budget(counter, window=400, turn=100, flag=100, synthesis=100, final=100)
+    budget = PromptBudget(counter, window=400, turn=100, flag=100, synthesis=100, final=100)
     prompt = fit("system", ["Passage."], [Quote("Old", old), Quote("New", new), "Answer."], budget, 100)
     text = prompt.messages[1]["content"]
     assert prompt.tokens <= budget.available(100) and prompt.omitted_chars > 0
@@ -78,7 +78,7 @@ def test_a_prompt_counted_part_by_part_counts_what_the_joined_text_counts() -> N
     passages = sorted((Path(__file__).parent / "data").glob("*.txt"))
     assert len(passages) >= 2
     for counter in (TokenCounter(), TokenCounter(ratio=1.37)):
-        budget = Budget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
+        budget = PromptBudget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
         for path in passages:
             text = path.read_text()
             paragraphs = [p for p in text.split("\n\n") if p.strip()]
@@ -108,7 +108,7 @@ def test_a_prompt_that_fits_by_the_bound_is_not_tokenised_until_its_count_is_ask
                 "system", parts, JOINER
             )
     counter = TokenCounter()
-    budget = Budget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
+    budget = PromptBudget(counter, window=200_000, turn=500, flag=300, synthesis=500, final=800)
     fresh = f"A turn never seen before: {time.time_ns()} {odd}"
     system = "You are one of several agents."
     counter.count(system)  # the system text is counted (and cached) once per debate
@@ -121,6 +121,6 @@ def test_a_prompt_that_fits_by_the_bound_is_not_tokenised_until_its_count_is_ask
     whole = counter.count_messages(prompt.messages)
     assert whole <= prompt.tokens <= whole + 2
     # a window the bound does not clear: counted, and cut to fit as before
-    small = Budget(counter, window=900, turn=100, flag=100, synthesis=100, final=100)
+    small = PromptBudget(counter, window=900, turn=100, flag=100, synthesis=100, final=100)
     cut = fit("system", [], [Quote("Old", text), "Answer."], small, 100)
     assert cut.omitted_chars > 0 and cut.tokens <= small.available(100)

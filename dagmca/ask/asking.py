@@ -24,7 +24,7 @@ from dagmca.ask.snapshot import load_corpus
 from dagmca.llm.base import CallMeta, LLMClient, LLMError
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter, known_window
 from dagmca.models import CallPhase
-from dagmca.prompts.budget import Budget
+from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
 
@@ -101,18 +101,20 @@ async def retrieve(
     return Retrieval(question, scope, hits, expansion, found, stats, corpus, on_store)
 
 
-def budget_for(llm: LLMClient, window: int | None, counter: TokenCounter | None = None) -> Budget:
+def budget_for(llm: LLMClient, window: int | None, counter: TokenCounter | None = None) -> PromptBudget:
     """A prompt budget: `window` tokens, else what the endpoint reported, else a known
     model's window, else the assumed one."""
     tokens = window or llm.reported_context_window or known_window(llm.model) or ASSUMED_WINDOW
-    return Budget(counter=counter or TokenCounter(), window=tokens, turn=0, flag=0, synthesis=0, final=0)
+    return PromptBudget(
+        counter=counter or TokenCounter(), window=tokens, turn=0, flag=0, synthesis=0, final=0
+    )
 
 
 async def answer(
     found: Retrieval,
     llm: LLMClient,
     *,
-    budget: Budget | None = None,
+    budget: PromptBudget | None = None,
     max_tokens: int = ANSWER_TOKENS,
     seed: int = 0,
 ) -> Answer:

@@ -23,7 +23,7 @@ from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.metered import MeteredLLM, role_terms
 from dagmca.llm.tokens import TokenCounter
 from dagmca.models import ModelRole
-from dagmca.prompts.budget import Budget
+from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
@@ -96,7 +96,7 @@ async def answer_with_client(
     try:
         await llm.ping()
         window = context_window(final, client).tokens
-        budget = Budget(counter=TokenCounter(), window=window, turn=0, flag=0, synthesis=0, final=0)
+        budget = PromptBudget(counter=TokenCounter(), window=window, turn=0, flag=0, synthesis=0, final=0)
         result = await answer(found, llm, budget=budget, max_tokens=final.final_tokens(), seed=final.seed)
     except EndpointDown as exc:
         raise EndpointError(str(exc), "check the endpoint, then ask again") from None

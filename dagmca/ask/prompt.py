@@ -18,7 +18,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSche
 
 from dagmca.ask.models import Hit
 from dagmca.llm.base import Message, Text
-from dagmca.prompts.budget import JOINER, Budget, Prompt, Quote, fit
+from dagmca.prompts.budget import JOINER, Prompt, PromptBudget, Quote, fit
 from dagmca.prompts.text import fence
 
 MAX_STATEMENTS = 12
@@ -61,7 +61,7 @@ class Packed:
     left_out: int
 
 
-def pack(question: str, hits: Sequence[Hit], budget: Budget, reserve: int) -> Packed:
+def pack(question: str, hits: Sequence[Hit], budget: PromptBudget, reserve: int) -> Packed:
     """The question, as many whole node texts as fit `budget` less the reply's `reserve`
     (in order, each that does not fit left out), and the task."""
     head, tail = f"Question: {question}", f"{TASK}\n\nThe question again: {question}"

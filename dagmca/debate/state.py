@@ -35,7 +35,7 @@ from dagmca.models import (
     TensionStatus,
     edge,
 )
-from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.templates import Frame, passage_block
 from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
@@ -58,11 +58,11 @@ class SessionState:
     llm: MeteredLLM
     embedder: Embedder
     passage: str
-    budget: Budget  # what a prompt may hold, in the model's tokens
+    budget: PromptBudget  # what a prompt may hold, in the model's tokens
     window: ContextWindow
     events: EventSink = field(default_factory=NoEvents)
     # the judge role's, when its model's window is not the debate model's
-    judge_budget: Budget | None = None
+    judge_budget: PromptBudget | None = None
     # the question the user asked of the passage (None: the open reading of it)
     question: str | None = None
     session: SessionNode | None = None

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dagmca.models import Role
-from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.lines import ANSWER_LINES, FORMAT_MIN_TOKENS, PARTS_FORMAT, STANCE_LINE
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
@@ -85,7 +85,7 @@ def _who(agent: Agent, single: bool = False) -> str:
 
 
 def _length(frame: Frame) -> str:
-    return Budget.prose(frame.budget.turn)
+    return PromptBudget.prose(frame.budget.turn)
 
 
 def _format(frame: Frame, line: str) -> str:

@@ -26,7 +26,7 @@ SHORT_WORDS = 60  # about one paragraph: a cap worth fewer words asks for one
 
 
 @dataclass(frozen=True)
-class Budget:
+class PromptBudget:
     """What one call may send, in tokens: the window less its output cap and a margin
     (for the chat framing and the counter's error on another model's tokenizer)."""
 
@@ -54,7 +54,7 @@ class Budget:
         """How long and in what shape to answer within a cap of `cap` tokens: a cap that
         holds less than a paragraph asks for one short paragraph, since an answer in
         paragraphs or a list cannot fit it and would be cut."""
-        words = Budget.words(cap)
+        words = PromptBudget.words(cap)
         if words < SHORT_WORDS:
             return f"One short paragraph, at most {words} words."
         return f"Prose (paragraphs or a list where it helps), at most {words} words."
@@ -103,7 +103,7 @@ def render_quote(q: Quote, dropped: int = 0) -> tuple[str, int]:
 
 
 def fit(
-    system: str, fixed_head: Sequence[Part], parts: Sequence[Part], budget: Budget, reserve: int
+    system: str, fixed_head: Sequence[Part], parts: Sequence[Part], budget: PromptBudget, reserve: int
 ) -> Prompt:
     """The messages for `system` and the user text made of `fixed_head` then `parts`,
     within `budget.available(reserve)` tokens. Quotes in `fixed_head` (a branch's

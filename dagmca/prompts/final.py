@@ -10,7 +10,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.templates import Frame, messages, quote
 
 # what each label's letter stands for, in the order the prompt names them
@@ -92,7 +92,7 @@ def integrate(
     large for one prompt, integrated first. `asked`: the session answers a question the
     user asked, so the final text answers it first."""
     parts: list[Part] = [q for s in sections for q in _quotes(s)]
-    words = Budget.words(frame.budget.final)
+    words = PromptBudget.words(frame.budget.final)
     held, how = contents(sections), rules(sections)
     if partial:
         ask = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dagmca.prompts.agents import perspective, role_for
-from dagmca.prompts.budget import Budget, Part, Prompt
+from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
 
@@ -19,7 +19,7 @@ def _who(agent: Agent, number: int) -> str:
 
 
 def _length(frame: Frame) -> str:
-    return Budget.prose(frame.budget.turn)
+    return PromptBudget.prose(frame.budget.turn)
 
 
 def first_answer(agent: Agent, number: int, frame: Frame, context: Sequence[Part] = ()) -> Prompt:

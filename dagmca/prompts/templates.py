@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from dagmca.prompts.budget import Budget, Part, Prompt, Quote, fit
+from dagmca.prompts.budget import Part, Prompt, PromptBudget, Quote, fit
 from dagmca.prompts.text import fence
 
 MAIN_QUESTION = "What does this passage claim, what does it assume, and what follows from it?"
@@ -39,13 +39,13 @@ class Frame:
 
     question: str
     passage: str  # the passage block, rendered
-    budget: Budget
+    budget: PromptBudget
     background: tuple[Part, ...] = ()
     # the judge role's, sized to its own model's context window (None: the debate's)
-    judge: Budget | None = None
+    judge: PromptBudget | None = None
 
     @property
-    def judging(self) -> Budget:
+    def judging(self) -> PromptBudget:
         """What a judge-role prompt may hold: its model's window, not the debaters'."""
         return self.judge or self.budget
 
@@ -64,7 +64,7 @@ SYSTEM = (
 
 
 def messages(
-    frame: Frame, parts: Sequence[Part], reserve: int, role: str = "", budget: Budget | None = None
+    frame: Frame, parts: Sequence[Part], reserve: int, role: str = "", budget: PromptBudget | None = None
 ) -> Prompt:
     """Every prompt of a debate starts with the same system text, passage, question and
     background, whoever asks, so a server's prompt cache (llama.cpp reuses the longest
@@ -211,7 +211,7 @@ def synthesize(frame: Frame, debates: Sequence[tuple[str, str]], told: Sequence[
     the claims it read them as sharing, the contradictions it found with a member). The
     judge's reading is given as a reading to check, not as the conclusion to reach."""
     parts: list[Part] = [quote(f"Debate on: {question}", resolution) for question, resolution in debates]
-    words = Budget.words(frame.budget.synthesis)
+    words = PromptBudget.words(frame.budget.synthesis)
     found = "".join(f"\n- {line}" for line in told)
     if found:
         found = f"\nWhat the judge found, to check against the texts above:{found}"

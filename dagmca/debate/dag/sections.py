@@ -16,7 +16,7 @@ from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
 from dagmca.llm.tokens import TokenCounter
 from dagmca.models import CallPhase, DebateNode, DebateOrigin, EdgeRecord, EdgeType, SectionNode
-from dagmca.prompts.budget import Budget, fit, sentence_starts
+from dagmca.prompts.budget import PromptBudget, fit, sentence_starts
 from dagmca.prompts.templates import SYSTEM
 from dagmca.prompts.text import fence
 from dagmca.similarity.counts import EmbedPhase
@@ -103,7 +103,7 @@ async def prepare(state: SessionState) -> None:
 async def _map(state: SessionState, section: SectionNode, cap: int) -> str:
     """One section's claims, in order: its entry in the map."""
     total = len(state.sections)
-    words = Budget.words(cap)
+    words = PromptBudget.words(cap)
     ask = (
         f"This is section {section.number} of {total} of a longer passage. List the claims it "
         "makes, in the order it makes them, faithfully: one sentence each, in your own words, "
