@@ -22,6 +22,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from dagmca.llm.fake import checked_excerpt
+
 FAULTS = (
     "rate_limit",  # 429 with Retry-After
     "server_500",
@@ -83,6 +85,21 @@ def schema_in_prompt(body: dict[str, Any]) -> dict[str, Any] | None:
     except ValueError:
         return None
     return schema if isinstance(schema, dict) else None
+
+
+def quoting(data: Any, body: dict[str, Any]) -> Any:
+    """An instance whose observer excerpts quote the turn they flag, as a model's do (a
+    flag whose excerpt is not in its turn is discarded)."""
+    prompt = "\n".join(str(m.get("content", "")) for m in body.get("messages") or [])
+    if isinstance(data, list):
+        return [quoting(item, body) for item in data]
+    if not isinstance(data, dict):
+        return data
+    out = {k: quoting(v, body) for k, v in data.items()}
+    if isinstance(out.get("excerpt"), str):
+        turn = out.get("turn", 1)
+        out["excerpt"] = checked_excerpt(prompt, turn if isinstance(turn, int) else 1) or out["excerpt"]
+    return out
 
 
 def _words(rng: random.Random, n: int) -> str:
@@ -259,9 +276,9 @@ class FaultServer:
                 reply_rng = random.Random(key)
                 if structured:
                     schema = body["response_format"]["json_schema"]["schema"]
-                    content = json.dumps(instance(schema, reply_rng))
+                    content = json.dumps(quoting(instance(schema, reply_rng), body))
                 elif in_prompt is not None:  # json_object, or text: JSON as a model writes it
-                    content = json.dumps(instance(in_prompt, reply_rng))
+                    content = json.dumps(quoting(instance(in_prompt, reply_rng), body))
                     if fmt_type != "json_object":
                         content = f"Here is the JSON you asked for:\n```json\n{content}\n```\nThat is all."
                 elif server.text_reply is not None:
