@@ -10,7 +10,8 @@ def page_api() -> str:
     # settings are the API's types, the errors what it raises
     directives = [
         "::: dagmca.api.Workspace",
-        "::: dagmca.workspace.BaseWorkspace",
+        # its reading methods are a base class's (dagmca.workspace.reading)
+        "::: dagmca.workspace.BaseWorkspace\n    options:\n      inherited_members: true",
         "::: dagmca.api.run",
         "::: dagmca.api.build",
         "::: dagmca.api.evaluate",
