@@ -34,3 +34,7 @@ def test_reference_tasks_are_scored_as_eval_scores_them() -> None:
     task = load_stream(STREAMS / "units.jsonl")[0]
     assert score_reference(task, f"That is {task.answer} in all.\nAnswer: {task.answer}")
     assert not score_reference(task, "Answer: 1")
+    worked = f"3 times 4 is 12, so:\nAnswer: {task.answer}"
+    assert score_reference(task, worked) and not score_reference(
+        task, f"{task.answer} first, then\nAnswer: 1"
+    )

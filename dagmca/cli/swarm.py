@@ -81,6 +81,7 @@ def swarm(
     from dagmca.swarm.estimate import project
     from dagmca.swarm.routers import parse_routers
     from dagmca.swarm.running import plan_for, swarm_in
+    from dagmca.swarm.sandbox import isolation
     from dagmca.swarm.tasks import load_stream
 
     found = load_stream(tasks)
@@ -121,6 +122,14 @@ def swarm(
             f"{len(plan.agents)} agents",
             markup=False,
             highlight=False,
+        )
+    if any(t.is_code for t in found) and isolation() == "guarded":
+        err.print(
+            "dagmca: no namespaces can be made here: the executor runs code behind its resource limits "
+            "and an audit hook only (see the Swarm guide's sandbox section)",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
         )
     started, made, todo = time.monotonic(), [0], [calls]
 

@@ -29,7 +29,6 @@ import contextlib
 import functools
 import json
 import os
-import resource
 import shutil
 import signal
 import subprocess
@@ -205,8 +204,3 @@ def _alive_in_group(pgid: int) -> bool:
             if int(stat[2]) == pgid and stat[0] != "Z":
                 return True
     return False
-
-
-def rlimit_names() -> list[str]:
-    """The limits this platform supports (all of them on Linux)."""
-    return [n for n in _rlimits(Limits()) if hasattr(resource, n)]

@@ -24,6 +24,7 @@ from dagmca.errors import UserError
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.tasks import Scoring, Task
 from dagmca.models.schema import Strict
+from dagmca.prompts.lines import answer
 
 Check = Literal["reference", "code"]
 CHECKS: tuple[str, ...] = ("reference", "code")
@@ -98,8 +99,10 @@ def program(task: SwarmTask, answer: str) -> str:
     return f"{extract_code(answer)}\n\n\n{task.test_code()}"
 
 
-def score_reference(task: SwarmTask, answer: str, tolerance: float = DEFAULT_TOLERANCE) -> bool:
-    return bool(score(task.reference_task(), answer, tolerance).correct)
+def score_reference(task: SwarmTask, reply: str, tolerance: float = DEFAULT_TOLERANCE) -> bool:
+    """The reply's answer line (its last 'Answer:'; the whole reply without one) scored
+    as `dagmca eval` scores it: working shown above the line does not count."""
+    return bool(score(task.reference_task(), answer(reply) or reply, tolerance).correct)
 
 
 def _first_error(exc: ValidationError) -> str:
