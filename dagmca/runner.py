@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink, NoEvents
-from dagmca.debate.session import RevisitResult, SessionResult, revisit_session, run_session
+from dagmca.debate.session import RevisitOutcome, SessionResult, revisit_session, run_session
 from dagmca.debate.state import SessionState
 from dagmca.errors import UserError
 from dagmca.llm.base import LLMClient
@@ -181,7 +181,7 @@ async def run_and_report(state: SessionState, *, title: str, model: str, out_dir
 
 async def revisit_and_report(
     state: SessionState, *, context: str, out_dir: Path, against: GraphNode | None = None
-) -> RevisitResult:
+) -> RevisitOutcome:
     try:
         return await revisit_session(state, context=context, against=against)
     finally:

@@ -12,7 +12,7 @@ from typing import Any
 
 from dagmca.config import SessionConfig
 from dagmca.debate.dag import stubs
-from dagmca.debate.session import RevisitResult
+from dagmca.debate.session import RevisitOutcome
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.models import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
@@ -39,7 +39,7 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
     cfg = SessionConfig(llm="fake", max_revisits=1, **settings)
     context = f"{QUESTIONS[4]}? New polls after the first month say yes."
 
-    async def go() -> tuple[RevisitResult, SessionState]:
+    async def go() -> tuple[RevisitOutcome, SessionState]:
         async with open_state(
             cfg,
             store,

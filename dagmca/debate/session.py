@@ -201,7 +201,11 @@ async def record_metrics(state: SessionState, session: SessionNode) -> SessionMe
 
 
 @dataclass
-class RevisitResult:
+class RevisitOutcome:
+    """What a revisit did to the graph: the open stubs judged, those found answered
+    (superseded), the new branches' ids and the final integrated again (None when
+    nothing changed). The workspace returns it as a `RevisitResult`, with its spend."""
+
     checked: int
     superseded: list[str]
     explored: list[str]  # ids of the new revisit branches
@@ -210,7 +214,7 @@ class RevisitResult:
 
 async def revisit_session(
     state: SessionState, *, context: str, against: GraphNode | None = None
-) -> RevisitResult:
+) -> RevisitOutcome:
     """Later, with new context (a new passage, or the session's own final answer):
     check the session's open stubs against it, explore the relevant ones as revisit
     branches in the same DAG, and integrate again (`dagmca revisit`).
@@ -222,7 +226,7 @@ async def revisit_session(
         return await _revisit_session(state, context=context, against=against)
 
 
-async def _revisit_session(state: SessionState, *, context: str, against: GraphNode | None) -> RevisitResult:
+async def _revisit_session(state: SessionState, *, context: str, against: GraphNode | None) -> RevisitOutcome:
     records = await state.store.aread(lambda s: s.nodes(state.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -254,7 +258,7 @@ async def _revisit_session(state: SessionState, *, context: str, against: GraphN
     session.finished_at = utcnow()
     state.write([session])
     await record_metrics(state, session)  # the revisit branches count too
-    return RevisitResult(checked=len(before), superseded=superseded, explored=explored, final=final)
+    return RevisitOutcome(checked=len(before), superseded=superseded, explored=explored, final=final)
 
 
 async def _ledger(state: SessionState) -> LedgerResult:
