@@ -123,3 +123,8 @@ def test_no_silent_ties_a_reply_failing_validation_in_one_order_is_no_verdict_in
     for row in rows:  # the same pairs behind every row, the unread one apart
         assert (row.wins, row.losses, row.ties, row.no_verdict) == (0, 0, 3, 1), row
     assert report.no_verdict == 1
+
+
+def test_tasks_all_alike_are_no_certainty_whatever_their_number() -> None:
+    lo, hi, few = task_interval([(1.0, 1.0)] * 40)
+    assert not few and 0.85 < lo < 1.0 and hi == 1.0

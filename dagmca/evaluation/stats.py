@@ -129,12 +129,16 @@ def task_interval(
 ) -> tuple[float, float, bool]:
     """The interval of a pooled rate over tasks: the bootstrap over tasks, and below
     `FEW_TASKS` tasks the wider of that and Wilson's over the tasks' own rates (a
-    percentile bootstrap collapses there: 5 wins of 5 resample to 1.0 every time).
+    percentile bootstrap collapses there: 5 wins of 5 resample to 1.0 every time), and
+    so when every task scored alike, whatever their number.
     The flag says the interval rests on few tasks."""
     kept = [(k, n) for k, n in groups if n > 0]
     lo, hi = bootstrap_ratio(kept, seed=seed, level=level)
     few = len(kept) < FEW_TASKS
-    if few and kept:
+    # every task alike (all right, say): the resamples cannot vary, and [1, 1] would
+    # claim a certainty no number of tasks gives
+    flat = len({k / n for k, n in kept}) == 1
+    if (few or flat) and kept:
         w_lo, w_hi = wilson(sum(k / n for k, n in kept), len(kept))
         lo, hi = min(lo, w_lo), max(hi, w_hi)
     return lo, hi, few
