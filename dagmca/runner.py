@@ -46,7 +46,7 @@ Work = Callable[[SessionState, str], Awaitable[T]]
 
 
 @dataclass
-class Shared:
+class SharedResources:
     """What the sessions of a build share: one store thread, one concurrency limit, one
     spend against the build's budgets (the rate limiter is the backend's)."""
 
@@ -85,7 +85,7 @@ async def open_state(
     embedder: Embedder,
     events: EventSink | None = None,
     earlier: Earlier = None,
-    shared: Shared | None = None,
+    shared: SharedResources | None = None,
     question: str | None = None,
 ) -> AsyncIterator[SessionState]:
     """The state of one session around `client`, after a pre-flight call: a down

@@ -42,7 +42,7 @@ from dagmca.llm.gate import Gate
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import Budget, MeteredLLM, Pool
 from dagmca.models import SessionNode, node_from_record
-from dagmca.runner import Shared, open_state, run_and_report, stored_config
+from dagmca.runner import SharedResources, open_state, run_and_report, stored_config
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
@@ -152,7 +152,7 @@ class Build:
         # with the client: both are the workspace's
         background = self.store if isinstance(self.store, BackgroundStore) else BackgroundStore(self.store)
         own = background is not self.store
-        shared = Shared(
+        shared = SharedResources(
             background,
             Gate(self.cfg.concurrency),
             Pool(Budget(self.cfg.max_llm_calls, self.cfg.max_tokens, self.cfg.max_cost_usd)),
@@ -190,7 +190,7 @@ class Build:
     async def _session(
         self,
         p: Passage,
-        shared: Shared,
+        shared: SharedResources,
         slots: asyncio.Semaphore,
         client: LLMClient,
         embedder: Embedder,
@@ -243,7 +243,7 @@ class Build:
                 await self._release(shared.store, p.id)
 
     async def _schedule_link(
-        self, p: Passage, shared: Shared, client: LLMClient, embedder: Embedder
+        self, p: Passage, shared: SharedResources, client: LLMClient, embedder: Embedder
     ) -> asyncio.Task[None]:
         """Start judging every earlier finished session's open stubs against `p`: one
         step per session, after the steps of earlier passages on that session. The
@@ -277,7 +277,7 @@ class Build:
         self,
         before: asyncio.Task[Any] | None,
         step: Step,
-        shared: Shared,
+        shared: SharedResources,
         client: LLMClient,
         embedder: Embedder,
     ) -> StepResult:
@@ -296,7 +296,7 @@ class Build:
         )
 
     async def _finish_link(
-        self, p: Passage, against: SessionNode, steps: list[asyncio.Task[StepResult]], shared: Shared
+        self, p: Passage, against: SessionNode, steps: list[asyncio.Task[StepResult]], shared: SharedResources
     ) -> None:
         outcome = self.outcomes[p.id]
         try:

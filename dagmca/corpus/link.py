@@ -26,7 +26,7 @@ from dagmca.models import (
     node_from_record,
     utcnow,
 )
-from dagmca.runner import Shared, open_state, revisit_and_report
+from dagmca.runner import SharedResources, open_state, revisit_and_report
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
 
@@ -74,7 +74,7 @@ def finished_others(sessions: list[NodeRecord], p: Passage, skip: set[str]) -> l
 async def link_step(
     step: Step,
     store: GraphStore,
-    shared: Shared,
+    shared: SharedResources,
     *,
     client: LLMClient,
     embedder: Embedder,
@@ -122,7 +122,7 @@ async def link_step(
     return StepResult(links, state.revisits_used, result.checked)
 
 
-async def mark_linked(shared: Shared, against: SessionNode, p: Passage) -> None:
+async def mark_linked(shared: SharedResources, against: SessionNode, p: Passage) -> None:
     """The passage is finished: every earlier session was judged against it. Read again
     first: the Session node may have changed since the link began."""
     record = await shared.store.aread(lambda s: s.get_node(against.id))

@@ -21,7 +21,7 @@ from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
 from dagmca.llm.routing import routes_of
 from dagmca.models import CallRecord, ModelRole
 from dagmca.passage import title_of
-from dagmca.runner import Shared, run_and_report, stored_config
+from dagmca.runner import SharedResources, run_and_report, stored_config
 from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, Handed
@@ -49,7 +49,7 @@ class EvalSessions:
         self.ws, self.base, self.client = ws, base, client
         self.store: BackgroundStore = ws.store
         budget = Budget(base.max_llm_calls, base.max_tokens, base.max_cost_usd)
-        self.shared = Shared(store=self.store, gate=Gate(base.concurrency), pool=Pool(budget))
+        self.shared = SharedResources(store=self.store, gate=Gate(base.concurrency), pool=Pool(budget))
         self._backends: dict[str, Backend | Handed] = {}
         self._starting = asyncio.Lock()
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from dagmca.config import SessionConfig
 from dagmca.llm.base import LLMClient
 from dagmca.llm.factory import Backend, open_backend
-from dagmca.runner import Shared
+from dagmca.runner import SharedResources
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -62,7 +62,7 @@ class Sharing:
     that an unreachable endpoint's error names."""
 
     backend: Backend | Handed
-    shared: Shared
+    shared: SharedResources
     fix: str
 
 

@@ -29,7 +29,7 @@ from dagmca.models import NodeKind, NodeRecord
 from dagmca.passage import check_text, title_of
 from dagmca.runner import (
     Display,
-    Shared,
+    SharedResources,
     open_state,
     reports_dir,
     revisit_and_report,
@@ -347,7 +347,9 @@ class BaseWorkspace(Reading):
         background, embedder = self._opened()
         backend = sharing.backend if sharing else await self._backends.get(cfg, client)
         # a session run alone has its own concurrency limit and budgets; the store's thread is the workspace's
-        shared = sharing.shared if sharing else Shared(background, Gate(cfg.concurrency), Pool(Budget()))
+        shared = (
+            sharing.shared if sharing else SharedResources(background, Gate(cfg.concurrency), Pool(Budget()))
+        )
         try:
             async with open_state(
                 cfg,
