@@ -72,6 +72,8 @@ REFUSED: list[tuple[str, str]] = [
     ("MATCH ((a)-->(b)){1,3} RETURN a", "quantified path patterns"),
     ("MATCH (n) CALL { WITH n CREATE (m:X) } IN TRANSACTIONS RETURN n", "CREATE"),
     ("RETURN apoc.coll.sum([1, 2]) AS s", "apoc.coll.sum()"),
-    ("CALL gds.pageRank.stream('g') YIELD nodeId RETURN nodeId", "gds.pagerank.stream"),
+    # refused as written, even when no row would call it
+    ("MATCH (x:Nothing) RETURN apoc.coll.toSet([x]) AS s", "apoc.coll.toSet()"),
+    ("CALL gds.pageRank.stream('g') YIELD nodeId RETURN nodeId", "gds.pageRank.stream"),
     ("USE other MATCH (n) RETURN n", "USE"),
 ]

@@ -56,7 +56,8 @@ def _percentile(name: str, ordered: list[Any], p: Any) -> Any:
     """Neo4j's percentiles: percentileDisc picks a value of the group (the one at the
     rank p·n rounds up to), percentileCont interpolates between the two around p·(n-1)."""
     if not isinstance(p, int | float) or isinstance(p, bool) or not 0 <= p <= 1:
-        raise UserError(f"{name}() takes a percentile between 0.0 and 1.0, not {p!r}")
+        spelled = "percentileDisc" if name == "percentiledisc" else "percentileCont"
+        raise UserError(f"{spelled}() takes a percentile between 0.0 and 1.0, not {p!r}")
     n = len(ordered)
     if not n:
         return None

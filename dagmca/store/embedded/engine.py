@@ -231,7 +231,7 @@ class Engine:
     # -- procedures ----------------------------------------------------------------------
     def _call(self, c: s.ProcedureCall, rows: Iterable[Row]) -> tuple[list[str], list[Row]]:
         args = [self.compiler.compile(a)({}) for a in c.args]
-        records = self._procedure(c.name.lower(), args)
+        records = self._procedure(c.name, args)
         fields = list(records[0]) if records else _PROCEDURE_FIELDS.get(c.name.lower(), [])
         yields = c.yields or [(f, f) for f in fields]
         test = self.compiler.compile(c.where) if c.where is not None else None
@@ -243,8 +243,8 @@ class Engine:
                     out.append(extended)
         return [alias for _, alias in yields], out
 
-    def _procedure(self, name: str, args: list[Any]) -> list[dict[str, Any]]:
-        g = self.graph
+    def _procedure(self, written: str, args: list[Any]) -> list[dict[str, Any]]:
+        g, name = self.graph, written.lower()
         if name == "db.labels":
             return [{"label": x} for x in sorted(g.by_label)]
         if name == "db.relationshiptypes":
@@ -254,7 +254,7 @@ class Engine:
             return [{"propertyKey": x} for x in sorted(keys)]
         if name == "db.index.fulltext.querynodes":
             return self._fulltext(*args)
-        raise Unsupported(f"the procedure {name} is not supported on the embedded store")
+        raise Unsupported(f"the procedure {written} is not supported on the embedded store")
 
     def _fulltext(self, index: Any, words: Any, *_: Any) -> list[dict[str, Any]]:
         """The texts' full-text index, approximated: a node scores by how often the

@@ -10,9 +10,17 @@ from typing import Any
 
 from dagmca.errors import UserError
 from dagmca.store.embedded import syntax as s
-from dagmca.store.embedded.functions import AGGREGATES, ARITHMETIC, COMPARISONS, CypherTypeError, call_scalar
+from dagmca.store.embedded.functions import (
+    AGGREGATES,
+    ARITHMETIC,
+    COMPARISONS,
+    SCALARS,
+    CypherTypeError,
+    call_scalar,
+)
 from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row, truth
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
+from dagmca.store.embedded.syntax import Unsupported
 from dagmca.store.embedded.values import Node, Rel, equals
 
 Fn = Callable[[Row], Any]
@@ -182,13 +190,15 @@ class Compiler(GraphExpressions):
             return self._aggregate(e)
         if e.name in ("all", "any", "none", "single"):
             return self._list_predicate(e)
+        if e.name not in SCALARS:  # refused before any row is read, whether or not one is
+            raise Unsupported(f"the function {e.written or e.name}() is not supported on the embedded store")
         args = [self.compile(a) for a in e.args]
         name = e.name
         return lambda row: call_scalar(name, [a(row) for a in args])
 
     def _aggregate(self, e: s.Call) -> Fn:
         if self.aggregates is None:
-            raise UserError(f"{e.name}() aggregates, and can only be used in WITH or RETURN")
+            raise UserError(f"{e.written or e.name}() aggregates, and can only be used in WITH or RETURN")
         outer, self.aggregates = self.aggregates, None  # no aggregate inside an aggregate
         try:
             arg = None if e.star else self.compile(e.args[0]) if e.args else None
@@ -196,9 +206,10 @@ class Compiler(GraphExpressions):
         finally:
             self.aggregates = outer
         if arg is None and not e.star:
-            raise UserError(f"{e.name}() needs an argument")
+            raise UserError(f"{e.written or e.name}() needs an argument")
         if e.name.startswith("percentile") and (extra is None or len(e.args) != 2):
-            raise UserError(f"{e.name}() takes a value and a percentile: {e.name}(x, 0.5)")
+            name = e.written or e.name
+            raise UserError(f"{name}() takes a value and a percentile: {name}(x, 0.5)")
         slot = f"\x00agg{len(outer)}"
         outer.append(Aggregate(slot, e.name, arg, e.distinct, extra))
         return lambda row: row[slot]

@@ -186,7 +186,7 @@ class ExprParser(Reader):
             self.next()
             parts.append(self.name())
         self.expect_op("(")
-        call = s.Call(".".join(parts).lower(), [])
+        call = s.Call(".".join(parts).lower(), [], written=".".join(parts))
         if call.name == "reduce":
             return self.reduce()
         if self.is_op("*"):

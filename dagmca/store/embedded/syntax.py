@@ -159,6 +159,7 @@ class Call(Expr):
     args: list[Expr]
     distinct: bool = False
     star: bool = False  # count(*)
+    written: str = ""  # the name as the query spells it, for messages
 
 
 @dataclass
