@@ -34,6 +34,10 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Claim",
         # an evaluation's record
         "Evaluation",
+        # a swarm, its stream's tasks and its snapshots of S, D and F
+        "Swarm",
+        "Task",
+        "Snapshot",
     }
     assert {t.value for t in EdgeType} == {
         "BRANCHES_FROM",
@@ -63,6 +67,7 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         # an evaluation: the sessions it ran, and the judge's verdicts between finals
         "RAN",
         "JUDGED_AGAINST",
+        "ATTEMPTED",
     }
     assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
 
