@@ -19,6 +19,11 @@ CONSTRUCTS: dict[str, str] = {
     "pattern-labels-or": "MATCH (n:Debate|Synthesis {session: $session}) RETURN count(n) AS c",
     "pattern-labels-and": "MATCH (n:Tension&Stub {session: $session}) RETURN n.id AS id ORDER BY id",
     "pattern-labels-not": "MATCH (n:Node&!Turn&!Agent {session: $session}) RETURN count(n) AS c",
+    # WHERE inside node and relationship patterns
+    "pattern-where": "MATCH (t:Turn WHERE t.session = $session AND t.tokens > 330)"
+    "-[b:BY WHERE b.session = $session]->(a) RETURN a.id AS agent, count(t) AS n ORDER BY agent",
+    "pattern-where-in-exists": "MATCH (t:Turn {session: $session}) "
+    "WHERE EXISTS { (t)-[:REVISES]->(u:Turn WHERE u.tokens > 330) } RETURN count(t) AS n",
     # map projections
     "map-projection": "MATCH (d:Debate {session: $session}) "
     "RETURN d {.id, .origin, deeper: d.depth + 1} AS d ORDER BY d.id",
