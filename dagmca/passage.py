@@ -7,6 +7,8 @@ from pathlib import Path
 from dagmca.errors import UserError
 from dagmca.text import clip
 
+MAX_QUESTION_BYTES = 20_000  # a question, not a passage: longer text belongs in the passage
+
 
 def read_passage(path: Path, max_bytes: int) -> str:
     if not path.exists():

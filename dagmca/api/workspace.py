@@ -24,9 +24,8 @@ from dagmca.ask.models import Answer
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
-from dagmca.passage import check_text
+from dagmca.passage import MAX_QUESTION_BYTES, check_text
 from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_from
-from dagmca.workspace.inputs import MAX_QUESTION_BYTES
 
 if TYPE_CHECKING:
     from dagmca.evaluation.judging import Completer

@@ -32,18 +32,18 @@ from dagmca.cli.render import (
 )
 from dagmca.cli.verdicts import Verdicts
 from dagmca.config import SessionConfig
+from dagmca.config.session import BUDGETS
 from dagmca.debate.estimate import Projection, as_json, project, role_pricing
 from dagmca.errors import Interrupted, UserError
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
 from dagmca.metrics.ledger import arm_shares
 from dagmca.models import NodeRecord
-from dagmca.passage import check_text, read_passage, title_of
+from dagmca.passage import MAX_QUESTION_BYTES, check_text, read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 
 T = TypeVar("T")
-MAX_QUESTION_BYTES = 20_000  # a question, not a passage: longer text belongs in the passage file
 DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
 DryRun = Annotated[
@@ -236,7 +236,6 @@ def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig
     return cfg
 
 
-BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
 # what `resume` and `revisit` may change of a stored session's settings: a moved
 # endpoint, a raised budget and its prices
 OVERRIDES = (

@@ -30,6 +30,9 @@ from dagmca.config.sampling import parse_sampling
 from dagmca.models import ModelRole
 from dagmca.team import AgentTree, build_tree
 
+# the settings that cap a session's spend (BudgetSettings' caps), by name
+BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
+
 # settings of earlier versions: character clips (replaced by token budgets), and the
 # similarity-only decisions the judge replaced
 RETIRED = frozenset(

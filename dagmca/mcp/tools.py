@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
+from dagmca.config.session import BUDGETS
 from dagmca.errors import UserError
 from dagmca.mcp.readonly import QueryLimits, read_query
 from dagmca.models import NodeKind, NodeRecord, TensionNode, TensionStatus, node_from_record
@@ -17,7 +18,6 @@ if TYPE_CHECKING:
     from dagmca.config import SessionConfig
     from dagmca.models import SessionNode
 
-BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
 # A run asked for by an assistant, when the settings set no budget of their own: a cap on
 # its calls, so one tool call cannot spend without bound.
 RUN_CALL_CAP = 400

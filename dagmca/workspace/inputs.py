@@ -9,14 +9,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from dagmca.config import SessionConfig
+from dagmca.config.session import BUDGETS as BUDGETS
 from dagmca.errors import SettingsError, UserError
 from dagmca.llm.metered import MeteredLLM
+from dagmca.passage import MAX_QUESTION_BYTES as MAX_QUESTION_BYTES
 from dagmca.store.base import GraphStore
 from dagmca.workspace.results import RoleShare, Spend
 
 SettingsLike = SessionConfig | Mapping[str, Any] | None
-BUDGETS = ("max_llm_calls", "max_tokens", "max_cost_usd")
-MAX_QUESTION_BYTES = 20_000  # a question, not a passage: longer text belongs in the passage
 
 
 def settings_from(settings: SettingsLike, overrides: Mapping[str, Any] | None = None) -> SessionConfig:
