@@ -125,3 +125,9 @@ def test_a_failing_test_is_a_failure_with_its_reason() -> None:
     outcome = run("def f(x):\n    return x\nassert f(1) == 2, 'f(1) should be 2'\n", LIMITS)
     assert not outcome.passed
     assert "f(1) should be 2" in outcome.reason
+
+
+def test_an_executor_that_cannot_run_code_stops_before_any_call() -> None:
+    assert sandbox.preflight() is None
+    with pytest.raises(sandbox.ExecutorUnavailable, match="cannot run code here"):
+        sandbox.preflight(Limits(wall_seconds=0.001))  # too short for the interpreter to start

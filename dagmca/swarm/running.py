@@ -21,7 +21,7 @@ from dagmca.models.nodes import PersonaNode, node_from_record
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.swarm import graph
+from dagmca.swarm import graph, sandbox
 from dagmca.swarm.agents import ContextOptions
 from dagmca.swarm.client import swarm_client
 from dagmca.swarm.loop import Memory, OnAttempt, RunResult, StreamPlan, run_stream
@@ -165,5 +165,7 @@ async def swarm_in(
 ) -> SwarmReport:
     """The swarm in a workspace: its store, its embedder (for D) and the settings'
     model behind one metered client."""
+    if any(t.is_code for t in plan.tasks):
+        await asyncio.to_thread(sandbox.preflight, plan.limits)
     model = await swarm_client(ws, cfg, plan.swarm_id, client)
     return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt, on_start)

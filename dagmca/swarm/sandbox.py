@@ -39,12 +39,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from dagmca.errors import EndpointError
 from dagmca.models.schema import Strict
 
 Isolation = Literal["namespaces", "guarded"]
 NOBODY = 65534
 CHILD = Path(__file__).with_name("child.py")
 _UNSHARE = ["--mount", "--net", "--pid", "--fork", "--kill-child"]
+
+
+class ExecutorUnavailable(EndpointError):
+    """The executor cannot lock itself in on this machine: code tasks cannot be checked
+    (exit code 3, as an endpoint that cannot be used)."""
 
 
 class Limits(Strict):
@@ -99,6 +105,18 @@ def isolation() -> Isolation:
     except (OSError, subprocess.SubprocessError):
         return "guarded"
     return "namespaces" if done.returncode == 0 else "guarded"
+
+
+def preflight(limits: Limits | None = None) -> None:
+    """Run a program that only prints, before the first call of a stream with code
+    tasks: an executor that cannot lock itself in here stops the swarm before it spends,
+    rather than failing every code task."""
+    outcome = run("print('ready')\n", limits)
+    if not outcome.passed or outcome.output.strip() != "ready":
+        raise ExecutorUnavailable(
+            f"the executor cannot run code here ({outcome.isolation}): {outcome.reason}",
+            "see the Swarm guide's section on the executor",
+        )
 
 
 def _environment() -> dict[str, str]:
