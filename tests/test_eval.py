@@ -9,6 +9,7 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -38,8 +39,8 @@ BASE = SessionConfig.model_validate({"llm": "fake"})
 Answers = Callable[[str, str, int], str | None]  # (arm slug, task, repeat) -> short answer
 
 
-def scripted(answers: Answers, judge: Callable[[ScriptedCall], object] | None = None) -> ScriptedLLM:
-    def respond(call: ScriptedCall) -> object:
+def scripted(answers: Answers, judge: Callable[[ScriptedCall], Any] | None = None) -> ScriptedLLM:
+    def respond(call: ScriptedCall) -> Any:
         if call.schema is ShortAnswer:
             m = SID.match(call.meta.debate.split("/")[0])
             assert m is not None, call.meta.debate
@@ -154,7 +155,7 @@ def test_the_pair_verdict_schema_puts_reasoning_before_the_verdict_and_the_judge
     assert role_of(CallPhase.PAIR) is ModelRole.JUDGE
 
 
-def _judged(judge: Callable[[ScriptedCall], object]) -> tuple[str, list[ScriptedCall]]:
+def _judged(judge: Callable[[ScriptedCall], Any]) -> tuple[str, list[ScriptedCall]]:
     client = ScriptedLLM(judge)
     result = asyncio.run(
         judge_pair(client, question="q", passage=None, answer="GOOD", baseline="POOR", max_tokens=200, seed=0)
@@ -171,7 +172,7 @@ def test_pairs_are_judged_blind_in_both_orders_and_a_split_is_a_tie() -> None:
     assert calls[1].prompt.index("POOR") < calls[1].prompt.index("GOOD")
     assert not any(name in calls[0].prompt for name in ("mca", "vote", "single"))
 
-    def content(c: ScriptedCall) -> object:
+    def content(c: ScriptedCall) -> Any:
         user = c.messages[-1]["content"]
         return {
             "reasoning": "the good one answers it",
@@ -182,7 +183,7 @@ def test_pairs_are_judged_blind_in_both_orders_and_a_split_is_a_tie() -> None:
 
 
 def test_each_criterion_is_combined_over_both_orders_and_recorded() -> None:
-    def by_criterion(c: ScriptedCall) -> object:
+    def by_criterion(c: ScriptedCall) -> Any:
         user = c.messages[-1]["content"]
         good_first = user.index("GOOD") < user.index("POOR")
         return {
@@ -371,7 +372,7 @@ def test_a_session_cut_short_by_a_dead_endpoint_is_resumed_by_the_rerun(tmp_path
     found = tasks(2, answer="2")
     healthy = scripted(lambda a, t, r: "2")
 
-    def dying(call: ScriptedCall) -> object:  # the second task's calls all fail
+    def dying(call: ScriptedCall) -> Any:  # the second task's calls all fail
         return None if "t1-r0" in call.meta.debate else healthy.responder(call)
 
     with pytest.raises(EndpointError) as raised:

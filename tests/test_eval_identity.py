@@ -155,12 +155,12 @@ def test_a_reply_that_fails_validation_in_one_order_is_no_verdict_not_a_tie(tmp_
 def test_ctrl_c_on_eval_prints_its_own_one_line_hint(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import dagmca.api
+    import dagmca.api.sync
 
     def interrupted(*args: object, **kw: object) -> object:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(dagmca.api, "in_workspace", interrupted)
+    monkeypatch.setattr(dagmca.api.sync, "in_workspace", interrupted)
     path = tmp_path / "tasks.jsonl"
     path.write_text(TASKS, encoding="utf-8")
     code = main(["eval", str(path), "--arms", "single", "--llm", "fake", "--store", str(tmp_path / "e.db")])

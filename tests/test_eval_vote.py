@@ -177,3 +177,28 @@ def test_the_judge_reads_the_reference_and_prefers_the_answer_that_matches_it(tm
     assert judged and all("<reference>\n4\n</reference>" in c.prompt for c in judged)
     (c,) = [c for c in report.comparisons if c.kind == "judged"]
     assert (c.arm, c.wins, c.losses, c.ties) == ("single", 1, 0, 0)  # held in both orders
+
+
+def test_an_open_tasks_vote_is_universal_self_consistency_one_call_picking_a_sample(tmp_path: Path) -> None:
+    from dagmca.evaluation.consistency import ConsistentPick
+    from tests.test_eval import _longer, scripted
+    from tests.test_eval_identity import open_tasks
+
+    base = scripted(lambda a, t, r: "x", _longer)
+
+    def respond(call: ScriptedCall) -> Any:
+        if call.schema is ConsistentPick:
+            assert call.prompt.count("<answer>") >= 2
+            return {"reasoning": "the second agrees with most of the others", "choice": 2}
+        return base.responder(call)
+
+    client = ScriptedLLM(respond)
+    report = run(tmp_path, client, open_tasks(2), "mca,vote", match="calls")
+    picks = [c for c in client.calls if c.schema is ConsistentPick]
+    assert len(picks) == 2  # one call per task, none spent on voting
+    votes = [r for r in report.results if r.arm == "vote"]
+    assert all(r.session.endswith("-s1") for r in votes)  # the second sample's final is the vote's
+    made = len(client.calls)
+    run(tmp_path, client, open_tasks(2), "mca,vote", match="calls")
+    extra = [(c.schema, c.meta.phase, c.meta.agent, c.meta.reask) for c in client.calls[made:]]
+    assert len(client.calls) == made, extra  # the pick comes from the cache on a rerun

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from dagmca import tracing
@@ -21,7 +21,7 @@ from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
-from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, samples_for, voted
+from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, most_consistent, samples_for, voted
 from dagmca.evaluation.firstvote import first_answers, first_vote
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
 from dagmca.evaluation.identity import differences, identity, legacy_differences, role_models
@@ -189,7 +189,29 @@ class _Eval:
         n = samples_for(self.plan.match, target.calls, target.tokens, first.record.calls, first.record.tokens)
         rest = await _all([self.one(arm, task, repeat, hot, sample=k) for k in range(1, n)])
         found = [first, *(r for r in rest if r is not None)]
-        done = voted(arm.name, task, repeat, found, self.plan.tolerance)
+        picked, extra = None, (0, 0, 0.0, 0)
+        if task.judged and len(found) > 1:  # no rule clusters open answers: one call picks
+            # logged apart from the samples' own, which size the vote on a rerun
+            log = f"{first.record.session}-usc"
+            llm = await self.runner.metered(log)
+            tokens = self.base.role(ModelRole.FINAL).flag_tokens()
+            picked = await most_consistent(llm, task.question, found, max_tokens=tokens, seed=self.base.seed)
+            await self.store.flush()
+            made = await self.store.aread(lambda s: s.calls(log))
+            extra = (*spent(made), prompt_tokens(made))
+        done = voted(arm.name, task, repeat, found, self.plan.tolerance, picked)
+        if extra[0]:
+            r = done.record
+            calls, tokens, cost, prompt = (
+                r.calls + extra[0],
+                r.tokens + extra[1],
+                r.cost_usd + extra[2],
+                extra[3],
+            )
+            more = replace(
+                r, calls=calls, tokens=tokens, cost_usd=cost, prompt_tokens=r.prompt_tokens + prompt
+            )
+            done = Finished(more, done.final_text)
         self.finish(arm, task, repeat, done)
         return done
 

@@ -122,6 +122,23 @@ class EvalSessions:
         except EndpointError as exc:
             raise EndpointError(f"the judge cannot be used: {exc.problem}", exc.fix) from None
 
+    async def metered(self, session: str) -> MeteredLLM:
+        """A client of the eval's settings on its gate and spend, its calls logged under
+        `session` and kept in the store's response cache (a rerun asks nothing again)."""
+        backend = await self.backend(self.base)
+        return MeteredLLM(
+            backend.client,
+            concurrency=self.base.concurrency,
+            terms=role_terms(self.base, backend.client),
+            cache=self.store,
+            read_cache=self.base.cache,
+            record=lambda call: self.store.record_calls([call]),
+            session=session,
+            down_after=self.base.endpoint_down_after,
+            gate=self.shared.gate,
+            pool=self.pool,
+        )
+
     async def judge(self, eval_id: str) -> tuple[MeteredLLM, str]:
         """The judge role's client on the eval's gate and spend, its calls logged under
         the eval id and kept in the store's response cache (a rerun asks nothing again)."""
