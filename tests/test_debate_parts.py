@@ -266,3 +266,31 @@ def test_a_reply_capped_too_short_for_the_format_is_not_asked_for_it(run_fake: R
     assert prompts and not any(PARTS_ASKED in p or STANCE_ASKED in p for p in prompts)
     parts = lines.load_parts(state.debates["s1/main"].resolution_parts)
     assert parts is not None and not parts["parsed"] and parts["position"]
+
+
+def test_in_a_question_session_a_changed_tally_is_a_material_change(tmp_path: Path) -> None:
+    """The root writes the same words every round, but a leaf's answer turns in round 2:
+    the debate does not stop there; in round 3 nothing changes, and it stops."""
+    calls: Counter[str] = Counter()
+
+    def responder(call: ScriptedCall) -> Any:
+        agent, phase = call.meta.agent, call.meta.phase
+        if call.schema is None and agent == "L0N1" and phase == "observe":
+            return FIRST
+        if call.schema is not None or phase not in ("respond", "lateral") or not agent.startswith("L1"):
+            return default_responder(call)
+        calls[f"{agent} {phase}"] += 1
+        said = "no" if agent == "L1N3" and calls[f"{agent} {phase}"] >= 2 else "yes"
+        return f"{agent} reads it.\nStance: kept because nothing new.\nAnswer: {said}\nConfidence: 0.6"
+
+    settings = {"llm": "fake", "max_depth": 0, "rounds": 4, "strange_loops": 0, "monitor_every": "off"}
+    result = dagmca.run(
+        PASSAGE, question=QUESTION, store=tmp_path / "q.db", client=ScriptedLLM(responder),
+        embedder=HashingEmbedder(), settings={**settings, "convergence_threshold": 0.72},
+    )  # fmt: skip
+    with open_existing(str(tmp_path / "q.db")) as store:
+        nodes = [node_from_record(r) for r in store.nodes(result.id)]
+    debate = next(n for n in nodes if isinstance(n, DebateNode))
+    rounds = sorted((r for r in nodes if isinstance(r, RoundNode)), key=lambda r: r.number)
+    assert [r.convergence_score for r in rounds] == [None, 1.0, 1.0]
+    assert debate.converged and debate.rounds == 3
