@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
-from dagmca.llm.degenerate import REASK_TEMPERATURE, field_descriptions, reason_degeneration
+from dagmca.llm.degenerate import REASK_TEMPERATURE, field_descriptions, reason_degeneration, scaffolding
 from dagmca.llm.stack.base import Wrapper
 
 REASON_FIELDS = frozenset({"reason", "reasons", "reasoning", "rationale"})
@@ -66,7 +66,7 @@ def hollow_reason(parsed: Any, messages: list[Message], schema: type[BaseModel])
     fields = reasons_of(parsed)
     if not fields:
         return None
-    prompt = "\n".join(str(m.get("content", "")) for m in messages)
+    prompt = scaffolding(messages)  # the prompt's own words: a passage is no description
     described = descriptions(schema.model_json_schema())
     described += field_descriptions(prompt, sorted({name for name, _ in fields}))
     for name, text in fields:
