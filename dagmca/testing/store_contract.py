@@ -1,6 +1,8 @@
 """`GraphStoreContract`: what every `GraphStore` must do, as pytest tests a store's
-author runs against their own store. Subclass it in a test module and give it a `store`
-fixture that yields an empty store with its schema set up:
+author runs against their own store.
+
+Subclass it in a test module and give it a `store` fixture that yields an empty store
+with its schema set up:
 
     import pytest
     from dagmca.testing import GraphStoreContract

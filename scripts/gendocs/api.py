@@ -24,6 +24,7 @@ def page_api() -> str:
         "::: dagmca.api.SwarmReport",
         "::: dagmca.config.roles.RoleSettings",
         "::: dagmca.errors",
+        "::: dagmca.testing.GraphStoreContract",
     ]
     return "\n".join(
         [
