@@ -7,8 +7,11 @@ import re
 
 from dagmca.evaluation.arms import BARE
 from dagmca.llm.fake import ScriptedCall
+from dagmca.llm.tokens import TokenCounter
 from dagmca.models import EdgeType
 from dagmca.prompts import final as fp
+from dagmca.prompts import templates as tpl
+from dagmca.prompts.budget import PromptBudget
 from tests.conftest import RunSession
 from tests.test_pipeline import QUESTIONS, scripted
 
@@ -77,3 +80,26 @@ def test_the_task_names_the_kinds_present_with_their_labels() -> None:
     )
     checked = fp.check_citations("A [B1; S4] and [x] stay.", ["B1"])
     assert checked.text == "A [B1] and [x] stay." and checked.removed == ["S4"]
+
+
+def test_a_question_sessions_final_prompt_names_only_what_it_has() -> None:
+    """An eval's arms answer questions: the asked prompt, like the open one, names no
+    branch, synthesis or contradiction when there are none, and every one there is."""
+    budget = PromptBudget(TokenCounter(), window=8192, turn=200, flag=200, synthesis=300, final=400)
+    frame = tpl.Frame(
+        question="Does the toll pay for the buses?", passage=tpl.passage_block("P."), budget=budget
+    )
+    bare = [fp.Section("M", "Main debate resolution", "It does.")]
+    for asked in (True, False):
+        task = fp.integrate(frame, bare, asked=asked).messages[-1]["content"].rsplit("</turn>", 1)[-1]
+        assert not re.search(r"branch|synthesis|syntheses|contradiction", task, re.I), task
+    full = [
+        *bare,
+        fp.Section("B1", "Branch (depth 1) on: who pays?", "Drivers."),
+        fp.Section("S1", "Synthesis of converging branches", "Drivers and councils."),
+        fp.contradiction("C1", [("B1", "who pays?", "Drivers."), ("B2", "who gains?", "Nobody.")]),
+        fp.Section("Q1", "Open question (urgency 0.50)", "When?"),
+    ]
+    task = fp.integrate(frame, full, asked=True).messages[-1]["content"].rsplit("</turn>", 1)[-1]
+    for named in ("([B1])", "([S1])", "([C1])", "([Q1])", "both of its positions"):
+        assert named in task
