@@ -185,3 +185,24 @@ def test_the_settings_record_each_roles_model_and_the_prompt_version() -> None:
     assert differences(made, raised) == []  # limits are not what made the answers
     cooler = cfg.model_copy(update={"roles": {}})
     assert any(d.startswith("judge model") for d in differences(made, identity(cooler, arms)))
+
+
+def test_the_python_apis_default_eval_id_follows_the_model_too(tmp_path: Path) -> None:
+    import asyncio
+
+    from dagmca.api import Workspace
+    from dagmca.similarity import HashingEmbedder
+
+    found = [Task(id="t0", question="What is 1 + 1?", answer="2")]
+    client = ScriptedLLM()  # the eval's default ids are not the scripted helper's `ev-`
+
+    async def once(model: str) -> str:
+        async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
+            report = await ws.eval(found, arms="single", client=client, llm="fake", model=model)
+            return report.eval_id
+
+    first = asyncio.run(once("one"))
+    made = len(client.calls)
+    assert asyncio.run(once("two")) != first and len(client.calls) > made
+    made = len(client.calls)
+    assert asyncio.run(once("two")) != first and len(client.calls) == made

@@ -13,7 +13,6 @@ failures are `dagmca.errors` exceptions.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,8 @@ from dagmca.ask.corpus import Sessions
 from dagmca.ask.models import Answer
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
+from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
+from dagmca.evaluation.identity import default_eval_id, digest, identity
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
 from dagmca.passage import MAX_QUESTION_BYTES, check_text
 from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_from
@@ -32,14 +33,6 @@ if TYPE_CHECKING:
     from dagmca.evaluation.report import RunRecord
 
 DEFAULT_ARMS = "mca,vote,single"
-
-
-def default_eval_id(tasks: Path | Sequence[Task], arms: str, repeats: int) -> str:
-    """Same tasks (file, or task ids), arms and repeats: same id, so a plain rerun
-    resumes. For a file it is the id `dagmca eval` gives it."""
-    source = str(tasks.resolve()) if isinstance(tasks, Path) else ",".join(t.id for t in tasks)
-    digest = hashlib.sha256(f"{source}|{arms}|{repeats}".encode()).hexdigest()[:10]
-    return f"eval-{digest}"
 
 
 class Workspace(BaseWorkspace):
@@ -84,6 +77,8 @@ class Workspace(BaseWorkspace):
         judge_trials: int = 1,
         noise_floor: bool = False,
         parallel: int | None = None,
+        vote_temperature: float = DEFAULT_TEMPERATURE,
+        match: Match = "tokens",
         settings: SettingsLike = None,
         client: ClientLike | None = None,
         judge: Completer | None = None,
@@ -95,9 +90,11 @@ class Workspace(BaseWorkspace):
         judged in pairs, with intervals, paired tests and cost, and the Evaluation in the
         graph. `tasks`: a JSONL file or folder of .txt passages, or `Task`s; `arms`: as
         `--arms` (`"mca:rounds=1,vote,single"`) or parsed `Arm`s. The same `eval_id`
-        (default: from the tasks, arms and repeats) resumes: nothing finished is run or
-        judged again. `parallel`: sessions at once (default: 1 on the local model, else
-        the settings' concurrency). `client`: the debaters' client; `judge`: the judge's
+        (default: from the tasks, arms, repeats and every setting that can change an
+        answer) resumes: nothing finished is run or judged again; under other settings
+        it is refused. `vote_temperature`, `match`: the self-consistency vote's.
+        `parallel`: sessions at once (default: 1 on the local model, else the settings'
+        concurrency). `client`: the debaters' client; `judge`: the judge's
         (default: the settings' judge role); `on_done`: told of each session as it ends."""
         from dagmca.evaluation.running import EvalPlan, run_eval
 
@@ -110,10 +107,11 @@ class Workspace(BaseWorkspace):
         if noise_floor and repeats < 2:
             raise UserError("a noise floor needs 2 or more repeats", "pass repeats=2")
         source = Path(tasks) if isinstance(tasks, str | Path) else found
+        made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
         plan = EvalPlan(
-            eval_id=eval_id or default_eval_id(source, named, repeats), tasks=found, arms=chosen,
+            eval_id=eval_id or default_eval_id(source, named, repeats, made_with), tasks=found, arms=chosen,
             repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
-            noise_floor=noise_floor, parallel=parallel,
+            noise_floor=noise_floor, parallel=parallel, vote_temperature=vote_temperature, match=match,
         )  # fmt: skip
         return await run_eval(self, plan, cfg, client=client, judge=judge, on_done=on_done)
 

@@ -6,7 +6,6 @@ first call; a rerun with the same `--eval-id` repeats nothing finished."""
 
 from __future__ import annotations
 
-import hashlib
 import time
 from pathlib import Path
 from typing import Annotated
@@ -139,14 +138,6 @@ def show_projection(p: EvalProjection, as_json: bool) -> None:
     out.print(table)
 
 
-def default_eval_id(tasks: Path, arms: str, repeats: int, made_with: str = "") -> str:
-    """Same tasks file, arms, repeats and identity (every setting that changes an
-    answer, as a digest): same id, so a plain rerun resumes, and a rerun with another
-    model or endpoint is another eval."""
-    digest = hashlib.sha256(f"{tasks.resolve()}|{arms}|{repeats}|{made_with}".encode()).hexdigest()[:10]
-    return f"eval-{digest}"
-
-
 # every arm sets these itself (its protocol, its size): no option for them
 @o.with_settings(exclude=("protocol",))
 def eval_(
@@ -207,7 +198,7 @@ def eval_(
     """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
     from dagmca.api.sync import in_workspace
     from dagmca.evaluation import load_tasks, parse_arms
-    from dagmca.evaluation.identity import digest, identity, models_line, role_models
+    from dagmca.evaluation.identity import default_eval_id, digest, identity, models_line, role_models
     from dagmca.evaluation.running import EvalPlan, run_eval
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store

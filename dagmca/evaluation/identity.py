@@ -13,11 +13,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
+from dagmca.evaluation.tasks import Task
 from dagmca.llm.factory import model_name
 from dagmca.models import ModelRole, Strict
 from dagmca.prompts.version import PROMPT_VERSION
@@ -100,6 +102,14 @@ def identity(
 
 def _answering(settings: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in sorted(settings.items()) if k not in NOT_ANSWERS}
+
+
+def default_eval_id(tasks: Path | Sequence[Task], arms: str, repeats: int, made_with: str) -> str:
+    """Same tasks (a file, or the tasks' ids), arms, repeats and identity (`made_with`,
+    its digest): same id, so a plain rerun resumes, and a rerun with another model or
+    endpoint is another eval. `dagmca eval` and `Workspace.eval` give a file one id."""
+    source = str(tasks.resolve()) if isinstance(tasks, Path) else ",".join(t.id for t in tasks)
+    return "eval-" + hashlib.sha256(f"{source}|{arms}|{repeats}|{made_with}".encode()).hexdigest()[:10]
 
 
 def digest(found: Mapping[str, Any]) -> str:
