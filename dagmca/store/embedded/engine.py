@@ -189,11 +189,11 @@ class Engine:
             pairs = unique
         for fn, desc in reversed(order):
             pairs.sort(key=lambda pair, f=fn: SortKey(f(pair[1])), reverse=desc)  # type: ignore[misc]
-        projected = [out for out, _ in pairs[start:stop]]
-        if p.where is not None:
+        kept = pairs[start:stop]
+        if p.where is not None:  # WITH … WHERE sees the variables before the WITH too
             test = self.compiler.compile(p.where)
-            projected = [r for r in projected if truth(test(r)) is True]
-        return [a for a, _, _ in compiled], projected
+            kept = [(out, env) for out, env in kept if truth(test(env)) is True]
+        return [a for a, _, _ in compiled], [out for out, _ in kept]
 
     def _grouped(
         self, compiled: list[tuple[str, Fn, bool]], aggregates: list[Aggregate], rows: Iterable[Row]

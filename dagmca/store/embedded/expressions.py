@@ -43,12 +43,18 @@ class ExprParser(Reader):
         return self.comparison()
 
     def comparison(self) -> s.Expr:
+        left = self.predicate()
+        while self.is_op(*_COMPARE):
+            op = self.next().text
+            left = s.Binary("<>" if op == "!=" else op, left, self.predicate())
+        return left
+
+    def predicate(self) -> s.Expr:
+        """IS [NOT] NULL, IN, CONTAINS, STARTS WITH and ENDS WITH, which bind tighter than
+        the comparisons: `a IS NULL = b IS NULL` compares two truths."""
         left = self.additive()
         while True:
-            if self.is_op(*_COMPARE):
-                op = self.next().text
-                left = s.Binary("<>" if op == "!=" else op, left, self.additive())
-            elif self.is_word("IN"):
+            if self.is_word("IN"):
                 self.next()
                 left = s.Binary("in", left, self.additive())
             elif self.is_word("CONTAINS"):

@@ -93,6 +93,20 @@ class Graph:
             start.out.append(rel)
             end.inc.append(rel)
 
+    @classmethod
+    def of(cls, nodes: list[Node], rels: list[Rel]) -> Graph:
+        """A graph of nodes and relationships built already, with no dagmca schema (the
+        openCypher TCK's graphs: any labels, any properties)."""
+        graph = cls.__new__(cls)
+        graph._fill([], [])
+        graph.nodes, graph.rels = nodes, rels
+        for node in nodes:
+            if isinstance(node.props.get("id"), str):
+                graph.by_id[node.props["id"]] = node
+            for label in node.labels:
+                graph.by_label.setdefault(label, []).append(node)
+        return graph
+
     def release(self) -> None:
         """Drop the links from nodes to their relationships: without those cycles the
         graph is freed as soon as it is dropped, not at the collector's next full pass."""
