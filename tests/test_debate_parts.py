@@ -116,6 +116,7 @@ def test_stance_answer_and_confidence_lines_are_read() -> None:
     assert lines.stance(text) == ("changed", "L1N1's second sentence")
     assert lines.answer(text) == "Yes" and lines.confidence(text) == 0.8
     assert lines.stance("no line") == (None, None) and lines.confidence("Confidence: high") == 0.8
+    assert lines.confidence("Confidence: 7/10") == 0.7 and lines.confidence("Confidence: 0.65 (fair)") == 0.65
     assert lines.tally(["Yes", "yes.", "No", None]) == {"yes": 2, "no": 1}
     assert lines.is_unchanged("**Unchanged.**") and lines.is_unchanged("Unchanged: it stands as written.")
     assert not lines.is_unchanged("Unchangeable habits " + "shape the week " * 20)

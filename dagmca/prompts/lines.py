@@ -64,7 +64,7 @@ _STANCE = re.compile(
 )
 _ANSWER = re.compile(r"^[\s*_>`]*(?:final\s+)?answer[\s*_`]*:[\s*_`]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
 _CONFIDENCE = re.compile(r"^[\s*_>`]*confidence[\s*_`]*:[\s*_`]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
-_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%?)")
+_NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%|/\s*\d+(?:\.\d+)?)?")
 _WORDS = {"very high": 0.9, "high": 0.8, "medium": 0.5, "moderate": 0.5, "low": 0.2, "very low": 0.1}
 _NONE = {"none", "nothing", "n/a", "-", "none.", "no disagreements", "no agreements", "no inferences"}
 _UNCHANGED = re.compile(r"^[\s*_`\"']*unchanged\b", re.IGNORECASE)
@@ -101,8 +101,11 @@ def confidence(text: str) -> float | None:
     value = found[-1].strip(_MARKUP).lower()
     number = _NUMBER.search(value)
     if number is not None:
-        x = float(number.group(1))
-        x = x / 100 if number.group(2) or x > 1 else x
+        x, scale = float(number.group(1)), (number.group(2) or "").replace(" ", "")
+        if scale.startswith("/") and float(scale[1:]) > 0:
+            x /= float(scale[1:])  # 7/10
+        elif scale == "%" or x > 1:
+            x /= 100
         return round(min(max(x, 0.0), 1.0), 3)
     for word, x in _WORDS.items():
         if value.startswith(word):
