@@ -85,7 +85,7 @@ class Recording(LLMClient):
         body = self.inner._kwargs(max_tokens, temperature, seed)
         wire, _ = self.inner.wire(messages, schema)
         if schema is not None:
-            fmt = response_format(schema, self.inner.mode)
+            fmt = response_format(schema, self.inner.mode, self.inner.decision_first)
             if fmt is not None:
                 body["response_format"] = fmt
         start = time.perf_counter()
