@@ -88,7 +88,9 @@ def code() -> list[dict[str, Any]]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "examples" / "swarm")
+    parser.add_argument(
+        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "examples" / "swarm"
+    )
     args = parser.parse_args()
     rng = random.Random(args.seed)
     streams = {"arithmetic": arithmetic(rng, 40), "units": units(rng, 40), "code": code()}
