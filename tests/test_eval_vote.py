@@ -39,6 +39,7 @@ class Sampled(ScriptedLLM):
         meta: CallMeta | None = None,
     ) -> Completion:
         SAMPLING.set((temperature, seed))
+        self.temperatures = [*getattr(self, "temperatures", []), (meta.debate if meta else "", temperature)]
         return await super().complete(messages, schema=schema, max_tokens=max_tokens, meta=meta)
 
 
@@ -202,3 +203,13 @@ def test_an_open_tasks_vote_is_universal_self_consistency_one_call_picking_a_sam
     run(tmp_path, client, open_tasks(2), "mca,vote", match="calls")
     extra = [(c.schema, c.meta.phase, c.meta.agent, c.meta.reask) for c in client.calls[made:]]
     assert len(client.calls) == made, extra  # the pick comes from the cache on a rerun
+
+
+def test_each_arm_records_the_temperature_its_debaters_answered_at(tmp_path: Path) -> None:
+    warm = type(BASE).model_validate({**BASE.model_dump(), "roles": {"debate": {"temperature": 0.3}}})
+    client = Sampled(right_sixty_percent)
+    report = run(tmp_path, client, numeric_tasks(1), "mca,single,vote", warm, vote_temperature=0.9)
+    assert {a.arm: a.temperature for a in report.arms} == {"mca": 0.3, "single": 0.3, "vote": 0.9}
+    assert next(m for m in report.models if m.role == "debate").temperature == 0.3
+    sampled = {t for d, t in client.temperatures if "-vote-" in d}
+    assert sampled == {0.9}  # the debate role's own temperature did not replace the vote's

@@ -86,6 +86,7 @@ class ArmRow(Strict):
     accuracy_per_usd: float | None = None
     cost_per_session: Interval | None = None  # bootstrapped over tasks
     coverage: float = 1.0  # share of the eval's tasks this arm has a session on
+    temperature: float | None = None  # its debaters' (a vote's: its samples')
     log10_error: Log10Error | None = None
     ledger: ArmLedger | None = None
 

@@ -182,7 +182,13 @@ class _Eval:
     async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
         """Self-consistency: one sample, then as many more as match the target's spend
         on this task (found from the first sample's), then the plurality answer."""
-        hot = {"temperature": self.plan.vote_temperature}
+        t = self.plan.vote_temperature
+        # a role's own temperature would replace the samples': theirs is the vote's
+        roles = {
+            name: {**own, "temperature": t} if own.get("temperature") is not None else own
+            for name, own in (self.values.get("roles") or {}).items()
+        }
+        hot = {"temperature": t, "roles": roles}
         first = await self.one(arm, task, repeat, hot, sample=0)
         if first is None:
             return None
@@ -311,7 +317,12 @@ async def run_eval(
         eval_id=eval_id,
         tasks=len(plan.tasks),
         repeats=plan.repeats,
-        arms=[arm_row(n, [r for r in runs if r.arm == n], len(plan.tasks), seed=base.seed) for n in names],
+        arms=[
+            arm_row(a.name, [r for r in runs if r.arm == a.name], len(plan.tasks), seed=base.seed).model_copy(
+                update={"temperature": _temperature(a, base, plan)}
+            )
+            for a in plan.arms
+        ],
         comparisons=comparisons(names, runs, verdicts, seed=base.seed),
         criteria=criterion_comparisons(names, verdicts, seed=base.seed),
         judge=JudgeInfo(
@@ -334,6 +345,14 @@ async def run_eval(
     e.store.write(nodes=[evaluation_record(eval_id, judge_model=judge_model, summary=summary, **header)])
     await e.store.flush()
     return report
+
+
+def _temperature(arm: Arm, base: SessionConfig, plan: EvalPlan) -> float:
+    """The temperature an arm's debaters answered at: a vote's samples', else the debate
+    role's under the arm's settings (a `[roles.debate] temperature` over the session's)."""
+    if arm.kind.sampled:
+        return plan.vote_temperature
+    return settings_from(arm.settings(base.model_dump(), base.seed)).role(ModelRole.DEBATE).temperature
 
 
 def _model_of(judge: Completer) -> str:
