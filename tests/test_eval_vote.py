@@ -213,3 +213,20 @@ def test_each_arm_records_the_temperature_its_debaters_answered_at(tmp_path: Pat
     assert next(m for m in report.models if m.role == "debate").temperature == 0.3
     sampled = {t for d, t in client.temperatures if "-vote-" in d}
     assert sampled == {0.9}  # the debate role's own temperature did not replace the vote's
+
+
+def test_the_dry_run_projects_a_vote_at_its_targets_size_and_first_vote_at_nothing(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dagmca.cli.app import app
+    from tests.test_eval_identity import TASKS
+
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(TASKS, encoding="utf-8")
+    args = ["eval", str(path), "--arms", "mca,vote,single,first-vote", "--llm", "fake", "--dry-run", "--json"]
+    done = CliRunner().invoke(app, [*args, "--store", str(tmp_path / "e.db")])
+    assert done.exit_code == 0, done.output
+    arms = {a["arm"]: a for a in json.loads(done.stdout)["arms"]}
+    single, mca, vote = (arms[n]["calls_max"] for n in ("single", "mca", "vote"))
+    assert abs(vote - mca) <= single  # within one sample per task of its target
+    assert arms["first-vote"]["calls_max"] == 0

@@ -61,14 +61,18 @@ def project_eval(
         lo = hi = 0
         cost_lo = cost_hi = 0.0
         for task in tasks if not arm.kind.derived else []:  # first-vote reads its source: no call
-            extra = vote_for(largest[(arm.kind.matched_to, task.id)]) if arm.kind.matched_to else {}
+            matched = arm.kind.matched_to is not None and not arm.kind.sampled
+            extra = vote_for(largest[(str(arm.kind.matched_to), task.id)]) if matched else {}
             cfg = SessionConfig.model_validate({**arm.settings(values, base.seed), **extra})
             p = _project(cfg, task)
+            # a self-consistency vote: as many single samples as its target's calls make
+            target = largest.get((str(arm.kind.matched_to), task.id), 0)
+            n = max(1, round(target / max(1, int(p.calls.max)))) if arm.kind.sampled else 1
             # a matched vote is sized from its target's own calls, not the ledger's tracing of them
             traced = sum(int(k.max) for name, k in p.by_kind.items() if name.startswith("ledger"))
             largest[(arm.name, task.id)] = int(p.calls.max) - traced
-            lo, hi = lo + int(p.calls.min), hi + int(p.calls.max)
-            cost_lo, cost_hi = cost_lo + p.cost_usd.min, cost_hi + p.cost_usd.max
+            lo, hi = lo + n * int(p.calls.min), hi + n * int(p.calls.max)
+            cost_lo, cost_hi = cost_lo + n * p.cost_usd.min, cost_hi + n * p.cost_usd.max
         rows.append(
             ArmProjection(
                 arm=arm.name,
@@ -80,7 +84,8 @@ def project_eval(
             )
         )
     judged = sum(1 for t in tasks if t.judged or judge_all)
-    judge_calls = judged * repeats * judge_trials * len(ORDERS) * len(list(combinations(arms, 2)))
+    compared = [a for a in arms if not a.kind.derived]  # first-vote has no final to judge
+    judge_calls = judged * repeats * judge_trials * len(ORDERS) * len(list(combinations(compared, 2)))
     order = [a.name for a in arms]
     rows.sort(key=lambda r: order.index(r.arm))
     return EvalProjection(
