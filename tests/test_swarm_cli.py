@@ -102,3 +102,17 @@ def test_the_python_api_runs_and_reads_back_a_swarm(tmp_path: Path) -> None:
     assert isinstance(report, SwarmReport) and report.attempted_now == 3 and len(seen) == 3
     again = swarm(path, store=tmp_path / "s.db", router="greedy", settings={"llm": "fake"})
     assert again.attempted_now == 0 and again.routers == report.routers
+
+
+def test_a_spent_budget_stops_the_swarm_and_a_rerun_with_a_raised_one_finishes_it(tmp_path: Path) -> None:
+    path = _stream(tmp_path, [{**GOOD[i % 3], "id": f"t{i}"} for i in range(12)])
+    args = ["swarm", str(path), "--llm", "fake", "--router", "greedy", "--json"]
+    cut = dagmca(*args, "--max-llm-calls", "4", cwd=tmp_path)
+    assert cut.returncode == 0, cut.stderr
+    first = json.loads(cut.stdout)
+    assert first["unmade"] > 0 and first["attempted_now"] + first["unmade"] == 12
+    assert "the budget is spent" in cut.stderr and "Traceback" not in cut.stderr
+    same = json.loads(dagmca(*args, "--max-llm-calls", "4", cwd=tmp_path).stdout)
+    assert same["attempted_now"] == 0  # the earlier run's calls count against the swarm's budget
+    done = json.loads(dagmca(*args, "--max-llm-calls", "100", cwd=tmp_path).stdout)
+    assert done["attempted_now"] == first["unmade"] and done["unmade"] == 0

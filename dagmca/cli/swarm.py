@@ -163,6 +163,14 @@ def swarm(
 
         for path in write_outputs(report, out_dir):
             err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+    if report.unmade:
+        err.print(
+            f"dagmca: {report.unmade} attempts not made: the budget is spent; rerun with a raised budget "
+            "to make them",
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     if as_json:
         print(report.model_dump_json(indent=2))
         return

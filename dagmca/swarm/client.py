@@ -6,6 +6,7 @@ response cache (a finished swarm run again asks nothing)."""
 from __future__ import annotations
 
 from dagmca.config import SessionConfig
+from dagmca.evaluation.sessions import spent
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
 from dagmca.workspace import BaseWorkspace, ClientLike
@@ -14,8 +15,12 @@ from dagmca.workspace import BaseWorkspace, ClientLike
 async def swarm_client(
     ws: BaseWorkspace, cfg: SessionConfig, swarm_id: str, client: ClientLike | None
 ) -> MeteredLLM:
+    """The metered client. What earlier runs of the swarm spent counts against its
+    budgets: a rerun's budget is the swarm's, not what is left of this run's."""
     backend = await ws.backend(cfg, client)
     store = ws.store
+    pool = Pool(Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd))
+    pool.calls, pool.tokens, pool.cost_usd = spent(await store.aread(lambda s: s.calls(swarm_id)))
     return MeteredLLM(
         backend.client,
         concurrency=cfg.concurrency,
@@ -26,5 +31,5 @@ async def swarm_client(
         session=swarm_id,
         down_after=cfg.endpoint_down_after,
         gate=Gate(cfg.concurrency),
-        pool=Pool(Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd)),
+        pool=pool,
     )

@@ -26,6 +26,7 @@ from dagmca.debate.dag.personas import new_persona
 from dagmca.debate.router import Record, Router
 from dagmca.evaluation.judging import Completer
 from dagmca.llm.base import CallMeta
+from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
 from dagmca.models.nodes import SWARM_SESSION, PersonaNode, node_from_record
 from dagmca.models.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
@@ -71,6 +72,7 @@ class RunResult:
     agents: list[Agent]
     router_state: Router
     replayed: int = 0  # attempts read back from an earlier run, not made now
+    unmade: int = 0  # tasks left unattempted: the budget was spent
 
     @property
     def accuracy(self) -> float:
@@ -110,21 +112,36 @@ async def run_stream(
         attempt = earlier.get(position)
         if attempt is None:
             agent = by_name[pick(router, router_kind, task.type, f"{repeat}/{position}")]
-            attempt = await _attempt(plan, router_kind, repeat, position, task, agent, model, counter, seed)
+            try:
+                attempt = await _attempt(
+                    plan, router_kind, repeat, position, task, agent, model, counter, seed
+                )
+            except BudgetExhausted:  # the rest is left for a rerun with a raised budget
+                result.unmade = len(plan.tasks) - position
+                break
             await store.aread(functools.partial(_record, swarm_id=plan.swarm_id, attempt=attempt))
             if on_attempt is not None:
                 on_attempt(attempt)
         else:
             result.replayed += 1
         _learn(result, by_name[attempt.agent], task, attempt)
-        seen = position + 1
-        if seen % plan.snapshot_every == 0 or seen == len(plan.tasks):
-            successes = sum(a.success for a in result.attempts)
-            snap = snapshot(agents, plan.types, seen, successes, embedder, seed, plan.snapshot_every)
-            result.snapshots.append(snap)
-            record = graph.snapshot_record(plan.swarm_id, router_kind, repeat, snap)
-            await store.aread(functools.partial(_write, record=record))
+        if len(result.attempts) % plan.snapshot_every == 0 or len(result.attempts) == len(plan.tasks):
+            await _snapshot(plan, result, embedder, seed, store)
+    last = result.snapshots[-1].seen if result.snapshots else 0
+    if result.unmade and len(result.attempts) > last:
+        await _snapshot(plan, result, embedder, seed, store)  # where the budget stopped it
     return result
+
+
+async def _snapshot(
+    plan: StreamPlan, result: RunResult, embedder: Embedder | None, seed: int, store: BackgroundStore
+) -> None:
+    seen = len(result.attempts)
+    successes = sum(a.success for a in result.attempts)
+    snap = snapshot(result.agents, plan.types, seen, successes, embedder, seed, plan.snapshot_every)
+    result.snapshots.append(snap)
+    record = graph.snapshot_record(plan.swarm_id, result.router, result.repeat, snap)
+    await store.aread(functools.partial(_write, record=record))
 
 
 def _learn(result: RunResult, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:

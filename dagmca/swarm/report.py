@@ -59,6 +59,7 @@ class SwarmReport(Strict):
     comparisons: list[Comparison]
     curves: list[Curve]
     attempted_now: int  # attempts made by this run (0: everything was read back)
+    unmade: int = 0  # attempts not made: the budget was spent (a rerun with a raised one makes them)
 
 
 def _mean(values: Sequence[float]) -> float | None:
@@ -160,4 +161,5 @@ def build_report(
         comparisons=compare(by_router),
         curves=curves(by_router),
         attempted_now=made,
+        unmade=sum(r.unmade for runs in by_router.values() for r in runs),
     )

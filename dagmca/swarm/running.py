@@ -147,7 +147,7 @@ async def run_swarm(
         plan.routers,
         plan.repeats,
         settings_of(plan),
-        "done",
+        "budget_exhausted" if report.unmade else "done",
         summary,
         memory,
     )
