@@ -41,9 +41,11 @@ def pure(call: ScriptedCall) -> Any:
         verdict = "converge" if a == b else ("contradict", "elaborate", "unrelated")[h[0] % 3]
         return {"verdict": verdict, "shared_claim": "c", "reason": f"the texts {verdict} here"}
     if call.schema is StubVerdict:
-        verdict = ("answered", "relevant", "open")[h[0] % 3]
-        # the answering sentence quoted from the text when there is one, else invented
-        sentence = "Yes, some shops would." if "Yes, some shops would." in call.prompt else "Invented."
+        # a text with the answering sentence answers (quoting it); another is judged
+        # answered (quoting an invented sentence: no answer), relevant or open
+        answers = "Yes, some shops would." in call.prompt
+        verdict = "answered" if answers else ("answered", "relevant", "open")[h[0] % 3]
+        sentence = "Yes, some shops would." if answers else "Invented."
         return {"verdict": verdict, "answering_sentence": sentence, "reason": f"the text leaves it {verdict}"}
     if call.schema is DuplicateVerdict:  # both verdicts, so merges happen under every latency order
         verdict = ("duplicate", "distinct")[h[0] % 2]
