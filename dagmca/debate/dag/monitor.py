@@ -65,7 +65,9 @@ class Monitor:
         self._asked: list[asyncio.Event] = []  # the current batch's checks, answered
 
     def _open_batch(self) -> None:
-        self._batch = (self._started, self._asked)
+        # a batch that started no check (its turns all degenerate) leaves the one before
+        # it as what the next waits for
+        self._batch = (self._started, self._asked or self._batch[1])
         self._asked = []
 
     async def on_turn(self, turn: TurnNode) -> None:
