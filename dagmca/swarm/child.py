@@ -11,9 +11,10 @@ the privileges it needs to lock itself in, and in this order:
 3. it sets the resource limits, soft and hard alike, so the code cannot raise them;
 4. when it runs as root, it becomes an unprivileged user (the process limit does not
    bind root);
-5. it installs an audit hook that refuses sockets, and opening for writing anything
-   outside its folder: the second wall where the kernel gave no namespace, and the
-   only one against a child that finds a writable path the first one missed;
+5. it installs an audit hook that refuses sockets, opening for writing anything
+   outside its folder, starting another program and ctypes: the second wall where
+   the kernel gave no namespace, and the only one against a child that finds a
+   writable path the first one missed (the tests turn it off to try the kernel's alone);
 6. it runs the program (`main.py` in its folder) as `__main__`.
 
 Exit codes: the program's own; 97 when the lock-in itself failed (the parent then
@@ -39,6 +40,9 @@ _PRELOAD = (
     "socket", "encodings.idna",  # so that a test of the network meets the walls, not an import error
 )  # fmt: skip
 _CHANGES = ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod")
+# a new program would run without the hook; ctypes calls the C library around it
+_REFUSED = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.startfile",
+            "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.cdata")  # fmt: skip
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -79,6 +83,8 @@ def _guard(home: str) -> None:
     def hook(event: str, args: tuple[Any, ...]) -> None:
         if event.startswith("socket.") and event not in ("socket.gethostname",):
             raise PermissionError("the sandbox has no network")
+        if event in _REFUSED:
+            raise PermissionError(f"the sandbox refuses {event}")
         if event == "open":
             path, mode, flags = args
             writing = (isinstance(mode, str) and any(m in mode for m in "wax+")) or (
@@ -106,7 +112,8 @@ def main() -> int:
         _limit({str(k): int(v) for k, v in config["limits"].items()})
         if config.get("uid") is not None:
             _drop(int(config["uid"]), int(config["gid"]))
-        _guard(home)
+        if config.get("hook", True):
+            _guard(home)
     except Exception as exc:  # the code never runs unguarded
         print(f"sandbox lock-in failed: {exc}", file=sys.stderr)
         return LOCKIN_FAILED

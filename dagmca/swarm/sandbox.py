@@ -16,9 +16,10 @@ Isolation comes from the kernel where it allows, else from the child itself:
   in which it covers the world-writable folders. Run as root, the child then becomes
   `nobody` (the process limit does not bind root); run as a user, `unshare -r` adds
   a user namespace, in which the limit binds anyway.
-- `guarded`: where no namespace can be made, the child's audit hook refuses sockets
-  and writes outside its folder, and the process group is killed at the end. An
-  audit hook is a speed bump, not a wall (ctypes can go around it): the guide says so.
+- `guarded`: where no namespace can be made, the child's audit hook refuses sockets,
+  writes outside its folder, other programs and ctypes, and the process group is
+  killed at the end. An audit hook is a speed bump, not a wall (a C extension called
+  directly goes around it): the guide says so.
 
 The mode is chosen once per process by trying it (`isolation()`).
 """
@@ -133,20 +134,23 @@ def _rlimits(limits: Limits) -> dict[str, int]:
     }
 
 
-def run(program: str, limits: Limits | None = None, mode: Isolation | None = None) -> Outcome:
+def run(
+    program: str, limits: Limits | None = None, mode: Isolation | None = None, *, hook: bool = True
+) -> Outcome:
     """Run `program` (Python source) in the sandbox and say how it ended. Blocking:
     call it from a worker thread in async code. `mode` defaults to the strongest the
-    kernel allows here; `guarded` may be asked for (the tests check that wall alone)."""
+    kernel allows here; `guarded` may be asked for, and `hook=False` leaves the audit
+    hook out (the tests try each wall alone)."""
     limits = limits or Limits()
     mode = mode or isolation()
     base = Path(tempfile.mkdtemp(prefix="dagmca-sandbox-"))
     try:
-        return _run_in(base, program, limits, mode)
+        return _run_in(base, program, limits, mode, hook)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
 
-def _run_in(base: Path, program: str, limits: Limits, mode: Isolation) -> Outcome:
+def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: bool) -> Outcome:
     root = os.geteuid() == 0
     os.chmod(base, 0o711)  # the child may pass through to its folder, not list or write here
     work = base / "work"
@@ -160,6 +164,7 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation) -> Outcom
         json.dumps(
             {
                 "cover": mode == "namespaces",
+                "hook": hook,
                 "limits": _rlimits(limits),
                 "uid": NOBODY if root else None,
                 "gid": NOBODY if root else None,
