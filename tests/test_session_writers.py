@@ -133,8 +133,12 @@ def test_a_dead_holders_lease_is_taken_over_and_a_live_ones_refuses(tmp_path: Pa
     assert dagmca("run", str(passage), *base, cwd=tmp_path).returncode == 0
     with SQLiteStore(db) as st:  # this test's own process, alive: its lease holds
         st.claim("s2", f"{socket.gethostname()}:{os.getpid()}:abcdef", 600)
-    refused = dagmca("delete", "s2", "--yes", "--store", str(db), cwd=tmp_path)
-    one_line_refusal(refused, f"{os.getpid()}@{socket.gethostname()}")
+    holder = f"{os.getpid()}@{socket.gethostname()}"
+    for command in (["delete", "s2", "--yes"], ["ledger", "s2", "--ledger", "all"], ["revisit", "s2"]):
+        one_line_refusal(dagmca(*command, "--store", str(db), cwd=tmp_path), holder)
+    with SQLiteStore(db) as st:  # given up, the session is free again
+        st.release("s2", f"{socket.gethostname()}:{os.getpid()}:abcdef")
+    assert dagmca("delete", "s2", "--yes", "--store", str(db), cwd=tmp_path).returncode == 0
 
 
 def test_a_revisit_of_an_interrupted_session_is_refused_saying_to_resume_it(tmp_path: Path) -> None:
