@@ -22,7 +22,7 @@ from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph, sandbox
-from dagmca.swarm.agents import ContextOptions
+from dagmca.swarm.agents import SYSTEM, ContextOptions
 from dagmca.swarm.client import swarm_client
 from dagmca.swarm.loop import Memory, OnAttempt, RunResult, StreamPlan, run_stream
 from dagmca.swarm.report import SwarmReport, build_report
@@ -48,6 +48,8 @@ def settings_of(plan: StreamPlan) -> dict[str, object]:
         "reply_tokens": plan.reply_tokens,
         "memory": plan.memory,
         "limits": plan.limits.model_dump(),
+        # another system prompt asks other questions: another swarm, not a stale resume
+        "prompt": hashlib.sha256(SYSTEM.encode()).hexdigest()[:12],
     }
 
 
