@@ -29,7 +29,7 @@ class Commands(LazyGroup):
         Lazy("estimate", "estimate:estimate", "Project a run's calls, tokens and cost; spend nothing."),
         Lazy("compare", "compare:compare", "Run protocols on the same passage and compare them."),
         Lazy("eval", "eval:eval_", "Run arms over tasks: accuracy, judged wins, paired tests, cost."),
-        Lazy("swarm", "swarm:swarm", "Route a stream of checked tasks to agents that learn; compare routers."),
+        Lazy("swarm", "swarm:swarm", "Route checked tasks to agents that learn; compare the routers."),
         Lazy("resume", "run:resume", "Finish a session that was killed, interrupted or stopped."),
         # reading
         Lazy("sessions", "read:sessions", "List the sessions in the store."),
