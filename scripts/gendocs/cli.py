@@ -177,6 +177,10 @@ def page_cli() -> str:
         if len(path) > 1
     ]
     out.append(f"```\n{usage(('dagmca',), root)}\n```\n")
+    own = [p for p in root.params if param_kind(p) == "option" and not getattr(p, "hidden", False)]
+    if own:
+        said = "; ".join(f"{code(p.opts[0])}: {escape(one_line(p.help or ''))}" for p in own)
+        out.append(f"Options of `dagmca` itself: {said}\n")
     out.append(table(["command", "what it does"], rows))
     for path, cmd in walk_commands(root, ("dagmca",)):
         if len(path) > 1:
