@@ -294,6 +294,7 @@ def metrics_tables(m: Any) -> list[Table]:
         (
             "degenerate output",
             f"{m.reasks} replies asked again; {m.degenerate_texts} texts kept marked degenerate; "
+            f"{m.degenerate_reasons} judged reasons kept marked degenerate (not acted on); "
             f"{m.dropped_tensions} tension questions dropped",
         ),
     ):

@@ -86,6 +86,7 @@ class DuplicateChecked(Event):
     method: str
     reason: str
     verdict: str = ""  # duplicate or distinct; undecided when no judge answered
+    degenerate: bool = False  # the judge's reason said nothing: undecided, merged nothing
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,7 @@ class PairJudged(Event):
     method: str  # llm or embedding
     similarity: float
     reason: str
+    degenerate: bool = False  # the judge's reason said nothing: undecided, nothing merged or related
 
 
 @dataclass(frozen=True)
@@ -153,6 +155,7 @@ class StubChecked(Event):
     similarity: float
     method: str = "embedding"  # llm or embedding
     reason: str = ""
+    degenerate: bool = False  # the judge's reason said nothing: the stub stays open
 
 
 @dataclass(frozen=True)

@@ -14,8 +14,10 @@ from dagmca.metrics.answers import AnswerMetrics, answer_metrics
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.models import (
     CallRecord,
+    ClaimNode,
     DebateNode,
     EdgeType,
+    GraphNode,
     Phase,
     Role,
     RoundNode,
@@ -107,6 +109,9 @@ class SessionMetrics(Strict):
     reasks: int = 0
     degenerate_texts: int = 0
     dropped_tensions: int = 0
+    # judged decisions stored marked degenerate (their reason said nothing after a
+    # re-ask), which acted on nothing: stub checks, ledger verdicts, entailment checks
+    degenerate_reasons: int = 0
     # the calls by role and model (a judge on another model than the debaters)
     by_role: list[RoleUsage] = Field(default_factory=list)
     # the emergence ledger: the final's claims by origin, who originates them, where each
@@ -117,6 +122,19 @@ class SessionMetrics(Strict):
     embedding: EmbedCounts | None = None
     # a question session's answer lines: changes per round, flips against a reference
     answers: list[AnswerMetrics] = Field(default_factory=list)
+
+
+def degenerate_reasons(nodes: Iterable[GraphNode]) -> int:
+    """The judged decisions the graph keeps marked degenerate: a stub's checks, a
+    claim's verdicts and its entailment check. (A merge or duplicate verdict marked so
+    writes nothing to the graph: it is undecided, in the run's events.)"""
+    count = 0
+    for n in nodes:
+        if isinstance(n, TensionNode):
+            count += sum(c.degenerate for c in n.revisit_checks)
+        elif isinstance(n, ClaimNode):
+            count += sum(c.degenerate for c in n.checks) + n.degenerate_check
+    return count
 
 
 def agent_key(turn: TurnNode) -> str:
@@ -243,6 +261,7 @@ def session_metrics(
         by_role=role_usage(calls),
         reasks=head.reasks,
         degenerate_texts=sum(bool(getattr(n, "degenerate", False)) for n in nodes),
+        degenerate_reasons=degenerate_reasons(nodes),
         dropped_tensions=head.dropped_tensions,
         ledger=ledger_metrics(nodes),
         embedding=EmbedCounts.model_validate_json(head.embedding) if head.embedding else None,

@@ -244,6 +244,8 @@ class RevisitCheck(Strict):
     method: DecisionMethod = DecisionMethod.EMBEDDING
     verdict: str = ""  # the judge's (answered / relevant / open), or the rule's
     answering_sentence: str = ""  # the new text's sentence that answers the stub
+    # the judge's reason said nothing, asked again once: the check left the stub open
+    degenerate: bool = False
     at: str = Field(default_factory=utcnow)
 
 
@@ -304,6 +306,8 @@ class ClaimCheck(Strict):
     sentence: str = ""  # the text's sentence that states the claim or its part
     reason: str = ""
     method: DecisionMethod = DecisionMethod.LLM
+    # the judge's reason said nothing, asked again once: counted as unrelated
+    degenerate: bool = False
 
 
 class ClaimNode(GraphNode):
@@ -337,6 +341,10 @@ class ClaimNode(GraphNode):
     # every earlier text the judge read against it: one DERIVES_FROM edge each that states
     # it or a part of it
     checks: list[ClaimCheck] = Field(default_factory=list)
+    # the entailment check that settled its origin gave a reason that said nothing (asked
+    # again once): it counts as not following, so the claim is unsupported. Not
+    # `degenerate`: the claim's own text is sound
+    degenerate_check: bool = False
 
 
 # Evaluations belong to the store, not to a session: this is their `session` property

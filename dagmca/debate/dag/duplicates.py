@@ -66,6 +66,7 @@ def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
                 method=decision.method.value,
                 reason=reason,
                 verdict=decision.verdict,
+                degenerate=decision.degenerate,
             )
         )
     return merged
@@ -102,7 +103,7 @@ def _open_twin(st: SessionState, tension: TensionNode) -> TensionNode | None:
 
 
 def _merge(
-    st: SessionState, later: TensionNode, twin: TensionNode, props: dict[str, str | float], via: str
+    st: SessionState, later: TensionNode, twin: TensionNode, props: dict[str, str | float | bool], via: str
 ) -> None:
     later.status = TensionStatus.DUPLICATE
     later.duplicate_of = twin.id

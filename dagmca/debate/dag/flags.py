@@ -50,6 +50,7 @@ async def restating(state: SessionState, explored: TensionNode, flag: TensionNod
             method=decision.method.value,
             reason=decision.reason,
             verdict=decision.verdict,
+            degenerate=decision.degenerate,
         )
     )
     return decision

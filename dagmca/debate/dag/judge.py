@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
@@ -26,6 +26,13 @@ _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 QUOTE_OVERLAP = 0.7
 
 
+def hollow(verdict: str, reason: str, why: str, kept: str) -> tuple[str, str]:
+    """A verdict whose reason says nothing, after a re-ask, as the verdict that does not
+    act (`kept`: undecided, or a stub left open) and a reason that keeps the judge's: a
+    decision a reader trusts for its reason is not taken on none."""
+    return kept, f"the judge's reason says nothing ({why}): judged {verdict} ({reason}); left {kept}"
+
+
 @dataclass(frozen=True)
 class Decision:
     verdict: str
@@ -36,14 +43,19 @@ class Decision:
     # a pair judged in both orders: (verdict, reason) with the earlier branch shown
     # first, then with the later one first
     orders: tuple[tuple[str, str], ...] = ()
+    # the judge's reason said nothing, asked again once (under three words, or its
+    # field's description copied back): the verdict is the one that does not act
+    # (`hollow`), and the judge's own verdict is kept in the reason
+    degenerate: bool = False
 
-    def props(self) -> dict[str, str | float]:
+    def props(self) -> dict[str, str | float | bool]:
         """What an edge made by this decision records."""
-        props: dict[str, str | float] = {
+        props: dict[str, str | float | bool] = {
             "method": self.method.value,
             "verdict": self.verdict,
             "similarity": round(self.similarity, 4),
             "reason": self.reason,
+            "degenerate": self.degenerate,
         }
         if self.claim:
             props["claim"] = self.claim
@@ -88,7 +100,14 @@ async def pair(
     )
     if done[0] is None or done[1] is None:
         return Decision(UNDECIDED, "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
-    return both_orders(done[0].parsed, done[1].parsed, _short(earlier.id), _short(later.id), similarity)
+    decision = both_orders(done[0].parsed, done[1].parsed, _short(earlier.id), _short(later.id), similarity)
+    why = done[0].degenerate or done[1].degenerate
+    if not why:
+        return decision
+    # either order's reason said nothing: the pair is not decided on it (no merge, no
+    # relation, no group held)
+    verdict, reason = hollow(decision.verdict, decision.reason, why, UNDECIDED)
+    return replace(decision, verdict=verdict, reason=reason, claim="", degenerate=True)
 
 
 def _short(debate: str) -> str:
@@ -140,6 +159,9 @@ async def stub(
         return Decision("open", "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
     verdict: StubVerdict = done.parsed
     reason = verdict.reason.strip() or verdict.verdict
+    if done.degenerate:  # neither closes nor reopens the stub: it stays open
+        kept, why = hollow(verdict.verdict, reason, done.degenerate, "open")
+        return Decision(kept, why, DecisionMethod.LLM, similarity, degenerate=True)
     if verdict.verdict != "answered":
         return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity)
     sentence = quoted_sentence(verdict.answering_sentence, text)
@@ -174,6 +196,9 @@ async def duplicate(
         return Decision(UNDECIDED, "not judged: the judge's call failed", DecisionMethod.LLM, similarity)
     verdict: DuplicateVerdict = done.parsed
     reason = verdict.reason.strip() or verdict.verdict
+    if done.degenerate:  # merges nothing, as a verdict not given
+        kept, why = hollow(verdict.verdict, reason, done.degenerate, UNDECIDED)
+        return Decision(kept, why, DecisionMethod.LLM, similarity, degenerate=True)
     return Decision(verdict.verdict, reason, DecisionMethod.LLM, similarity)
 
 

@@ -178,6 +178,7 @@ def _record(st: SessionState, judged: Judged) -> None:
                 method=decision.method.value,
                 similarity=round(decision.similarity, 4),
                 reason=decision.reason,
+                degenerate=decision.degenerate,
             )
         )
         if decision.verdict in RELATIONS:

@@ -134,6 +134,7 @@ def _apply(
             method=decision.method,
             verdict=decision.verdict,
             answering_sentence=decision.claim,
+            degenerate=decision.degenerate,
         )
         edges.append(checked_against(st, stub, check))
         stub.revisit_checks.append(check)
@@ -146,6 +147,7 @@ def _apply(
                 similarity=round(decision.similarity, 2),
                 method=decision.method.value,
                 reason=reason,
+                degenerate=decision.degenerate,
             )
         )
     return relevant
@@ -164,5 +166,6 @@ def checked_against(st: SessionState, stub: TensionNode, check: RevisitCheck) ->
         decision=check.outcome,
         reason=check.reason,
         method=check.method.value,
+        degenerate=check.degenerate,
         at=check.at,
     )

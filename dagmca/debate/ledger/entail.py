@@ -2,7 +2,8 @@
 and the earlier texts the prefilter picked for the claim, that names the sentences the
 claim follows from (the evidence, before the verdict) or says what the claim adds. A
 quoted sentence that is not in its text is no support; a claim judged to follow with no
-sentence found does not follow."""
+sentence found does not follow, nor does one whose reason still says nothing after the
+re-ask (under three words, or its field's description copied back)."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class Entailment:
     reason: str
     support: tuple[Verdict, ...] = ()  # `supports` verdicts on the texts it follows from
     method: DecisionMethod = DecisionMethod.LLM
+    degenerate: bool = False  # its reason said nothing, asked again once: it does not follow
 
 
 async def entail(
@@ -61,6 +63,9 @@ async def entail(
     if done is None:
         return None
     reason = done.parsed.reason.strip() or done.parsed.verdict
+    if done.degenerate:  # a step nobody can check is not support: the claim is unsupported
+        why = f"the check's reason says nothing ({done.degenerate}): judged {done.parsed.verdict} ({reason})"
+        return Entailment(False, why, degenerate=True)
     if done.parsed.verdict != "follows":
         return Entailment(False, reason)
     support: dict[str, Verdict] = {}

@@ -139,6 +139,7 @@ async def _trace(
             result.untraced += 1
             return
         lineage = decide(verdicts)
+        hollow = False  # the entailment check's reason said nothing
         if lineage is None:
             checked = await entail(state, frame, text, picked, whole, target.node)
             if checked is None:
@@ -146,7 +147,9 @@ async def _trace(
                 return
             lineage = settle(verdicts, checked, cfg.ledger_prefilter)
             verdicts = [*verdicts, *checked.support]
+            hollow = checked.degenerate
         node = _claim(state, target, digest, number, len(claims), text, verdicts, lineage)
+        node.degenerate_check = hollow
         state.write([node], _edges(state, node, verdicts))
         result.claims += 1
         result.written.append(node)
@@ -191,6 +194,7 @@ def _claim(
                 sentence=v.sentence,
                 reason=v.reason,
                 method=v.method,
+                degenerate=v.degenerate,
             )
             for v in verdicts
             for s in v.candidate.texts

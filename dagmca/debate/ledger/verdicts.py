@@ -1,7 +1,9 @@
 """The ledger's judge: one call per claim, one verdict per candidate text (states,
 partial or unrelated) with the sentence that supports it and a reason; the passage is
 a candidate like the turns, when the prefilter picks it. A verdict whose sentence is
-not in the text is no evidence: it counts as unrelated, and says why."""
+not in the text is no evidence: it counts as unrelated, and says why. Nor is one whose
+reason still says nothing after the re-ask (under three words, or its field's
+description copied back): it counts as unrelated, kept marked degenerate."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel
+
 from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.debate.ledger.prefilter import Candidate
 from dagmca.debate.state import SessionState
 from dagmca.llm.base import CallMeta
+from dagmca.llm.stack.reasons import hollow_reason
 from dagmca.models import CallPhase, DecisionMethod, LedgerVerdict, NodeKind
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.ledger import judge_claim, verdicts_schema
@@ -28,6 +33,7 @@ class Verdict:
     sentence: str
     reason: str
     method: DecisionMethod = DecisionMethod.LLM
+    degenerate: bool = False  # its reason said nothing: unrelated, whatever the judge said
 
     @property
     def derives(self) -> bool:
@@ -79,15 +85,31 @@ async def judge(
     given: dict[int, Any] = {}
     for v in done.parsed.verdicts:  # a text judged twice: its first verdict stands
         given.setdefault(v.text, v)
-    judged = [_verdict(c, given.get(i)) for i, c in enumerate(candidates, start=1)]
-    return [_verdict(passage, given.get(0)), *judged] if passage is not None else judged
+    hollow = _hollow(done.degenerate, given, prompt, schema)
+    judged = [_verdict(c, given.get(i), hollow.get(i)) for i, c in enumerate(candidates, start=1)]
+    return [_verdict(passage, given.get(0), hollow.get(0)), *judged] if passage is not None else judged
 
 
-def _verdict(candidate: Candidate, given: Any) -> Verdict:
+def _hollow(marked: str, given: dict[int, Any], prompt: Prompt, schema: type[BaseModel]) -> dict[int, str]:
+    """Why each text's verdict has a reason that says nothing, by text: the reply came
+    back marked (`marked`) and each verdict's own reason is read by the same rule; when
+    none alone is hollow, every one is, as the reply was judged as a whole."""
+    if not marked:
+        return {}
+    found = {
+        k: why for k, v in given.items() if (why := hollow_reason(v, prompt.messages, schema)) is not None
+    }
+    return found or dict.fromkeys(given, marked)
+
+
+def _verdict(candidate: Candidate, given: Any, hollow: str | None = None) -> Verdict:
     if given is None:
         return Verdict(candidate, LedgerVerdict.UNRELATED, "", "the judge gave no verdict on this text")
     verdict = LedgerVerdict(given.verdict)
     reason = given.reason.strip() or verdict.value
+    if hollow is not None:
+        why = f"the judge's reason says nothing ({hollow}): judged {verdict.value} ({reason}); unrelated"
+        return Verdict(candidate, LedgerVerdict.UNRELATED, "", why, degenerate=True)
     if verdict is LedgerVerdict.UNRELATED:
         return Verdict(candidate, verdict, "", reason)
     sentence = quoted_sentence(given.sentence, candidate.first.text)
