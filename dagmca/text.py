@@ -1,8 +1,10 @@
 """Shortening text: `clip` for text that stays prose (prompts, titles), `one_line` for a
 caption or a log line (progress, exports, tables); `answer_key`, a short answer as it is
-compared."""
+compared; `quotes` and `nearest_sentence`, an excerpt held against the text it names."""
 
 from __future__ import annotations
+
+import re
 
 
 def clip(text: str, limit: int) -> str:
@@ -62,3 +64,22 @@ def _words(text: str) -> str:
     """The text's words, lowercased, one space apart (what a quote is compared by)."""
     kept = "".join(c.lower() if c.isalnum() else " " for c in text)
     return " ".join(kept.split())
+
+
+def nearest_sentence(words: str, text: str) -> str | None:
+    """The sentence of `text` that shares the most words with `words` (ties: the first),
+    or None when no sentence shares one. Only picks a candidate: what a flag is about
+    stays the observer's judgment."""
+    wanted = _content(words)
+    best, best_shared = None, 0
+    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+        shared = len(wanted & _content(sentence))
+        if shared > best_shared:
+            best, best_shared = sentence.strip(), shared
+    return best
+
+
+def _content(text: str) -> set[str]:
+    """The words that say what a text is about: longer than three letters, so that
+    "the", "and" and "for" do not pick a sentence."""
+    return {w for w in _words(text).split() if len(w) > 3}

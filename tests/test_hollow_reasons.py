@@ -70,6 +70,12 @@ def test_what_makes_a_reason_hollow() -> None:
     assert reason_degeneration(SOUND, described) is None
     # a reason may use the words of the texts it judges: those are no description
     assert reason_degeneration("A says the councils pay, B agrees.", described) is None
+    # a placeholder filled and padded, as the bundled model wrote on README command (1)
+    assert reason_degeneration("one sentence from this paragraph.", described) == (
+        "names its own form, not a reason"
+    )
+    assert reason_degeneration("One sentence describing how this decision leads on.", []) is not None
+    assert reason_degeneration("One sentence in the passage says the opposite.", described) is None
     assert reasons_of(PairVerdict(verdict="converge", shared_claim="x", reason="why")) == [("reason", "why")]
 
 

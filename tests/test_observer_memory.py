@@ -78,3 +78,44 @@ def test_an_excerpt_is_found_whatever_its_case_spacing_punctuation_or_ellipsis()
     assert not quotes("price the road", turn)
     assert not quotes("buses ... council", turn)  # pieces in the turn's order
     assert not quotes("", turn)
+
+
+def test_the_bundled_models_unquoted_excerpt_is_located_and_marked_for_it_alone(
+    run_fake: RunSession,
+) -> None:
+    """The bundled model's concession (--unquoted-excerpts locate): its flag whose excerpt
+    the turn does not contain stands, with the turn's sentence nearest the flag as its
+    excerpt, marked; the default, every other model's, drops it (the test above)."""
+    flags = [(INVENTED, False)]
+
+    def respond(call: ScriptedCall) -> Any:
+        if call.schema is None:
+            return f"{call.meta.agent} says the fare funds buses. The suburbs may object to it."
+        if call.meta.phase != "monitor" or not flags:
+            return no_flag() if call.meta.phase == "monitor" else None
+        question, _ = flags.pop(0)
+        return flag(question, excerpt="the suburbs will secede tomorrow")
+
+    dropped = Dropped()
+    _, state, _ = run_fake(
+        respond,
+        events=dropped,
+        rounds=1,
+        max_depth=0,
+        observers=("skeptical",),
+        monitor_every="turn",
+        unquoted_excerpts="locate",
+    )
+    [tension] = state.tensions.values()
+    assert tension.question == INVENTED and tension.excerpt_located
+    assert tension.excerpt == "The suburbs may object to it."
+    assert not dropped.events
+
+
+def test_only_the_bundled_model_locates_unquoted_excerpts() -> None:
+    from dagmca.config import SessionConfig
+
+    assert SessionConfig(llm="local").unquoted_excerpts == "locate"
+    assert SessionConfig(llm="local", local_model="/models/qwen2.5-7b.gguf").unquoted_excerpts == "drop"
+    assert SessionConfig(llm="openai", model="gpt-4o-mini").unquoted_excerpts == "drop"
+    assert SessionConfig(llm="fake").unquoted_excerpts == "drop"

@@ -227,6 +227,14 @@ class MonitorSettings(Strict):
         "sibling turns (siblings), on each turn (joint), or one call per lens per turn (per-lens)",
     )
     urgency_threshold: float = Field(0.3, ge=0.0, le=1.0, description="Drop flags below this urgency")
+    # a flag is about what its turn says: one whose excerpt the turn does not contain is
+    # dropped. The bundled 135M model seldom quotes word for word, so for it alone the
+    # turn's sentence nearest the flag stands in, marked on the Tension (excerpt_located)
+    unquoted_excerpts: Literal["drop", "locate"] = Field(
+        "drop",
+        description="A flag whose excerpt is not in its turn: drop it, or put the turn's nearest "
+        "sentence in its place, marked (locate: the bundled model's default)",
+    )
 
 
 class BranchesSettings(Strict):

@@ -97,7 +97,9 @@ class SessionConfig(
     def _local_defaults(cls, data: Any) -> Any:
         """The local model's own defaults (LOCAL_DEFAULTS) for what `data` leaves unset."""
         if isinstance(data, dict) and data.get("llm", "local") == "local":
-            return {**LOCAL_DEFAULTS, **data}
+            # the bundled model's concession, not a user's own GGUF (--local-model)
+            bundled = {"unquoted_excerpts": "locate"} if not data.get("local_model") else {}
+            return {**LOCAL_DEFAULTS, **bundled, **data}
         return data
 
     @field_validator("sampling")

@@ -212,6 +212,12 @@ def degeneration(text: str, prompt_words: str = "", share_limit: float = REPLY_E
 REASK_TEMPERATURE = 0.7
 MIN_REASON_WORDS = 3  # fewer say nothing a reader could check ("one sentence", "converge")
 REASON_ECHO_SHARE = 0.5  # of a reason's 3-word sequences, a description's: it restates it
+# a reason that opens by naming its own form ("one sentence from this paragraph", "two
+# sentences describing the verdict") fills the field's placeholder, whatever follows
+_PLACEHOLDER = re.compile(
+    r"^(in )?(one|two|three|1|2|3)( or (two|three|2|3))?( short| brief)? (sentence|sentences|line|lines)"
+    r"( (from|describing|that|about|explaining|stating|naming|on|why|of)\b|$)"
+)
 
 
 def field_descriptions(prompt: str, names: Sequence[str]) -> list[str]:
@@ -232,6 +238,8 @@ def reason_degeneration(text: str, descriptions: Sequence[str] = ()) -> str | No
     if len(ws) < MIN_REASON_WORDS:
         return f"under {MIN_REASON_WORDS} words" if ws else "empty"
     said = " ".join(ws)
+    if _PLACEHOLDER.match(said):
+        return "names its own form, not a reason"
     mine = list(_grams(ws, 3))
     for description in descriptions:
         theirs = words(description)

@@ -268,6 +268,9 @@ class TensionNode(GraphNode):
     # why a flag the degeneration guard found restating its branch's question stands: the
     # judge's verdict that it asks something else (empty for every other tension)
     kept_reason: str = ""
+    # its excerpt is the turn's sentence nearest the flag, not the observer's own quote
+    # (the bundled model's concession, --unquoted-excerpts locate)
+    excerpt_located: bool = False
 
     def extra_labels(self) -> tuple[str, ...]:
         return (STUB_LABEL,) if self.status is TensionStatus.STUB else ()

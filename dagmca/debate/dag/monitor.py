@@ -27,7 +27,7 @@ from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema
 from dagmca.similarity.counts import EmbedPhase
-from dagmca.text import quotes
+from dagmca.text import nearest_sentence, quotes
 
 RECENT_TURNS = 4
 # the debate's tensions an observer is shown, the latest: enough to steer it off repeats
@@ -235,9 +235,18 @@ class Monitor:
         if flag.urgency < st.config.urgency_threshold or len(question) < 8:
             return
         turn = turns[getattr(flag, "turn", 1) - 1]
+        located = False
         if not quotes(flag.excerpt, turn.text):  # what raised it is not in the turn it names
-            self._drop(lens, question, "its excerpt is not in the turn it flags")
-            return
+            # the bundled model's concession (--unquoted-excerpts locate): its quotes are
+            # rarely word for word, so the turn's sentence nearest the flag stands in,
+            # marked; every other model's unquoted flag is dropped
+            nearest = None
+            if st.config.unquoted_excerpts == "locate":
+                nearest = nearest_sentence(f"{flag.excerpt} {question}", turn.text)
+            if nearest is None:
+                self._drop(lens, question, "its excerpt is not in the turn it flags")
+                return
+            flag, located = flag.model_copy(update={"excerpt": nearest}), True
         # a question that loops, or restates the observers' own instructions ("what is the
         # tension in the turns above?") or the debate's own question, would send a branch
         # off to debate nothing. (Not the rest of the prompt: a branch's background names
@@ -261,7 +270,7 @@ class Monitor:
                     return
                 # kept by the judge's verdict, recorded on it beside the guard's finding
                 kept = f"{reason}, but the judge found it asks other than {explored.id}: {decision.reason}"
-        await self._record(lens, turn, flag, question, kept)
+        await self._record(lens, turn, flag, question, kept, located)
 
     def _drop(self, lens: str, question: str, reason: str) -> None:
         self.state.dropped_tensions += 1
@@ -330,7 +339,13 @@ class Monitor:
         )
 
     async def _record(
-        self, lens: str, turn: TurnNode, flag: TensionFlag, question: str, kept: str = ""
+        self,
+        lens: str,
+        turn: TurnNode,
+        flag: TensionFlag,
+        question: str,
+        kept: str = "",
+        located: bool = False,
     ) -> None:
         st = self.state
         twin = await self._twin(question)
@@ -343,6 +358,7 @@ class Monitor:
             return
         tension = self._tension(lens, turn, flag, question)
         tension.kept_reason = kept
+        tension.excerpt_located = located
         st.write([tension], [flagged_at(st, tension.id, turn.id, lens)])
         self._keep_ledger()
         st.emit(
