@@ -20,12 +20,12 @@ from dagmca.config.groups import (
     BudgetSettings,
     EngineSettings,
     InputSettings,
-    JudgeSettings,
     LLMSettings,
     MonitorSettings,
     PeersSettings,
     RolesSettings,
 )
+from dagmca.config.judging import JudgeSettings
 from dagmca.config.sampling import parse_sampling
 from dagmca.models import ModelRole
 from dagmca.team import AgentTree, build_tree

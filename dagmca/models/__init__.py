@@ -5,18 +5,14 @@ from __future__ import annotations
 from dagmca.models.calls import (
     CallRecord,
 )
+from dagmca.models.node_base import GraphNode
 from dagmca.models.nodes import (
-    EVALUATION_SESSION,
-    PERSONA_SESSION,
     AgentNode,
     ClaimCheck,
     ClaimNode,
     DebateNode,
-    EvaluationNode,
     FinalNode,
-    GraphNode,
     IntegrationNode,
-    PersonaNode,
     RevisitCheck,
     RoundNode,
     SectionNode,
@@ -49,6 +45,12 @@ from dagmca.models.schema import (
     edge,
     role_of,
     utcnow,
+)
+from dagmca.models.store_nodes import (
+    EVALUATION_SESSION,
+    PERSONA_SESSION,
+    EvaluationNode,
+    PersonaNode,
 )
 
 __all__ = [

@@ -15,31 +15,13 @@ from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import cypher, deletion
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.search import TextIndex
-from dagmca.store.sqlite import SQLiteStore
+from dagmca.store.sqlite import memory_call_log, sidecar
 from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
 
-__all__ = ["BOLT_SCHEMES", "BoltTarget", "Neo4jStore", "connect", "is_bolt_uri", "sidecar"]
+__all__ = ["BOLT_SCHEMES", "BoltTarget", "Neo4jStore", "connect", "is_bolt_uri"]
 
 T = TypeVar("T")
 EdgeKey = tuple[str, str, EdgeType, str]  # source, target, type, key
-
-
-def _memory_llm_store() -> GraphStore:
-    store = SQLiteStore(":memory:")
-    store.init_schema()
-    return store
-
-
-def sidecar(path: Path) -> Callable[[], GraphStore]:
-    """Opens (and creates) the SQLite file `path` as a call log and response cache."""
-
-    def open_() -> GraphStore:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        store = SQLiteStore(path)
-        store.init_schema()
-        return store
-
-    return open_
 
 
 def connect(target: BoltTarget, *, llm_store: Path | None = None) -> Neo4jStore:
@@ -83,7 +65,7 @@ class Neo4jStore(GraphStore):
         self._driver = driver
         # the call log and response cache: a SQLite file beside the graph (in memory
         # when the caller names none)
-        self._open_llm_store = llm_store or _memory_llm_store
+        self._open_llm_store = llm_store or memory_call_log
         self._llm_store: GraphStore | None = None
         self._database = database
         self._location = location or "neo4j"

@@ -6,7 +6,7 @@ import contextlib
 import json
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -353,3 +353,22 @@ def _sqlite_time(iso: str) -> str:
     if when.tzinfo is None:
         when = when.replace(tzinfo=UTC)
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def memory_call_log() -> GraphStore:
+    """An in-memory SQLite store for a Bolt store's call log and response cache."""
+    store = SQLiteStore(":memory:")
+    store.init_schema()
+    return store
+
+
+def sidecar(path: Path) -> Callable[[], GraphStore]:
+    """Opens (and creates) the SQLite file `path` as a call log and response cache."""
+
+    def open_() -> GraphStore:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        store = SQLiteStore(path)
+        store.init_schema()
+        return store
+
+    return open_

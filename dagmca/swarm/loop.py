@@ -28,8 +28,9 @@ from dagmca.evaluation.judging import Completer
 from dagmca.llm.base import CallMeta
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models.nodes import SWARM_SESSION, PersonaNode, node_from_record
+from dagmca.models.nodes import node_from_record
 from dagmca.models.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
+from dagmca.models.store_nodes import SWARM_SESSION, PersonaNode
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore

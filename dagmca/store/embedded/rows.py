@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from dagmca.models import EVALUATION_SESSION, PERSONA_SESSION, NodeKind
-from dagmca.models.nodes import SWARM_SESSION
+from dagmca.models.store_nodes import SWARM_SESSION
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.values import EdgeRow, NodeRow
 from dagmca.store.graph import store_records

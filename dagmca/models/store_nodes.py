@@ -1,0 +1,105 @@
+"""The node kinds that belong to the store, not to one session: the agents that persist
+across sessions, and the experiments run over many (evaluations, swarms)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from pydantic import Field
+
+from dagmca.models.node_base import GraphNode
+from dagmca.models.schema import NodeKind, utcnow
+
+# Personas belong to the store, not to a session: this is their `session` property.
+PERSONA_SESSION = "_agents"
+
+
+class PersonaNode(GraphNode):
+    """An agent of the pool across sessions: one per perspective. What it
+    learned carries into the next session on the store: its latest contributions that
+    survived (seen in its prompts) and its success record by tension category (read by
+    the router). Each session's seats link to it with PLAYS."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.PERSONA
+    name: str  # the perspective as a slug
+    perspective: str
+    sessions: list[str] = Field(default_factory=list)  # the sessions it took part in, in order
+    kept: list[str] = Field(default_factory=list)  # its latest surviving contributions, newest last
+    kept_total: int = 0  # contributions that survived their debate, over every session
+    record: dict[str, list[int]] = Field(default_factory=dict)  # category -> [trials, successes]
+    trials: int = 0  # over every category: the record's sums, for Cypher
+    successes: int = 0
+    updated_at: str = Field(default_factory=utcnow)
+
+
+# Evaluations belong to the store, not to a session: this is their `session` property
+# (and their edges'), so that every whole-store reading finds them beside the personas.
+EVALUATION_SESSION = "_evaluations"
+
+
+class EvaluationNode(GraphNode):
+    """One `dagmca eval`, its `session` EVALUATION_SESSION; RAN edges reach the sessions
+    it ran. `settings` and `summary` are JSON strings."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.EVALUATION
+    eval_id: str
+    tasks: int
+    task_ids: list[str] = Field(default_factory=list)
+    arms: list[str] = Field(default_factory=list)
+    repeats: int = 1
+    judge_model: str = ""
+    prompt_version: str = ""  # the judge's prompt
+    debate_prompt_version: str = ""  # dagmca's prompts, that its sessions ran with
+    settings: str = "{}"
+    summary: str = "{}"
+    status: str = "running"  # running, then done
+
+
+# Swarms belong to the store, not to a session, like evaluations
+SWARM_SESSION = "_swarms"
+
+
+class SwarmNode(GraphNode):
+    """One `dagmca swarm`: its stream's tasks, agents, routers and settings (JSON)."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.SWARM
+    swarm_id: str
+    tasks: int
+    agents: list[str] = Field(default_factory=list)
+    routers: list[str] = Field(default_factory=list)
+    repeats: int = 1
+    settings: str = "{}"
+    summary: str = "{}"
+    # with --memory store: the personas' records by type when it started (JSON), which
+    # seed every run's router, and a resumed run's the same
+    memory: str = "{}"
+    status: str = "running"  # running, then done
+
+
+class TaskNode(GraphNode):
+    """One task of a swarm's stream; `check` is reference or code."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.TASK
+    swarm_id: str
+    task_id: str
+    type: str
+    check: str
+    prompt: str
+    position: int
+
+
+class SnapshotNode(GraphNode):
+    """A swarm run's S, D and F after `seen` tasks (one run: a router and a repeat)."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.SNAPSHOT
+    swarm_id: str
+    router: str
+    repeat: int
+    seen: int
+    accuracy: float
+    s: float | None = None
+    s_noise: float | None = None
+    d: float | None = None
+    f_chi2: float | None = None
+    f_dof: int | None = None
+    f_p: float | None = None
