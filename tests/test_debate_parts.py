@@ -295,3 +295,33 @@ def test_in_a_question_session_a_changed_tally_is_a_material_change(tmp_path: Pa
     rounds = sorted((r for r in nodes if isinstance(r, RoundNode)), key=lambda r: r.number)
     assert [r.convergence_score for r in rounds] == [None, 1.0, 1.0]
     assert debate.converged and debate.rounds == 3
+
+
+def test_labels_take_a_colon_or_stand_alone_and_may_be_singular() -> None:
+    from dagmca.prompts.lines import parse_parts
+
+    parts = parse_parts(
+        "Position: fares should rise.\nPosition A (L1N2) holds that they should not.\n"
+        "## Disagreement\n- L1N1 vs L1N2 on whether fares should rise\nAgreement: none"
+    )
+    assert parts.parsed and "Position A (L1N2) holds" in parts.position
+    assert parts.disagreements == ["L1N1 vs L1N2 on whether fares should rise"]
+
+
+def test_a_confidence_on_a_ten_point_scale_is_read_as_such() -> None:
+    from dagmca.prompts.lines import confidence
+
+    assert confidence("Answer: 4\nConfidence: 8") == 0.8
+    assert confidence("Confidence: 80") == 0.8
+    assert confidence("Confidence: 0.8") == 0.8
+    assert confidence("Confidence: 7/10") == 0.7
+
+
+def test_a_disagreement_is_kept_only_as_itself_not_by_its_agents_or_settled() -> None:
+    from dagmca.prompts.lines import same_point
+
+    said = "L1N1 vs L1N2 on whether the fare should rise"
+    assert same_point(said, "L1N1 vs L1N2 on whether the fare should rise at all")
+    assert not same_point(said, "L1N1 vs L1N2 on who runs the buses")  # the agents alone
+    assert not same_point(said, "L1N1 vs L1N2 on whether the fare should rise: resolved for L1N2")
+    assert not same_point(said, "L1N1 vs L1N3 on whether the fare should rise")

@@ -148,3 +148,15 @@ def test_a_full_session_on_an_endpoint_sends_every_schema_evidence_first(
     assert len(sent) >= 10 and flags, "the session sent its observers' schemas"
     bad = [(v, s.get("title")) for s in sent for v in violations(s)]
     assert bad == []
+
+
+def test_a_reflections_note_comes_before_its_satisfaction_and_signal() -> None:
+    from dagmca.prompts.schemas import Reflection
+
+    order = list(ordered_schema(Reflection, False)["properties"])
+    assert order.index("note") < min(order.index("satisfaction"), order.index("signal"))
+
+
+def test_a_users_own_local_model_gets_room_for_evidence_first() -> None:
+    assert SessionConfig(llm="local").flag_tokens() == 120
+    assert SessionConfig(llm="local", local_model="/m/qwen2.5-7b.gguf").flag_tokens() == 300

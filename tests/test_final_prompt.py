@@ -103,3 +103,9 @@ def test_a_question_sessions_final_prompt_names_only_what_it_has() -> None:
     task = fp.integrate(frame, full, asked=True).messages[-1]["content"].rsplit("</turn>", 1)[-1]
     for named in ("([B1])", "([S1])", "([C1])", "([Q1])", "both of its positions"):
         assert named in task
+
+
+def test_only_a_sections_label_is_a_citation_not_an_editors_bracket() -> None:
+    checked = fp.check_citations("As [T]he passage says, fares rise [B1] and [Z9] no [M].", ["M", "B1"])
+    assert checked.text.startswith("As [T]he passage says")
+    assert checked.cited == ["B1", "M"] and checked.removed == []

@@ -153,7 +153,9 @@ class SessionConfig(
     def flag_tokens(self) -> int:
         if self.max_flag_tokens is not None:
             return self.max_flag_tokens
-        return 120 if self.llm == "local" else 300
+        # the bundled model's short cap holds because its decision comes first; a model
+        # of the user's own (--local-model) writes its evidence first and needs room
+        return 120 if self.llm == "local" and not self.local_model else 300
 
     def synthesis_tokens(self) -> int:
         """A synthesis's cap (the final answer's: `final_tokens`)."""

@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 # what a property is, by its name (snake_case words): evidence a decision rests on ...
 EVIDENCE = re.compile(
-    r"(?:^|_)(?:reasons?|reasoning|rationale|excerpts?|sentences?|quotes?|evidence|justification)(?:$|_)"
+    r"(?:^|_)(?:reasons?|reasoning|rationale|excerpts?|sentences?|quotes?|evidence|justification|note)(?:$|_)"
 )
 # ... and the decision itself
 DECISION = re.compile(

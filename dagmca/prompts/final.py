@@ -26,7 +26,8 @@ KINDS = {
     "I": ("a part of the graph integrated first", "parts of the graph integrated first"),
 }
 # a citation as the final text writes it: one or more labels in brackets, [B1] or [B1, S2]
-CITATION = re.compile(r"\[((?:[A-Z]\d*)(?:\s*[,;]\s*[A-Z]\d*)*)\]")
+# (only the labels a final prompt gives: an editor's "[T]he" in a quote is no citation)
+CITATION = re.compile(r"\[((?:M|[BSCQI]\d+)(?:\s*[,;]\s*(?:M|[BSCQI]\d+))*)\]")
 MARK = "Inference:"  # how the writer marks a claim of its own, drawn from cited sections
 
 

@@ -52,8 +52,12 @@ PARTS_FORMAT = (
 )
 
 _MARKUP = "*_#`> \t"
+# a label opens its line and takes a colon ("Position: ..."), or stands alone as a
+# heading ("## Disagreements"); singular or plural. A prose line that only starts with
+# the word ("Position A (L1N2) holds ...") is not a label
 _LABEL = re.compile(
-    r"^[\s*_#>`]*(" + "|".join(LABELS) + r")\b[\s*_`]*(?:\([^)\n]*\))?[\s*_`]*:?[\s*_`]*(.*)$",
+    r"^[\s*_#>`]*(position|disagreements?|agreements?|inferences?)[\s*_`]*(?:\([^)\n]*\))?[\s*_`]*"
+    r"(?::[\s*_`]*(.*)|$)",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*\u2022]|\d+[.)])\s+")
@@ -104,8 +108,10 @@ def confidence(text: str) -> float | None:
         x, scale = float(number.group(1)), (number.group(2) or "").replace(" ", "")
         if scale.startswith("/") and float(scale[1:]) > 0:
             x /= float(scale[1:])  # 7/10
-        elif scale == "%" or x > 1:
+        elif scale == "%" or x > 10:
             x /= 100
+        elif x > 1:  # a 0-10 scale: "Confidence: 8"
+            x /= 10
         return round(min(max(x, 0.0), 1.0), 3)
     for word, x in _WORDS.items():
         if value.startswith(word):
@@ -169,9 +175,10 @@ def parse_parts(text: str) -> Parts:
     for line in text.splitlines():
         found = _LABEL.match(line)
         if found is not None:
-            label = next(x for x in LABELS if x.lower() == found.group(1).lower())
+            said = found.group(1).lower().rstrip("s")
+            label = next(x for x in LABELS if x.lower().rstrip("s") == said)
             current = sections.setdefault(label, [])
-            if found.group(2).strip():
+            if (found.group(2) or "").strip():
                 current.append(found.group(2))
             continue
         (lead if current is None else current).append(line)
@@ -212,13 +219,23 @@ def _key(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.casefold()))
 
 
+_AGENT = re.compile(r"\bl\d+n\d+\b")
+# words that settle a disagreement rather than restate it
+_SETTLED = {"resolved", "settled", "favour", "favor", "wins", "won", "correct", "right", "prevails"}
+
+
 def same_point(a: str, b: str) -> bool:
-    """Two items state the same point: one contains the other, or their words overlap
-    by half (a reworded item still counts as kept)."""
+    """`b` states the disagreement `a` states: it names the same agents, and either
+    contains `a`'s words without settling it, or the two share most of their words (a
+    reworded item still counts as kept). Agent names and "vs" alone are no match."""
     ka, kb = _key(a), _key(b)
     if not ka or not kb:
         return False
-    return ka <= kb or kb <= ka or len(ka & kb) / len(ka | kb) >= 0.5
+    if set(_AGENT.findall(a.casefold())) != set(_AGENT.findall(b.casefold())):
+        return False
+    if ka <= kb:
+        return not (kb - ka) & _SETTLED
+    return len(ka & kb) / len(ka | kb) >= 0.7
 
 
 def restore(before: Parts, after: Parts) -> Parts:
