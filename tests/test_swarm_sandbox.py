@@ -12,7 +12,8 @@ from typing import cast
 import pytest
 
 from dagmca.swarm import sandbox
-from dagmca.swarm.sandbox import Limits, run
+from dagmca.swarm.sandbox import Limits, Outcome, run
+from dagmca.swarm.tasks import SwarmTask, program
 
 LIMITS = Limits(cpu_seconds=2, wall_seconds=8, memory_mb=256, processes=16)
 pytestmark = pytest.mark.skipif(os.name != "posix", reason="the executor needs POSIX")
@@ -137,3 +138,24 @@ def test_an_executor_that_cannot_run_code_stops_before_any_call() -> None:
     assert sandbox.preflight() is None
     with pytest.raises(sandbox.ExecutorUnavailable, match="cannot run code here"):
         sandbox.preflight(Limits(wall_seconds=0.001))  # too short for the interpreter to start
+
+
+@pytest.mark.parametrize(
+    "exit_call", ["import sys\nsys.exit(0)", "import os\nos._exit(0)", "raise SystemExit"]
+)
+def test_an_answer_that_exits_early_skips_no_test(exit_call: str) -> None:
+    task = SwarmTask(id="t1", type="logic", prompt="return x", tests="assert f(1) == 2", entry_point="f")
+    outcome = run(program(task, f"{exit_call}\ndef f(x):\n    return x\n"), LIMITS)
+    assert outcome.exit_code == 0
+    assert not outcome.passed
+    right = run(program(task, "def f(x):\n    return 2\n"), LIMITS)
+    assert right.passed, right.output
+    assert right.output == ""
+
+
+def test_a_real_time_signal_is_named_by_its_number() -> None:
+    outcome = Outcome(
+        passed=False, exit_code=-40, timed_out=False, output="", seconds=0.1, isolation="guarded"
+    )
+    assert outcome.reason == "killed by signal 40"
+    assert Outcome(False, -9, False, "", 0.1, "guarded").reason == "killed by SIGKILL"

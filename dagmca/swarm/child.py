@@ -15,7 +15,8 @@ the privileges it needs to lock itself in, and in this order:
    outside its folder, starting another program and ctypes: the second wall where
    the kernel gave no namespace, and the only one against a child that finds a
    writable path the first one missed (the tests turn it off to try the kernel's alone);
-6. it runs the program (`main.py` in its folder) as `__main__`.
+6. it runs the program (`main.py` in its folder) as `__main__`, then writes the run's
+   nonce last: a program that exits early, before its tests ran, never writes it.
 
 Exit codes: the program's own; 97 when the lock-in itself failed (the parent then
 reports a failure, never runs the code unguarded).
@@ -23,6 +24,7 @@ reports a failure, never runs the code unguarded).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import json
 import os
@@ -121,7 +123,18 @@ def main() -> int:
     sys.path[:0] = [home]
     code = compile(source, "main.py", "exec")
     exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    _finished(str(config.get("nonce", "")))
     return 0
+
+
+def _finished(nonce: str) -> None:
+    """Say, last, that the program ran to its end: a program that exits early (before
+    its tests) never reaches this line, and the parent counts only a run that does."""
+    for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
+        if stream is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+    os.write(1, f"\n{nonce}\n".encode())
 
 
 if __name__ == "__main__":

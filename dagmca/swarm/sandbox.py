@@ -30,6 +30,7 @@ import contextlib
 import functools
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -38,7 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import BinaryIO, Literal
 
 from dagmca.errors import EndpointError
 from dagmca.models.schema import Strict
@@ -67,7 +68,9 @@ class Limits(Strict):
 
 @dataclass(frozen=True)
 class Outcome:
-    """How a run ended: `passed` when the program exited 0 within its limits."""
+    """How a run ended: `passed` when the program exited 0 within its limits and the
+    child printed, after the program's last line had run, the run's nonce (so a
+    program that exits 0 early, before its tests, fails)."""
 
     passed: bool
     exit_code: int | None
@@ -83,9 +86,16 @@ class Outcome:
         if self.timed_out:
             return "timed out"
         if self.exit_code is not None and self.exit_code < 0:
-            return f"killed by {signal.Signals(-self.exit_code).name}"
+            return f"killed by {_signal_name(-self.exit_code)}"
         tail = self.output.strip().splitlines()
         return tail[-1][:200] if tail else f"exit {self.exit_code}"
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:  # a real-time signal has no name of its own
+        return f"signal {number}"
 
 
 def _unshare_prefix() -> list[str]:
@@ -159,12 +169,14 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: boo
     if root:
         for path in (work, work / "main.py"):
             os.chown(path, NOBODY, NOBODY)
+    nonce = secrets.token_hex(16)
     config = base / "config.json"
     config.write_text(
         json.dumps(
             {
                 "cover": mode == "namespaces",
                 "hook": hook,
+                "nonce": nonce,
                 "limits": _rlimits(limits),
                 "uid": NOBODY if root else None,
                 "gid": NOBODY if root else None,
@@ -187,16 +199,29 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: boo
             timed_out, code = True, None
         finally:
             _kill_group(proc)
-        out.seek(0)
-        text = out.read(limits.output_chars * 4).decode("utf-8", "replace")[: limits.output_chars]
+        text, finished = _read_output(out, nonce, limits.output_chars)
     return Outcome(
-        passed=code == 0 and not timed_out,
+        passed=code == 0 and not timed_out and finished,
         exit_code=code,
         timed_out=timed_out,
         output=text,
         seconds=round(time.monotonic() - started, 3),
         isolation=mode,
     )
+
+
+def _read_output(out: BinaryIO, nonce: str, chars: int) -> tuple[str, bool]:
+    """The output, cut, without the nonce's line; and whether the run ended with that
+    line (the child writes it last, so it is at the end of the file)."""
+    mark = f"\n{nonce}\n".encode()
+    out.seek(0, os.SEEK_END)
+    size = out.tell()
+    out.seek(max(0, size - len(mark)))
+    finished = out.read() == mark
+    out.seek(0)
+    kept = size - len(mark) if finished else size
+    text = out.read(min(kept, chars * 4)).decode("utf-8", "replace")[:chars]
+    return text, finished
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
