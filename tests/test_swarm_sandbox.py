@@ -159,3 +159,45 @@ def test_a_real_time_signal_is_named_by_its_number() -> None:
     )
     assert outcome.reason == "killed by signal 40"
     assert Outcome(False, -9, False, "", 0.1, "guarded").reason == "killed by SIGKILL"
+
+
+def namespaces_only() -> None:
+    if sandbox.isolation() != "namespaces":
+        pytest.skip("no namespaces on this kernel")
+
+
+def test_the_kernel_keeps_every_folder_but_its_own_read_only() -> None:
+    namespaces_only()
+    # a folder any user may write, outside the usual world-writable ones: only a
+    # read-only root keeps the child out when the audit hook is off
+    base = Path("/run") if os.access("/run", os.W_OK) else Path.home()
+    folder = base / f"dagmca-open-{os.getpid()}"
+    folder.mkdir(mode=0o777)
+    folder.chmod(0o777)
+    try:
+        program = f"import os\nos.chdir({str(folder)!r})\nopen('escaped', 'w').write('x')\n"
+        outcome = run(program, LIMITS, mode="namespaces", hook=False)
+        assert not outcome.passed
+        assert not (folder / "escaped").exists()
+    finally:
+        (folder / "escaped").unlink(missing_ok=True)
+        folder.rmdir()
+
+
+def test_the_child_sees_its_own_processes_and_the_standard_library() -> None:
+    namespaces_only()
+    program = (
+        "import hashlib, queue, collections, itertools, functools, math, re, json, os\n"
+        "print(len([p for p in os.listdir('/proc') if p.isdigit()]))\n"
+    )
+    outcome = run(program, LIMITS)
+    assert outcome.passed, outcome.output
+    assert int(outcome.output.split()[0]) < 5  # the PID namespace's, not the host's
+
+
+def test_the_work_folder_has_a_size_limit() -> None:
+    namespaces_only()
+    program = "for i in range(8):\n    open(f'f{i}', 'wb').write(b'x' * 1024 * 1024)\nprint('all written')\n"
+    outcome = run(program, Limits(work_mb=4, wall_seconds=8), mode="namespaces", hook=False)
+    assert not outcome.passed
+    assert "all written" not in outcome.output

@@ -2,12 +2,13 @@
 imported. It is the first code the sandboxed interpreter runs, while it still holds
 the privileges it needs to lock itself in, and in this order:
 
-1. inside its own mount namespace (when the parent could make one), it covers every
-   world-writable folder (/tmp, /var/tmp, /dev/shm, ...) with an empty tmpfs only root
-   may write, so an unprivileged child can write nowhere but its own folder, which it
-   reaches through its working directory;
-2. it imports the standard modules a small solution uses, while it can still read them
-   (an interpreter installed under a private home stays readable only to root);
+1. inside its own mount namespace (when the parent could make one), it makes every
+   mount read-only and mounts a fresh, size-limited tmpfs as its work folder: the
+   kernel, not the audit hook, keeps it from writing anywhere else, whatever uid it
+   has (as a user, `unshare -r` maps it to root inside, which owns the user's files).
+   An interpreter under a private home is bound into reach first, so the child can
+   still import the standard library after it drops to `nobody`;
+2. it imports the standard modules a small solution uses (sockets meet the walls);
 3. it sets the resource limits, soft and hard alike, so the code cannot raise them;
 4. when it runs as root, it becomes an unprivileged user (the process limit does not
    bind root);
@@ -33,8 +34,11 @@ import sys
 from typing import Any
 
 LOCKIN_FAILED = 97
-_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
-_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/var/lock", "/dev/mqueue")
+_MS_RDONLY, _MS_NOSUID, _MS_NODEV, _MS_REMOUNT, _MS_BIND = 1, 2, 4, 32, 4096
+_MS_REC, _MS_PRIVATE = 16384, 1 << 18
+# statvfs's flag -> mount's: a remount must repeat the flags a user namespace locked
+_KEPT = ((2, 2), (4, 4), (8, 8), (1024, 1024), (2048, 2048), (4096, 1 << 21))
+_LIBC = ctypes.CDLL(None, use_errno=True)
 _PRELOAD = (
     "math", "cmath", "re", "itertools", "functools", "collections", "collections.abc", "heapq", "bisect",
     "string", "json", "operator", "fractions", "decimal", "statistics", "random", "typing", "dataclasses",
@@ -48,15 +52,46 @@ _REFUSED = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Po
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
-def _cover_writable() -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.mount(None, b"/", None, _MS_REC | _MS_PRIVATE, None) != 0:
-        raise OSError(ctypes.get_errno(), "making the mounts private")
-    for path in _WRITABLE:
-        if os.path.isdir(path) and not os.path.islink(path):
-            flags = _MS_NOSUID | _MS_NODEV
-            if libc.mount(b"tmpfs", path.encode(), b"tmpfs", flags, b"mode=0755,size=64k") != 0:
-                raise OSError(ctypes.get_errno(), f"covering {path}")
+def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None) -> None:
+    if _LIBC.mount(source, target.encode(), fstype, flags, data) != 0:
+        raise OSError(ctypes.get_errno(), f"mounting {target}")
+
+
+def _reach(path: str, owner: str) -> None:
+    """Keep `path` (the interpreter's prefix) readable to a child that drops to
+    `nobody` when an ancestor is private (an interpreter under a 0700 home): that
+    ancestor is covered by an empty tmpfs holding only the way to `path`, bound in."""
+    parts = os.path.realpath(path).split(os.sep)[1:]
+    for depth in range(1, len(parts)):
+        ancestor = os.sep + os.sep.join(parts[:depth])
+        if os.stat(ancestor).st_mode & 0o001 == 0:
+            break
+    else:
+        return
+    fd = os.open(path, os.O_PATH | os.O_DIRECTORY)
+    try:
+        _mount(b"tmpfs", ancestor, b"tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0755,size=64k,{owner}".encode())
+        os.makedirs(os.path.realpath(path), mode=0o755, exist_ok=True)
+        _mount(f"/proc/self/fd/{fd}".encode(), os.path.realpath(path), None, _MS_BIND | _MS_REC, None)
+    finally:
+        os.close(fd)
+
+
+def _read_only_root(home: str, size_mb: int, owner: str) -> None:
+    """Every mount read-only in this mount namespace (flags it already has kept, as a
+    user namespace requires), then a fresh size-limited tmpfs as the work folder."""
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE, None)
+    for prefix in {sys.base_prefix, sys.base_exec_prefix}:
+        _reach(prefix, owner)
+    with open("/proc/self/mountinfo", encoding="utf-8") as f:
+        points = {line.split()[4].replace("\\040", " ") for line in f}
+    for point in sorted(points, key=len):
+        kept = os.statvfs(point).f_flag
+        flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
+        flags |= sum(ms for st, ms in _KEPT if kept & st)
+        _mount(None, point, None, flags, None)
+    _mount(b"tmpfs", home, b"tmpfs", _MS_NOSUID | _MS_NODEV, f"mode=0700,size={size_mb}m,{owner}".encode())
+    os.chdir(home)  # the new mount, not the folder beneath it
 
 
 def _limit(limits: dict[str, int]) -> None:
@@ -108,7 +143,8 @@ def main() -> int:
         with open("main.py", encoding="utf-8") as f:
             source = f.read()  # read by its path before the folder's path is covered
         if config.get("cover"):
-            _cover_writable()
+            owner = f"uid={config['uid']},gid={config['gid']}" if config.get("uid") is not None else ""
+            _read_only_root(home, int(config.get("work_mb", 64)), owner)
         for name in _PRELOAD:
             __import__(name)
         _limit({str(k): int(v) for k, v in config["limits"].items()})

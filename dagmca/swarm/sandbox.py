@@ -12,8 +12,9 @@ Isolation comes from the kernel where it allows, else from the child itself:
 - `namespaces`: `unshare --mount --net --pid --fork --kill-child` (util-linux, on
   every Linux; no daemon, no image). The child gets a network namespace with no
   interface but a downed loopback, a PID namespace whose processes all die with it
-  (so a child that escapes its process group is still reaped), and a mount namespace
-  in which it covers the world-writable folders. Run as root, the child then becomes
+  (so a child that escapes its process group is still reaped) with its own /proc,
+  and a mount namespace in which every mount is read-only but the work folder, a
+  size-limited tmpfs. Run as root, the child then becomes
   `nobody` (the process limit does not bind root); run as a user, `unshare -r` adds
   a user namespace, in which the limit binds anyway.
 - `guarded`: where no namespace can be made, the child's audit hook refuses sockets,
@@ -47,7 +48,7 @@ from dagmca.models.schema import Strict
 Isolation = Literal["namespaces", "guarded"]
 NOBODY = 65534
 CHILD = Path(__file__).with_name("child.py")
-_UNSHARE = ["--mount", "--net", "--pid", "--fork", "--kill-child"]
+_UNSHARE = ["--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
 
 
 class ExecutorUnavailable(EndpointError):
@@ -63,6 +64,7 @@ class Limits(Strict):
     memory_mb: int = 512
     file_mb: int = 1
     processes: int = 16
+    work_mb: int = 64  # the work folder's size, where namespaces give it its own tmpfs
     output_chars: int = 4000
 
 
@@ -177,6 +179,7 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: boo
                 "cover": mode == "namespaces",
                 "hook": hook,
                 "nonce": nonce,
+                "work_mb": limits.work_mb,
                 "limits": _rlimits(limits),
                 "uid": NOBODY if root else None,
                 "gid": NOBODY if root else None,
