@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.llm.fake import ScriptedCall
 from dagmca.metrics.ledger import arm_shares
 from dagmca.models import CallPhase, EdgeType
@@ -93,3 +94,34 @@ def test_the_entailment_check_tells_emergent_from_inferred(store: SQLiteStore, t
 
 def test_the_entailment_check_asks_for_the_evidence_before_the_verdict() -> None:
     assert list(entailment_schema(3, True).model_fields) == ["support", "reason", "verdict"]
+
+
+def test_a_claim_supported_only_by_quoting_the_word_the_is_not_emergent(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    """An entailment judge that names agents' turns by quoting "the" from each quotes no
+    sentence: the invented claim is unsupported, not inferred or emergent."""
+    invented = "The charge's revenue funds night buses, and a cleaner's wage share fell by half in 2019."
+    responder = debate(REPEATS, invented, judge_rule())
+
+    def hollow_quotes(claim: str, texts: list[str]) -> list[tuple[int, str]]:
+        return [(i, "the") for i, t in enumerate(texts) if i and (B in t or C in t)] if claim == invented else []
+
+    def respond(call: ScriptedCall) -> Any:
+        traced = ledger_reply(call, sentences_of, judge_rule(), hollow_quotes)
+        return traced if traced is not None else responder(call)
+
+    _, _, fake = run(store, tmp_path, respond, **SMALL)
+    made = claims(store)[invented]
+    assert made.origin.value == "unsupported" and made.agents == []
+    assert not edges_of(store, made, EdgeType.DERIVES_FROM)
+    checks = [c.prompt for c in fake.calls if c.meta.agent == "ledger-entailment"]
+    assert any(B in p or C in p for p in checks)  # an agent's turn was offered, and its "the" refused
+
+
+def test_a_quote_stands_for_a_sentence_only_when_it_has_substance() -> None:
+    text = f"{B} {C}"
+    assert quoted_sentence("the", text) is None
+    assert quoted_sentence("a flat charge", text) is None
+    assert quoted_sentence("fund night buses for early-shift workers", text) == B  # the whole sentence
+    assert quoted_sentence("A flat charge takes a larger share of a cleaner's wage", text) == C

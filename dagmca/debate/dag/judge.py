@@ -24,6 +24,10 @@ _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
 # How much of a quoted answering sentence must be words of one sentence of the text
 # (a strong model may drop a clause or fix a typo; a weak one invents a sentence).
 QUOTE_OVERLAP = 0.7
+# A quote shorter than this many words stands for a sentence only when it covers
+# QUOTE_COVER of that sentence's words.
+QUOTE_MIN_WORDS = 5
+QUOTE_COVER = 0.6
 
 
 def hollow(verdict: str, reason: str, why: str, kept: str) -> tuple[str, str]:
@@ -226,18 +230,21 @@ async def not_checked(cfg: SessionConfig, similarity: float) -> Decision:
 
 
 def quoted_sentence(quote: str, text: str) -> str | None:
-    """The sentence of `text` that `quote` quotes (most of its words in one sentence, or
-    the quote found verbatim), as the text has it; None when it quotes nothing there."""
-    if not quote.strip():
-        return None
-    if " ".join(quote.split()) in " ".join(text.split()):
-        return quote.strip()
+    """The whole sentence of `text` that `quote` quotes (most of the quote's words in one
+    sentence), as the text has it; None when it quotes nothing there. A quote of fewer
+    than QUOTE_MIN_WORDS words must also cover most of that sentence: a fragment such as
+    "the" is in nearly every sentence and points at none, so it cannot stand for one."""
     wanted = words(quote)
     if not wanted:
         return None
-    best, best_share = None, 0.0
+    best, best_share = "", 0.0
     for sentence in (s.strip() for s in _SENTENCE.split(text)):
         share = len(wanted & words(sentence)) / len(wanted)
         if sentence and share > best_share:
             best, best_share = sentence, share
-    return best if best_share >= QUOTE_OVERLAP else None
+    verbatim = " ".join(quote.split()) in " ".join(text.split())  # it may run across sentences
+    if best_share < QUOTE_OVERLAP and not verbatim:
+        return None
+    if len(quote.split()) < QUOTE_MIN_WORDS and len(wanted & words(best)) < QUOTE_COVER * len(words(best)):
+        return None
+    return best
