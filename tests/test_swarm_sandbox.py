@@ -3,6 +3,7 @@ fail within the timeout, write nothing outside their folder, and leave no proces
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import time
@@ -201,3 +202,21 @@ def test_the_work_folder_has_a_size_limit() -> None:
     outcome = run(program, Limits(work_mb=4, wall_seconds=8), mode="namespaces", hook=False)
     assert not outcome.passed
     assert "all written" not in outcome.output
+
+
+def test_without_namespaces_code_tasks_need_an_explicit_opt_in(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dagmca.api import swarm
+
+    monkeypatch.setattr(sandbox, "isolation", lambda: "guarded")
+    code = {"id": "c1", "type": "code", "prompt": "f", "tests": "assert f() == 1", "entry_point": "f"}
+    reference = {"id": "a1", "type": "add", "question": "What is 2 + 3?", "answer": "5"}
+    mixed, plain = tmp_path / "mixed.jsonl", tmp_path / "plain.jsonl"
+    mixed.write_text(json.dumps(code) + "\n" + json.dumps(reference) + "\n", encoding="utf-8")
+    plain.write_text(json.dumps(reference) + "\n", encoding="utf-8")
+    with pytest.raises(sandbox.ExecutorUnavailable, match="no namespaces can be made here"):
+        swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"})
+    assert swarm(plain, store=tmp_path / "s.db", settings={"llm": "fake"}).attempted_now == 1
+    opted = swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"}, unsafe_executor=True)
+    assert opted.attempted_now == 2

@@ -34,11 +34,13 @@ def swarm(
     client: ClientLike | None = None,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
+    unsafe_executor: bool = False,
 ) -> SwarmReport:
     """Run (or finish, or read back) the swarm of the stream `tasks` in `store`, with
     `router` (a name or a comma list), and compare its routers. `memory="store"` starts
     every run's router from the personas' records (see `dagmca swarm --memory`). Bad
-    input raises a UserError before any call."""
+    input raises a UserError before any call; code tasks where no namespace can be made
+    raise ExecutorUnavailable unless `unsafe_executor` (see `dagmca swarm --unsafe-executor`)."""
     path = Path(tasks)
     found = load_stream(path)
     cfg = settings_from(settings)
@@ -57,6 +59,6 @@ def swarm(
 
     async def main() -> SwarmReport:
         async with Workspace(store, embedder=embedder) as ws:
-            return await swarm_in(ws, plan, cfg, client, on_attempt)
+            return await swarm_in(ws, plan, cfg, client, on_attempt, unsafe_executor=unsafe_executor)
 
     return blocking(main())

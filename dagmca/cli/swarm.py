@@ -72,6 +72,13 @@ def swarm(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Project the calls, tokens and cost; spend nothing")
     ] = False,
+    unsafe_executor: Annotated[
+        bool,
+        typer.Option(
+            "--unsafe-executor",
+            help="Run code tasks even where no namespace can be made (an audit hook is then the only wall)",
+        ),
+    ] = False,
 ) -> None:
     """Route a stream of checked tasks to agents that learn from their successes."""
     from dagmca.api.sync import in_workspace
@@ -123,7 +130,7 @@ def swarm(
             markup=False,
             highlight=False,
         )
-    if any(t.is_code for t in found) and isolation() == "guarded":
+    if any(t.is_code for t in found) and isolation() == "guarded" and unsafe_executor:
         err.print(
             "dagmca: no namespaces can be made here: the executor runs code behind its resource limits "
             "and an audit hook only (see the Swarm guide's sandbox section)",
@@ -150,7 +157,9 @@ def swarm(
     try:
         report = in_workspace(
             resolve_store(store),
-            lambda ws: swarm_in(ws, plan, cfg, on_attempt=progress, on_start=start),
+            lambda ws: swarm_in(
+                ws, plan, cfg, on_attempt=progress, on_start=start, unsafe_executor=unsafe_executor
+            ),
             embedder=cfg.embedder,
         )
     except KeyboardInterrupt:

@@ -165,10 +165,13 @@ async def swarm_in(
     client: ClientLike | None = None,
     on_attempt: OnAttempt | None = None,
     on_start: Callable[[int], None] | None = None,
+    *,
+    unsafe_executor: bool = False,
 ) -> SwarmReport:
     """The swarm in a workspace: its store, its embedder (for D) and the settings'
-    model behind one metered client."""
+    model behind one metered client. Code tasks need an executor in namespaces, or
+    `unsafe_executor` (see `sandbox.preflight`)."""
     if any(t.is_code for t in plan.tasks):
-        await asyncio.to_thread(sandbox.preflight, plan.limits)
+        await asyncio.to_thread(sandbox.preflight, plan.limits, unsafe=unsafe_executor)
     model = await swarm_client(ws, cfg, plan.swarm_id, client)
     return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt, on_start)

@@ -120,10 +120,17 @@ def isolation() -> Isolation:
     return "namespaces" if done.returncode == 0 else "guarded"
 
 
-def preflight(limits: Limits | None = None) -> None:
+def preflight(limits: Limits | None = None, *, unsafe: bool = False) -> None:
     """Run a program that only prints, before the first call of a stream with code
     tasks: an executor that cannot lock itself in here stops the swarm before it spends,
-    rather than failing every code task."""
+    rather than failing every code task. Where no namespace can be made, only the audit
+    hook would stand between the code and the user's files: refused unless `unsafe`."""
+    if isolation() == "guarded" and not unsafe:
+        raise ExecutorUnavailable(
+            "no namespaces can be made here, so the executor would hold model-written code "
+            "behind an audit hook only",
+            "run where unshare works (root, or user namespaces allowed), or pass --unsafe-executor",
+        )
     outcome = run("print('ready')\n", limits)
     if not outcome.passed or outcome.output.strip() != "ready":
         raise ExecutorUnavailable(
