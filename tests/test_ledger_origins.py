@@ -105,7 +105,9 @@ def test_a_claim_supported_only_by_quoting_the_word_the_is_not_emergent(
     responder = debate(REPEATS, invented, judge_rule())
 
     def hollow_quotes(claim: str, texts: list[str]) -> list[tuple[int, str]]:
-        return [(i, "the") for i, t in enumerate(texts) if i and (B in t or C in t)] if claim == invented else []
+        if claim != invented:
+            return []
+        return [(i, "the") for i, t in enumerate(texts) if i and (B in t or C in t)]
 
     def respond(call: ScriptedCall) -> Any:
         traced = ledger_reply(call, sentences_of, judge_rule(), hollow_quotes)

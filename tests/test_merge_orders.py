@@ -130,3 +130,50 @@ def test_the_merger_hears_of_a_members_contradiction(run_fake: RunSession) -> No
     [merger] = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     assert "contradict: scripted judge: contradict" in merger.prompt
     assert LOWERS not in merger.prompt.split("What the judge found")[0]  # b3 is not merged
+
+
+def test_a_pair_undecided_with_a_contradict_in_one_order_holds_its_group(run_fake: RunSession) -> None:
+    """b1~b2 and b2~b3 converge; b1 and b3 are judged contradict with b1 shown first and
+    converge with b3 first: undecided, but no judge ruled the contradiction out, so the
+    three are not merged by transitivity."""
+
+    def rule(a: str, b: str) -> str:
+        return "contradict" if (a, b) == (RAISES, LOWERS) else "converge"
+
+    answers = {QUESTIONS[0]: RAISES, QUESTIONS[1]: CHANGES, QUESTIONS[2]: LOWERS}
+    record = Record()
+    _, state, fake = run_fake(
+        scripted(QUESTIONS[:3], answers, pair=rule),
+        max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
+    )  # fmt: skip
+    judged = sorted(e.verdict for e in record.events if isinstance(e, PairJudged))
+    assert judged == ["converge", "converge", "undecided"]
+    assert state.store.nodes("s1", NodeKind.SYNTHESIS) == []
+    assert not [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
+    held = [e for e in record.events if isinstance(e, PairJudged) and e.verdict == "converge"]
+    assert all("not merged" in e.reason for e in held)
+
+
+CENTRES = "Congestion pricing cuts traffic in city centres."
+SUBURBS = "Bus lanes speed commuters through suburbs daily."
+
+
+def test_the_merger_is_not_told_that_a_pair_never_judged_shares_a_claim(run_fake: RunSession) -> None:
+    """b1 and b3 are too far apart for the prefilter and join the group only through b2:
+    the merger hears that each judged pair converges, and that b1 and b3 were not compared."""
+    answers = {QUESTIONS[0]: CENTRES, QUESTIONS[1]: f"{CENTRES} {SUBURBS}", QUESTIONS[2]: SUBURBS}
+    record = Record()
+    _, state, fake = run_fake(
+        scripted(QUESTIONS[:3], answers, pair=lambda a, b: "converge"),
+        max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
+    )  # fmt: skip
+    assert len([e for e in record.events if isinstance(e, PairJudged)]) == 2  # b1-b3 below the prefilter
+    [synthesis] = state.store.nodes("s1", NodeKind.SYNTHESIS)
+    [merger] = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
+    told = merger.prompt.split("What the judge found")[-1]
+    assert "found them to share a claim" not in merger.prompt
+    assert told.count("as converging") == 2
+    by_text = {d.resolution: d.question for d in state.debates.values()}
+    [line] = [x for x in told.splitlines() if "did not compare" in x]
+    assert f"'{by_text[CENTRES]}'" in line and f"'{by_text[SUBURBS]}'" in line
+    assert synthesis.props["verdict"] == "converge"

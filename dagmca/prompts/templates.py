@@ -217,7 +217,8 @@ def synthesize(frame: Frame, debates: Sequence[tuple[str, str]], told: Sequence[
         found = f"\nWhat the judge found, to check against the texts above:{found}"
     parts.append(
         "You merge the debates above into one synthesis. A judge compared their resolutions "
-        f"and found them to share a claim.{found}\n"
+        "in pairs; each debate here is joined to the others by a pair it read as converging, "
+        f"which does not make every pair of them agree.{found}\n"
         "Write one synthesis from the texts themselves: state what they share only as far as "
         "each text supports it, keep what each contributes, and say where they still differ "
         "or contradict, attributing each side to its debate. Add no claim that none of them "

@@ -127,7 +127,7 @@ def _groups(judged: Judged) -> list[_Group]:
     branches, parent = judged.branches, judged.parent
     verdicts = list(zip(judged.candidates, judged.decisions, strict=True))
     converging = {(i, j): d for (i, j, _), d in verdicts if d.verdict == "converge"}
-    contradicting = [(i, j) for (i, j, _), d in verdicts if d.verdict == "contradict"]
+    contradicting = [(i, j) for (i, j, _), d in verdicts if _may_contradict(d)]
     groups: list[_Group] = []
     for group in components(len(branches), list(converging)):
         held = [(i, j) for i, j in contradicting if i in group and j in group]
@@ -140,25 +140,49 @@ def _groups(judged: Judged) -> list[_Group]:
     return groups
 
 
+def _may_contradict(decision: Decision) -> bool:
+    """A pair judged to contradict, or left undecided with contradict in either order (or
+    with a hollow reason for a contradict): a contradiction no judge ruled out holds its
+    group like one judged."""
+    if decision.verdict == "contradict":
+        return True
+    return decision.verdict == judge.UNDECIDED and any(v == "contradict" for v, _ in decision.orders)
+
+
 def _hold(judged: Judged, group: list[int], held: list[tuple[int, int]]) -> None:
     """Mark the converge verdicts of a group not merged because it holds a contradiction."""
     names = "; ".join(f"{_short(judged.branches[i])} and {_short(judged.branches[j])}" for i, j in held)
-    note = f"; not merged: its group also holds branches judged to contradict ({names})"
+    note = f"; not merged: its group also holds branches judged to contradict, in one order or both ({names})"
     for k, ((i, _, _), d) in enumerate(zip(judged.candidates, judged.decisions, strict=True)):
         if d.verdict == "converge" and i in group:
             judged.decisions[k] = replace(d, reason=d.reason + note)
 
 
 def _context(judged: Judged, members: list[DebateNode]) -> list[str]:
-    """What the merger is told of a group beside the texts: each shared claim the judge
-    named, and every contradiction judged between a member and another branch."""
+    """What the merger is told of a group beside the texts: for each pair of members,
+    what the judge found (converging, with the claim it named; another verdict; or not
+    compared, below the prefilter: such a pair joins the group only through the others
+    and is not said to share anything), and every contradiction judged between a member
+    and another branch."""
     ids = {m.id for m in members}
     told = []
+    found = {(judged.branches[i].id, judged.branches[j].id): d for (i, j, _), d in
+             zip(judged.candidates, judged.decisions, strict=True)}  # fmt: skip
+    for k, a in enumerate(members):
+        for b in members[k + 1 :]:
+            pair = f"the debates on '{a.question}' and '{b.question}'"
+            d = found.get((a.id, b.id)) or found.get((b.id, a.id))
+            if d is None:
+                told.append(f"The judge did not compare {pair} (their texts were far apart); "
+                            "they are in this group only through the others.")  # fmt: skip
+            elif d.verdict == "converge":
+                shared = f", sharing: {d.claim}" if d.claim else ""
+                told.append(f"The judge read {pair} as converging{shared}")
+            else:
+                told.append(f"The judge did not read {pair} as converging ({d.verdict}): {d.reason}")
     for (i, j, _), d in zip(judged.candidates, judged.decisions, strict=True):
         a, b = judged.branches[i], judged.branches[j]
-        if d.verdict == "converge" and a.id in ids and d.claim:
-            told.append(f"The judge read debates on '{a.question}' and '{b.question}' as sharing: {d.claim}")
-        elif d.verdict == "contradict" and (a.id in ids or b.id in ids):
+        if d.verdict == "contradict" and (a.id in ids or b.id in ids):
             pair = f"the debates on '{a.question}' and '{b.question}'"
             told.append(f"The judge found that {pair} contradict: {d.reason}")
     return told
