@@ -220,3 +220,47 @@ def test_without_namespaces_code_tasks_need_an_explicit_opt_in(
     assert swarm(plain, store=tmp_path / "s.db", settings={"llm": "fake"}).attempted_now == 1
     opted = swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"}, unsafe_executor=True)
     assert opted.attempted_now == 2
+
+
+# the audit hook's old gaps: each tries to write or change a file outside the folder
+# that the child's own uid may write (world-writable, in /tmp)
+BYPASSES = {
+    "chdir": "import os\nos.chdir('/tmp')\nopen({name!r}, 'w').write('escaped')\n",
+    "dir-fd": (
+        "import os\nd = os.open('/tmp', os.O_RDONLY)\n"
+        "os.write(os.open({name!r}, os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=d), b'escaped')\n"
+    ),
+    "rename-to": "import os\nopen('a', 'w').write('escaped')\nos.rename('a', {target!r})\n",
+    "replace-to": "import os\nopen('a', 'w').write('escaped')\nos.replace('a', {target!r})\n",
+    "link-to": "import os\nopen('a', 'w').write('escaped')\nos.link('a', {target!r})\n",
+    "truncate": "import os\nos.truncate({open_file!r}, 0)\n",
+    "utime": "import os, time\ntime.sleep(0.05)\nos.utime({open_file!r})\n",
+    "rewrite-tables": (
+        "import __main__, os\n__main__._REFUSED = ()\n__main__._CHANGES = ()\n"
+        "assert os.system('echo escaped > {target}') == 0, 'not written'\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("walls", list(WALLS))
+@pytest.mark.parametrize("kind", sorted(BYPASSES))
+def test_the_hooks_old_gaps_are_closed(kind: str, walls: str) -> None:
+    mode, hook = WALLS[walls]
+    if mode == "namespaces" and sandbox.isolation() != "namespaces":
+        pytest.skip("no namespaces on this kernel")
+    name = f"escaped-{kind}-{os.getpid()}"
+    target = Path("/tmp") / name
+    open_file = Path("/tmp") / f"open-{kind}-{os.getpid()}"
+    open_file.write_text("data")
+    open_file.chmod(0o666)  # the child may write it by its permissions: only the walls stop it
+    stamp = open_file.stat().st_mtime
+    program = BYPASSES[kind].format(target=str(target), name=name, open_file=str(open_file))
+    try:
+        outcome = run(program, LIMITS, mode=cast(sandbox.Isolation, mode), hook=hook)
+        assert not outcome.passed, outcome.output
+        assert not target.exists()
+        assert open_file.read_text() == "data"
+        assert open_file.stat().st_mtime == stamp
+    finally:
+        target.unlink(missing_ok=True)
+        open_file.unlink(missing_ok=True)

@@ -13,9 +13,12 @@ the privileges it needs to lock itself in, and in this order:
 4. when it runs as root, it becomes an unprivileged user (the process limit does not
    bind root);
 5. it installs an audit hook that refuses sockets, opening for writing anything
-   outside its folder, starting another program and ctypes: the second wall where
-   the kernel gave no namespace, and the only one against a child that finds a
-   writable path the first one missed (the tests turn it off to try the kernel's alone);
+   outside its folder (paths resolved from the real working folder, which it may not
+   leave), changing anything outside it (both paths of a rename or link, truncate,
+   utime, chown, ...), paths relative to a dir_fd, opening a folder outside, starting
+   another program, ctypes and the collector's walks: the only wall against writes
+   where the kernel gave no namespace, a speed bump rather than a wall (the tests
+   turn it off to try the kernel's alone);
 6. it runs the program (`main.py` in its folder) as `__main__`, then writes the run's
    nonce last: a program that exits early, before its tests ran, never writes it.
 
@@ -45,11 +48,6 @@ _PRELOAD = (
     "copy", "textwrap", "unicodedata", "datetime", "enum", "array", "struct", "numbers", "traceback",
     "socket", "encodings.idna",  # so that a test of the network meets the walls, not an import error
 )  # fmt: skip
-_CHANGES = ("os.rename", "os.remove", "os.rmdir", "os.mkdir", "os.symlink", "os.link", "os.chmod")
-# a new program would run without the hook; ctypes calls the C library around it
-_REFUSED = ("os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.startfile",
-            "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.cdata")  # fmt: skip
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
 def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None) -> None:
@@ -106,32 +104,69 @@ def _drop(uid: int, gid: int) -> None:
 
 
 def _guard(home: str) -> None:
+    """The audit hook. Its tables and the functions it calls live in this closure, not
+    in module globals the program could reach (`import __main__`) and rewrite."""
     root = os.path.realpath(home)
+    realpath, fsdecode, getcwd, isdir, sep = os.path.realpath, os.fsdecode, os.getcwd, os.path.isdir, os.sep
+    write_flags = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
+    # event -> (the arguments that are paths, the arguments that are dir_fds), as
+    # CPython raises them; os.replace raises os.rename
+    changes: dict[str, tuple[tuple[int, ...], tuple[int, ...]]] = {
+        "os.rename": ((0, 1), (2, 3)), "os.link": ((0, 1), (2, 3)), "os.symlink": ((1,), (2,)),
+        "os.remove": ((0,), (1,)), "os.rmdir": ((0,), (1,)), "os.mkdir": ((0,), (2,)),
+        "os.chmod": ((0,), (2,)), "os.chown": ((0,), (3,)), "os.utime": ((0,), (3,)),
+        "os.truncate": ((0,), ()), "os.chflags": ((0,), ()), "os.setxattr": ((0,), ()),
+        "os.removexattr": ((0,), ()), "os.chdir": ((0,), ()),
+    }  # fmt: skip
+    # a new program would run without the hook; ctypes calls the C library around it;
+    # the collector's walks would reach this hook's own closure
+    refused = frozenset((
+        "os.system", "os.exec", "os.posix_spawn", "os.spawn", "subprocess.Popen", "os.startfile",
+        "ctypes.dlopen", "ctypes.dlsym", "ctypes.call_function", "ctypes.cdata",
+        "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+    ))  # fmt: skip
+
+    def resolved(path: str | bytes) -> str:
+        return str(realpath(fsdecode(path)))  # a relative path from the real working folder
 
     def inside(path: object) -> bool:
-        if isinstance(path, int):
-            return True  # an fd already open: its opening was checked
         if not isinstance(path, str | bytes):
             return False
-        text = os.fsdecode(path)
-        full = os.path.realpath(text if os.path.isabs(text) else os.path.join(root, text))
-        return full == root or full.startswith(root + os.sep)
+        full = resolved(path)
+        return full == root or full.startswith(root + sep)
+
+    def check_change(event: str, args: tuple[Any, ...]) -> None:
+        paths, dir_fds = changes[event]
+        if any(isinstance(args[i], int) and args[i] not in (-1,) for i in dir_fds if i < len(args)):
+            raise PermissionError(f"the sandbox refuses {event} relative to a dir_fd")
+        for i in paths:
+            path = args[i]
+            if isinstance(path, int) and event == "os.truncate":
+                continue  # a file open for writing: its opening was checked
+            if not inside(path):
+                raise PermissionError(f"the sandbox changes only its own folder, not {path!r}")
 
     def hook(event: str, args: tuple[Any, ...]) -> None:
-        if event.startswith("socket.") and event not in ("socket.gethostname",):
+        if event.startswith("socket.") and event != "socket.gethostname":
             raise PermissionError("the sandbox has no network")
-        if event in _REFUSED:
+        if event in refused or event.startswith("os.exec"):
             raise PermissionError(f"the sandbox refuses {event}")
         if event == "open":
             path, mode, flags = args
+            if isinstance(path, int):
+                return  # an fd already open: its opening was checked
             writing = (isinstance(mode, str) and any(m in mode for m in "wax+")) or (
-                isinstance(flags, int) and flags & _WRITE_FLAGS
+                isinstance(flags, int) and flags & write_flags
             )
             if writing and not inside(path):
                 raise PermissionError(f"the sandbox writes only inside its folder, not {path!r}")
-        if event in _CHANGES and not inside(args[0]):
-            raise PermissionError("the sandbox changes only its own folder")
+            if isinstance(path, str | bytes) and not inside(path) and isdir(resolved(path)):
+                raise PermissionError("the sandbox opens no folder outside its own (a dir_fd)")
+        elif event in changes:
+            check_change(event, args)
 
+    if getcwd() != root:
+        os.chdir(root)
     sys.addaudithook(hook)
 
 
