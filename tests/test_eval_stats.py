@@ -128,3 +128,17 @@ def test_no_silent_ties_a_reply_failing_validation_in_one_order_is_no_verdict_in
 def test_tasks_all_alike_are_no_certainty_whatever_their_number() -> None:
     lo, hi, few = task_interval([(1.0, 1.0)] * 40)
     assert not few and 0.85 < lo < 1.0 and hi == 1.0
+
+
+def test_the_sign_flip_test_takes_a_thousand_tasks_and_more() -> None:
+    from dagmca.evaluation.stats import EXACT_SIGN_FLIPS, sign_flip_test
+
+    # 2^T overflowed a float from 1024 tasks of nonzero d_t on
+    assert 0.0 <= sign_flip_test([1.0] * 1100) < 1e-100
+    assert sign_flip_test([1.0, -1.0] * 600) == 1.0
+    # above the exact count, the normal approximation agrees with it where both apply
+    rng = random.Random(3)
+    d = [rng.choice([1 / 6, 1 / 2, 5 / 6, 1.0, -1 / 6, -1 / 2, -5 / 6]) for _ in range(EXACT_SIGN_FLIPS)]
+    exact = sign_flip_test(d)
+    approx = sign_flip_test([*d, 1.0, -1.0])  # one pair more: past the exact count, the same sum
+    assert abs(exact - approx) < 0.01 * max(exact, 0.05)

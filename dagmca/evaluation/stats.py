@@ -147,19 +147,27 @@ def task_interval(
 FEW_TASKS = 10
 
 
+EXACT_SIGN_FLIPS = 500  # tasks (of nonzero d_t) up to which the sign-flip test counts every pattern
+
+
 def sign_flip_test(scores: Sequence[float], resolution: int = 60) -> float:
-    """Two-sided exact p-value of a paired sign-flip permutation test on per-task
-    scores (d_t, each in [-1, 1]): under no difference each task's score is as likely
-    negated, so the p-value is the share of the 2^T sign patterns whose sum is at least
-    as far from 0 as the one seen. Exact by counting sums (the scores are fractions of
-    the repeats, put on a grid of `resolution` steps, which holds every d_t of up to 6
-    repeats exactly); tasks scored 0 do not move the sum and drop out. With one repeat
-    each d_t is -1, 0 or 1 and this is the sign test."""
+    """Two-sided p-value of a paired sign-flip permutation test on per-task scores
+    (d_t, each in [-1, 1]): under no difference each task's score is as likely negated,
+    so the p-value is the share of the 2^T sign patterns whose sum is at least as far
+    from 0 as the one seen. Exact by counting sums (the scores are fractions of the
+    repeats, put on a grid of `resolution` steps, which holds every d_t of up to 6
+    repeats exactly) up to `EXACT_SIGN_FLIPS` tasks; above that, where counting grows
+    slow, the normal approximation of the sum (mean 0, variance the sum of the squared
+    steps, with a continuity correction), which is close there. Tasks scored 0 do not
+    move the sum and drop out. With one repeat each d_t is -1, 0 or 1 and this is the
+    sign test."""
     steps = [round(abs(d) * resolution) for d in scores]
     steps = [s for s in steps if s > 0]
     if not steps:
         return 1.0
     seen = abs(sum(round(d * resolution) for d in scores))
+    if len(steps) > EXACT_SIGN_FLIPS:
+        return _normal_sign_flip(steps, seen)
     counts: dict[int, int] = {0: 1}
     for step in steps:
         grown: dict[int, int] = {}
@@ -168,7 +176,16 @@ def sign_flip_test(scores: Sequence[float], resolution: int = 60) -> float:
                 grown[moved] = grown.get(moved, 0) + ways
         counts = grown
     extreme = sum(ways for total, ways in counts.items() if abs(total) >= seen)
-    return min(1.0, extreme / float(2 ** len(steps)))
+    # integers divided as integers: 2^T overflows a float from 1024 tasks on
+    return min(1.0, extreme / (1 << len(steps)))
+
+
+def _normal_sign_flip(steps: Sequence[int], seen: int) -> float:
+    """P(|S| >= seen) for S the sum of +-step, from its normal approximation: the sums
+    one sign pattern apart differ by at least 2 grid units, so 1 is the correction."""
+    sd = math.sqrt(sum(s * s for s in steps))
+    z = max(0.0, seen - 1) / sd
+    return min(1.0, math.erfc(z / math.sqrt(2)))
 
 
 def bootstrap_share(
