@@ -27,7 +27,7 @@ from dagmca.llm.prices import Prices
 from dagmca.metrics import measures
 from dagmca.metrics.ledger import ClaimLine, arm_shares, claim_lines
 from dagmca.metrics.session import session_metrics
-from dagmca.models import CallPhase, ClaimNode, EdgeRecord, EdgeType, node_from_record
+from dagmca.models import CallPhase, ClaimNode, EdgeRecord, EdgeType, NodeKind, Phase, node_from_record
 from dagmca.runner import Earlier, open_state, run_and_report
 from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
@@ -498,3 +498,35 @@ def test_the_bundled_model_completes_a_session_with_the_ledger(tmp_path: Path) -
         assert check_store(st, "s") == []
         assert [c for c in st.calls("s") if c.phase == CallPhase.LEDGER], "the ledger asked the model"
     assert dagmca("check", "s", cwd=tmp_path).returncode == 0
+
+
+ROOT_CLAIM = "Pricing road space works only when its revenue visibly returns to the people who pay it."
+ROOT_PARTS = (  # the root's output in parts: the resolution renders it, so the two differ in words
+    f"Position: {ROOT_CLAIM}\n"
+    "Disagreements:\n- L1N1 and L1N2 differ on whether exemptions for carers can be policed."
+)
+
+
+def test_ledger_all_reads_a_resolution_in_parts_as_the_root_turn_that_gave_it(
+    store: SQLiteStore, tmp_path: Path
+) -> None:
+    """The resolution is the root's output rendered in parts, not its turn's words: its
+    claims are still not traced to the root turn that gave it, so a claim only the root
+    made is not `single`."""
+    scripted = debate(SAID, FINAL, judge_rule())
+
+    def respond(call: ScriptedCall) -> Any:
+        if call.meta.agent == "L0N1" and call.meta.phase in (Phase.OBSERVE, Phase.STRANGE_LOOP):
+            return ROOT_PARTS
+        return scripted(call)
+
+    _, state, _ = run(store, tmp_path, respond, **{**SMALL, "ledger": "all"})
+    main = state.debates["s1/main"]
+    assert main.resolution != ROOT_PARTS and ROOT_CLAIM in main.resolution  # rendered in parts
+    giving = {n.id for n in store.nodes("s1", NodeKind.TURN) if n.props.get("text") == ROOT_PARTS}
+    assert giving
+    own = [c for c in claims(store).values() if c.stated_in == "s1/main"]
+    assert own and not {k.node for c in own for k in c.checks} & giving
+    [root_claim] = [c for c in own if ROOT_CLAIM in c.text]
+    assert root_claim.origin.value != "single" and root_claim.agents == []
+    assert check_store(store, "s1") == []

@@ -31,6 +31,7 @@ from dagmca.models import (
     SynthesisNode,
     TurnNode,
 )
+from dagmca.prompts import lines
 
 # Within a round, the protocol's order: what comes before the round's walk (a broadcast,
 # a decomposition), the walk up the tree level by level (at each level the answers or
@@ -118,12 +119,16 @@ def said(
                 n.agent,
             )
             key = _comparable((*rank, n.id))
-            if d is not None and n.text.strip() == d.resolution.strip():
+            gave = d is not None and _gave(n.text, d)
+            if gave and d is not None:
                 giving[n.debate] = min(giving.get(n.debate, key), key)
             if not _sound(n.text, n.degenerate):
                 continue
+            # a turn that gave the resolution is read as the resolution itself: the
+            # resolution's own claims are not traced to it, and the two are one candidate
+            text = d.resolution if gave and d is not None else n.text
             keyed.append((key, Said(
-                n.id, NodeKind.TURN, n.text, 0,
+                n.id, NodeKind.TURN, text, 0,
                 f"a turn by {n.agent} ({n.perspective} {n.role.value}), round {n.round}, {n.phase.value}, "
                 f"in {_where(d)}",
                 n.debate, n.agent, n.perspective, agent_key(n), n.round, rank,
@@ -153,6 +158,18 @@ def said(
     if final is not None:
         traceable.append(Said(final.id, NodeKind.FINAL, final.text, len(keyed), "the final answer"))
     return pool, traceable
+
+
+def _gave(text: str, debate: DebateNode) -> bool:
+    """The turn with `text` gave `debate`'s resolution: the same words, or (a resolution
+    stored in parts, rendered under their labels with any dropped disagreement put back)
+    a root output in parts with the resolution's position."""
+    if text.strip() == debate.resolution.strip():
+        return True
+    stored = lines.load_parts(debate.resolution_parts)
+    if stored is None or not (stored.get("parsed") or stored.get("restored")):
+        return False  # rendered as the model wrote it: the same words, checked above
+    return lines.parse_parts(text).position.strip() == str(stored.get("position", "")).strip()
 
 
 def _comparable(key: tuple[int | str, ...]) -> Key:
