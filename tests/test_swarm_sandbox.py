@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
+import tempfile
 import time
 from pathlib import Path
 from typing import cast
@@ -62,6 +64,10 @@ HARMFUL = {
     "escape-session": (
         "import os, time\nif os.fork() == 0:\n    os.setsid()\n    time.sleep(120)\nraise SystemExit(1)\n"
     ),
+    "escape-session-twice": (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n        os.setsid()\n"
+        "        time.sleep(120)\n    time.sleep(120)\nraise SystemExit(1)\n"
+    ),
 }
 
 
@@ -76,8 +82,8 @@ def test_the_sandbox_holds(kind: str, walls: str, tmp_path: Path) -> None:
     mode, hook = WALLS[walls]
     if mode == "namespaces" and sandbox.isolation() != "namespaces":
         pytest.skip("no namespaces on this kernel")
-    if walls == "hook" and kind == "escape-session":
-        pytest.skip("a child that leaves its session needs the PID namespace to be reaped")
+    if walls == "hook" and kind.startswith("escape-session") and os.geteuid() != 0:
+        pytest.skip("as a user, a child that leaves its session needs the PID namespace to be reaped")
     name = f"escaped-{kind}-{os.getpid()}"
     # /tmp is writable by everyone: only the sandbox keeps the child out of it
     target = Path("/tmp") / name
@@ -264,3 +270,39 @@ def test_the_hooks_old_gaps_are_closed(kind: str, walls: str) -> None:
     finally:
         target.unlink(missing_ok=True)
         open_file.unlink(missing_ok=True)
+
+
+def test_a_folder_whose_subfolder_was_locked_is_removed() -> None:
+    """A program that runs `chmod 0` on a subfolder leaves nothing behind. Root may
+    remove it anyway, so as root the removal is tried as `nobody`, in a fork."""
+    base = Path(tempfile.mkdtemp(prefix="dagmca-remove-"))
+    try:
+        if os.geteuid() == 0:
+            os.chown(base, sandbox.NOBODY, sandbox.NOBODY)
+            pid = os.fork()
+            if pid == 0:
+                code = 1
+                try:
+                    os.setgroups([])
+                    os.setgid(sandbox.NOBODY)
+                    os.setuid(sandbox.NOBODY)
+                    code = _lock_then_remove(base)
+                finally:
+                    os._exit(code)
+            assert os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]) == 0, "the folder was left"
+        else:
+            assert _lock_then_remove(base) == 0, "the folder was left"
+    finally:
+        if base.exists():
+            for folder, _, _ in os.walk(base):
+                os.chmod(folder, 0o700)
+            shutil.rmtree(base)
+
+
+def _lock_then_remove(base: Path) -> int:
+    (base / "sub" / "deep").mkdir(parents=True)
+    (base / "sub" / "deep" / "f").write_text("x")
+    (base / "sub" / "deep").chmod(0)
+    (base / "sub").chmod(0)
+    sandbox.remove_tree(base)
+    return 1 if base.exists() else 0

@@ -47,6 +47,7 @@ from dagmca.models.schema import Strict
 
 Isolation = Literal["namespaces", "guarded"]
 NOBODY = 65534
+_RUN_UIDS = 0x70000000  # the guarded runs' own uids start here, far above any account's
 CHILD = Path(__file__).with_name("child.py")
 _UNSHARE = ["--mount", "--net", "--pid", "--fork", "--kill-child", "--mount-proc"]
 
@@ -166,18 +167,21 @@ def run(
     try:
         return _run_in(base, program, limits, mode, hook)
     finally:
-        shutil.rmtree(base, ignore_errors=True)
+        remove_tree(base)
 
 
 def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: bool) -> Outcome:
     root = os.geteuid() == 0
+    # namespaces: `nobody`, reaped with its PID namespace; guarded: a uid of the run's
+    # own, so that every process it leaves, in any session, is found by that uid
+    uid = (NOBODY if mode == "namespaces" else _unused_uid()) if root else None
     os.chmod(base, 0o711)  # the child may pass through to its folder, not list or write here
     work = base / "work"
     work.mkdir(mode=0o700)
     (work / "main.py").write_text(program, encoding="utf-8")
-    if root:
+    if uid is not None:
         for path in (work, work / "main.py"):
-            os.chown(path, NOBODY, NOBODY)
+            os.chown(path, uid, uid)
     nonce = secrets.token_hex(16)
     config = base / "config.json"
     config.write_text(
@@ -188,8 +192,8 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: boo
                 "nonce": nonce,
                 "work_mb": limits.work_mb,
                 "limits": _rlimits(limits),
-                "uid": NOBODY if root else None,
-                "gid": NOBODY if root else None,
+                "uid": uid,
+                "gid": uid,
             }
         ),
         encoding="utf-8",
@@ -209,6 +213,8 @@ def _run_in(base: Path, program: str, limits: Limits, mode: Isolation, hook: boo
             timed_out, code = True, None
         finally:
             _kill_group(proc)
+            if uid is not None and uid != NOBODY:
+                _kill_uid(uid)
         text, finished = _read_output(out, nonce, limits.output_chars)
     return Outcome(
         passed=code == 0 and not timed_out and finished,
@@ -232,6 +238,63 @@ def _read_output(out: BinaryIO, nonce: str, chars: int) -> tuple[str, bool]:
     kept = size - len(mark) if finished else size
     text = out.read(min(kept, chars * 4)).decode("utf-8", "replace")[:chars]
     return text, finished
+
+
+def remove_tree(path: Path) -> None:
+    """Remove a run's folder, even where the program took its own rights away from
+    a subfolder (chmod 0): each folder is made the owner's again and the removal retried."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not path.exists():
+        return
+    for folder, subfolders, _ in os.walk(path):
+        for name in subfolders:  # before os.walk goes down into it
+            with contextlib.suppress(OSError):
+                os.chmod(os.path.join(folder, name), 0o700, follow_symlinks=False)
+    with contextlib.suppress(OSError):
+        os.chmod(path, 0o700)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _uids_running() -> set[int]:
+    """The real uids of the running processes (from their status: a process that
+    changed its uid is not dumpable, and its /proc folder belongs to root)."""
+    found = set()
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError, ValueError, IndexError):
+                for line in Path(f"/proc/{entry}/status").read_text().splitlines():
+                    if line.startswith("Uid:"):
+                        found.add(int(line.split()[1]))
+                        break
+    return found
+
+
+def _unused_uid() -> int:
+    """A uid no account and no process has: high, random, checked against /proc."""
+    running = _uids_running()
+    while True:
+        uid = _RUN_UIDS + secrets.randbelow(1 << 24)
+        if uid not in running:
+            return uid
+
+
+def _kill_uid(uid: int) -> None:
+    """Kill every process of the run's uid, in whatever session it went to: a forked
+    helper becomes that uid and sends SIGKILL to all it may signal (`kill -1`), which
+    is every process of that uid and nothing else; until none is left."""
+    deadline = time.monotonic() + 2.0
+    while uid in _uids_running() and time.monotonic() < deadline:
+        pid = os.fork()
+        if pid == 0:  # only system calls here, then out without Python's shutdown
+            try:
+                os.setgroups([])
+                os.setgid(uid)
+                os.setuid(uid)
+                os.kill(-1, signal.SIGKILL)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        time.sleep(0.02)
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
