@@ -10,6 +10,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 from dagmca.corpus.sources import collect, session_id
 from dagmca.models import EdgeType
@@ -288,3 +289,64 @@ def test_the_corpus_graph_does_not_depend_on_parallel_sessions(tmp_path: Path) -
             )
     assert across > 0, "stubs were checked across passages"
     assert graphs[0] == graphs[1]
+
+
+def test_a_passage_claim_another_worker_took_stops_the_build_with_one_line(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    import pytest
+
+    import dagmca.corpus.build as building
+    from dagmca.api import Workspace
+    from dagmca.errors import SessionBusy
+    from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
+    from dagmca.similarity import HashingEmbedder
+
+    monkeypatch.setattr(building, "RENEW_S", 0.05)
+    folder = corpus(tmp_path / "one", [PASSAGE])
+    db = tmp_path / "g.db"
+    with SQLiteStore(db) as st:
+        st.init_schema()
+
+    def steal(call: ScriptedCall) -> Any:  # mid-run, another worker holds the passage
+        with sqlite3.connect(db) as conn:
+            conn.execute(
+                "UPDATE claims SET worker = 'elsewhere:77:theirs', expires = 1e18 WHERE key != '_link'"
+            )
+        return default_responder(call)
+
+    client = ScriptedLLM(steal, delay=0.05)
+
+    async def build() -> None:
+        async with Workspace(db, embedder=HashingEmbedder()) as ws:
+            await ws.build([folder], client=client, llm="fake", cpp=2, rounds=2)
+
+    with pytest.raises(SessionBusy, match="77@elsewhere"):
+        asyncio.run(build())
+    made = len(client.calls)
+    assert made < 40  # stopped at the next renewal, not run to its end
+
+
+def test_a_build_whose_linking_aborts_releases_every_claim(tmp_path: Path, monkeypatch: Any) -> None:
+    import pytest
+
+    import dagmca.corpus.build as building
+    from dagmca.api import Workspace
+    from dagmca.llm.fake import ScriptedLLM
+    from dagmca.similarity import HashingEmbedder
+
+    def broken(*args: Any) -> Any:
+        raise RuntimeError("linking broke")
+
+    monkeypatch.setattr(building, "finished_others", broken)
+    folder = corpus(tmp_path / "two", [PASSAGE, f"{PASSAGE}\n\nA second reading."])
+    db = tmp_path / "g.db"
+
+    async def build() -> None:
+        async with Workspace(db, embedder=HashingEmbedder()) as ws:
+            await ws.build([folder], client=ScriptedLLM(), llm="fake", cpp=2, rounds=2)
+
+    with pytest.raises(RuntimeError, match="linking broke"):
+        asyncio.run(build())
+    with sqlite3.connect(db) as conn:  # a passage left linking is free for the next worker at once
+        assert conn.execute("SELECT key FROM claims").fetchall() == []

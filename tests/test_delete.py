@@ -139,3 +139,23 @@ def test_a_deleted_session_leaves_the_ask_index(
     assert main(code) == 0
     assert all(h.session == "s1" for h in Answer.model_validate_json(capsys.readouterr().out).retrieved)
     assert main(["check", "s1", "--store", str(path)]) == 0
+
+
+def test_delete_holds_no_lease_while_it_waits_for_an_answer(
+    corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import typer
+
+    held: list[list[tuple[str, ...]]] = []
+
+    def answer(*args: object, **kw: object) -> bool:  # the person thinks, the lease would lapse meanwhile
+        with sqlite3.connect(corpus) as conn:
+            held.append([tuple(r) for r in conn.execute("SELECT key FROM claims").fetchall()])
+        return True
+
+    monkeypatch.setattr("dagmca.cli.db.interactive", lambda: True)
+    monkeypatch.setattr(typer, "confirm", answer)
+    assert main(["delete", "p0", "--store", str(corpus)]) == 0
+    assert held == [[]]
+    with SQLiteStore(corpus) as st:
+        assert not st.has_session("p0")

@@ -206,3 +206,30 @@ def test_the_python_apis_default_eval_id_follows_the_model_too(tmp_path: Path) -
     assert asyncio.run(once("two")) != first and len(client.calls) > made
     made = len(client.calls)
     assert asyncio.run(once("two")) != first and len(client.calls) == made
+
+
+def test_the_default_eval_id_follows_the_tasks_content_not_only_their_file(tmp_path: Path) -> None:
+    from dagmca.evaluation.identity import default_eval_id
+
+    path = tmp_path / "tasks.jsonl"
+    path.write_text(TASKS, encoding="utf-8")
+    first = default_eval_id(path, "single", 1, "made")
+    assert default_eval_id(path, "single", 1, "made") == first
+    for edited in (TASKS.replace('"4"', '"5"'), TASKS.replace("2+2", "2+5")):
+        path.write_text(edited, encoding="utf-8")  # a task edited in place: another eval
+        assert default_eval_id(path, "single", 1, "made") != first
+    found = [Task(id="t0", question="What is 1 + 1?", answer="2")]
+    moved = [Task(id="t0", question="What is 1 + 1?", answer="2", scoring="numeric")]
+    assert default_eval_id(found, "single", 1, "made") != default_eval_id(moved, "single", 1, "made")
+
+
+def test_a_stored_session_of_a_task_edited_since_is_never_scored_as_its_answer(tmp_path: Path) -> None:
+    client = scripted(lambda a, t, r: "2")
+    run(tmp_path, client, [Task(id="t0", question="What is 1 + 1?", answer="2")], "single")
+    made = len(client.calls)
+    edited = [Task(id="t0", question="What is 2 + 2?", answer="4")]
+    with pytest.raises(UserError) as refused:  # the same eval id given again
+        run(tmp_path, client, edited, "single")
+    line = refused.value.line()
+    assert "task t0's question changed" in line and "\n" not in line
+    assert len(client.calls) == made

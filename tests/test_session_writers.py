@@ -199,3 +199,146 @@ def test_concurrent_atomic_writes_of_one_file_never_lose_their_temporary_file(tm
     assert failures == []
     assert json.loads(target.read_text())["i"] == 299
     assert [p.name for p in tmp_path.iterdir()] == ["status.json"]
+
+
+def test_an_eval_never_writes_a_session_another_live_process_holds(tmp_path: Path) -> None:
+    import asyncio
+
+    import pytest
+
+    from dagmca.api import Workspace
+    from dagmca.errors import SessionBusy
+    from dagmca.evaluation import Task
+    from dagmca.evaluation.arms import parse_arms, session_id
+    from dagmca.llm.fake import ScriptedLLM
+    from dagmca.similarity import HashingEmbedder
+
+    db = tmp_path / "e.db"
+    task = Task(id="t0", question="What is 1 + 1?", answer="2")
+    [arm] = parse_arms("single", {})
+    sid = session_id("ev-held", arm, "t0", 0)
+    with SQLiteStore(db) as st:  # a live process elsewhere writes the eval's session
+        st.init_schema()
+        assert st.claim(sid, "elsewhere:4242:abcdef", 600) == "elsewhere:4242:abcdef"
+
+    async def once() -> None:
+        async with Workspace(db, embedder=HashingEmbedder()) as ws:
+            await ws.eval([task], arms="single", eval_id="ev-held", client=ScriptedLLM(), llm="fake")
+
+    with pytest.raises(SessionBusy, match="4242@elsewhere"):
+        asyncio.run(once())
+    with SQLiteStore(db) as st:
+        assert st.get_node(sid) is None  # refused before it wrote anything
+
+
+class FlakyStore:
+    """A store thread whose reads fail as a busy SQLite file does, for the reads `failing` picks."""
+
+    def __init__(self, db: Path, failing: set[int]) -> None:
+        from dagmca.store.background import BackgroundStore
+
+        self.inner = BackgroundStore(SQLiteStore(db))
+        self.failing, self.reads, self.answered = failing, 0, 0
+
+    async def aread(self, fn: Any) -> Any:
+        import sqlite3
+
+        self.reads += 1
+        if self.reads in self.failing:
+            raise sqlite3.OperationalError("database is locked")
+        found = await self.inner.aread(fn)
+        self.answered += 1
+        return found
+
+
+def lease_env(monkeypatch: Any, ttl_s: float = 120.0) -> None:
+    import dagmca.store.lease as leases
+    import dagmca.workspace.lease as holding
+
+    monkeypatch.setattr(leases, "RENEW_S", 0.05)
+    monkeypatch.setattr(leases, "RETRY_S", 0.02)
+    monkeypatch.setattr(leases, "LEASE_TTL_S", ttl_s)
+    monkeypatch.setattr(holding, "holder_id", lambda: f"{socket.gethostname()}:{os.getpid()}:mine")
+
+
+def test_a_lease_renewal_the_store_refuses_is_tried_again(tmp_path: Path, monkeypatch: Any) -> None:
+    import asyncio
+
+    from dagmca.workspace.lease import held
+
+    lease_env(monkeypatch)
+    db = tmp_path / "g.db"
+    with SQLiteStore(db) as st:
+        st.init_schema()
+    store = FlakyStore(db, failing={2, 3})  # the first two renewals: "database is locked"
+
+    async def work() -> int:
+        async with held(store, "s1"):  # type: ignore[arg-type]
+            await asyncio.sleep(0.6)
+            return store.answered
+
+    try:
+        assert asyncio.run(work()) >= 3  # acquired, then renewed after the failures
+    finally:
+        store.inner.close()
+
+
+def test_a_lease_taken_by_another_stops_the_work_with_one_line(tmp_path: Path, monkeypatch: Any) -> None:
+    import asyncio
+
+    import pytest
+
+    from dagmca.errors import SessionBusy
+    from dagmca.store.background import BackgroundStore
+    from dagmca.workspace.lease import held
+
+    lease_env(monkeypatch)
+    db = tmp_path / "g.db"
+    with SQLiteStore(db) as st:
+        st.init_schema()
+    store = BackgroundStore(SQLiteStore(db))
+    ran: list[str] = []
+
+    async def work() -> None:
+        async with held(store, "s1"):
+            with SQLiteStore(db) as other:  # its lease expired, say, and another took it
+                other.claim(
+                    "s1", "elsewhere:77:theirs", 600, replacing=f"{socket.gethostname()}:{os.getpid()}:mine"
+                )
+            await asyncio.sleep(3)
+            ran.append("went on writing")
+
+    try:
+        with pytest.raises(SessionBusy, match="77@elsewhere"):
+            asyncio.run(work())
+    finally:
+        store.close()
+    assert ran == []
+
+
+def test_a_lease_the_store_never_renews_stops_the_work_once_expired(tmp_path: Path, monkeypatch: Any) -> None:
+    import asyncio
+
+    import pytest
+
+    from dagmca.errors import StoreError
+    from dagmca.workspace.lease import held
+
+    lease_env(monkeypatch, ttl_s=0.3)
+    db = tmp_path / "g.db"
+    with SQLiteStore(db) as st:
+        st.init_schema()
+    store = FlakyStore(db, failing=set(range(2, 1000)))
+    ran: list[str] = []
+
+    async def work() -> None:
+        async with held(store, "s1"):  # type: ignore[arg-type]
+            await asyncio.sleep(3)
+            ran.append("went on writing")
+
+    try:
+        with pytest.raises(StoreError, match="expired"):
+            asyncio.run(work())
+    finally:
+        store.inner.close()
+    assert ran == []

@@ -116,18 +116,22 @@ def delete(
     from dagmca.store.deletion import delete_session
     from dagmca.store.lease import session_lease
 
-    with open_existing(resolve_store(store)) as st, session_lease(st, session):
+    with open_existing(resolve_store(store)) as st:
         node = require_session(st, session)
         where = st.location
         if not yes:
             confirm(session, str(node.props.get("title", "")), where)
-        try:
-            done = delete_session(st, session, force=force)
-        except SessionLinked as exc:
-            raise UserError(
-                f"session {session} is linked from {', '.join(exc.linked)}",
-                "pass --force to delete it and those links",
-            ) from None
+        # the lease is taken once the answer is in: it is not renewed, and a person may
+        # take longer to answer than it lasts
+        with session_lease(st, session):
+            require_session(st, session)  # deleted meanwhile, by another
+            try:
+                done = delete_session(st, session, force=force)
+            except SessionLinked as exc:
+                raise UserError(
+                    f"session {session} is linked from {', '.join(exc.linked)}",
+                    "pass --force to delete it and those links",
+                ) from None
     out.print(
         f"deleted {session}: {done.nodes} nodes, {done.relationships} relationships, "
         f"{done.calls} call records, {done.indexed} index rows from {where}",

@@ -37,6 +37,7 @@ from dagmca.corpus.link import (
 )
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
+from dagmca.errors import DagmcaError
 from dagmca.llm.base import LLMClient
 from dagmca.llm.gate import Gate
 from dagmca.llm.limiter import RateLimiter
@@ -46,7 +47,7 @@ from dagmca.runner import SharedResources, open_state, run_and_report, stored_co
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.store.lease import holder_id, take
+from dagmca.store.lease import holder_id, renewing, take
 
 CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
 RENEW_S = 30.0
@@ -115,6 +116,8 @@ class Build:
         # a passage's own session, its marking as linked (a step rewrites the Session node)
         self._chain: dict[str, asyncio.Task[Any]] = {}
         self._renewals: dict[str, asyncio.Task[None]] = {}  # claims held, kept alive
+        self._lost: list[DagmcaError] = []  # a claim another worker took, or that expired unrenewed
+        self._owner: asyncio.Task[Any] | None = None  # what a lost claim stops
         self.limiter: RateLimiter | None = None
         self.started = time.monotonic()
 
@@ -163,6 +166,7 @@ class Build:
             for p in todo
         }
         links: list[asyncio.Task[None]] = []
+        self._owner = asyncio.current_task()
         try:
             # Linked in passage order, each when the passages before it ended; the steps
             # on one earlier session run in that order, those on different ones at once.
@@ -171,14 +175,19 @@ class Build:
                 if self.outcomes[p.id].status == "linking":
                     links.append(await self._schedule_link(p, shared, client, embedder))
             await asyncio.gather(*links)
+        except asyncio.CancelledError:
+            # a claim lost: nothing more is written under it, and the loss is the error
+            if self._lost and self._owner is not None and self._owner.uncancel() == 0:
+                raise self._lost[0] from None
+            raise
         finally:
             for task in [*tasks.values(), *links, *self._chain.values()]:
                 task.cancel()
             await asyncio.gather(*tasks.values(), *links, *self._chain.values(), return_exceptions=True)
-            if LINK_CLAIM in self._renewals:
-                await self._release(background, LINK_CLAIM)
-            for renewal in self._renewals.values():
-                renewal.cancel()
+            # every claim still held (a passage left linking when its linking stopped, the
+            # link claim) is given up: another worker takes the passage over at once
+            for key in list(self._renewals):
+                await self._release(background, key)
             try:
                 await background.flush()
             finally:
@@ -202,7 +211,7 @@ class Build:
                 outcome.status, outcome.detail = "claimed by another worker", ""
                 return
             # renewed until the passage is linked (or given up), not only while it runs
-            self._renewals[p.id] = asyncio.create_task(self._renew(shared.store, p.id))
+            self._renewals[p.id] = self._renew(shared.store, p.id)
             try:
                 node = await store.aread(lambda s: s.get_node(p.id))
                 if node is not None and node.props.get("linked_at"):  # by another worker meanwhile
@@ -254,7 +263,7 @@ class Build:
         if LINK_CLAIM not in self._renewals:  # the right to change other sessions, store-wide
             while not await self._claim(store, LINK_CLAIM):
                 await asyncio.sleep(1.0)  # another worker is linking
-            self._renewals[LINK_CLAIM] = asyncio.create_task(self._renew(store, LINK_CLAIM))
+            self._renewals[LINK_CLAIM] = self._renew(store, LINK_CLAIM)
         record = await store.aread(lambda s: s.get_node(p.id))
         against = node_from_record(record) if record is not None else None
         if not isinstance(against, SessionNode):
@@ -312,10 +321,14 @@ class Build:
         # the passage's session id is its key: a `resume` of that session is refused meanwhile
         return await store.aread(lambda s: take(s, key, self.worker, CLAIM_TTL_S)) == self.worker
 
-    async def _renew(self, store: BackgroundStore, key: str) -> None:
-        while True:
-            await asyncio.sleep(RENEW_S)
-            await store.aread(lambda s: s.claim(key, self.worker, CLAIM_TTL_S))
+    def _renew(self, store: BackgroundStore, key: str) -> asyncio.Task[None]:
+        """The claim kept alive; lost, the build stops and raises the loss."""
+        return renewing(store, key, self.worker, self._lose, CLAIM_TTL_S, RENEW_S)
+
+    def _lose(self, exc: DagmcaError) -> None:
+        self._lost.append(exc)
+        if self._owner is not None:
+            self._owner.cancel()
 
     async def _release(self, store: BackgroundStore, key: str) -> None:
         renewal = self._renewals.pop(key, None)

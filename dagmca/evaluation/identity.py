@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from dagmca.config import SessionConfig
+from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
-from dagmca.evaluation.tasks import Task
+from dagmca.evaluation.tasks import Task, load_tasks
 from dagmca.llm.factory import model_name
-from dagmca.models import ModelRole, Strict
+from dagmca.models import ModelRole, NodeKind, NodeRecord, Strict
 from dagmca.prompts.version import PROMPT_VERSION
 
 # settings that bound or account a run without changing what any call answers
@@ -105,11 +106,24 @@ def _answering(settings: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def default_eval_id(tasks: Path | Sequence[Task], arms: str, repeats: int, made_with: str) -> str:
-    """Same tasks (a file, or the tasks' ids), arms, repeats and identity (`made_with`,
-    its digest): same id, so a plain rerun resumes, and a rerun with another model or
-    endpoint is another eval. `dagmca eval` and `Workspace.eval` give a file one id."""
-    source = str(tasks.resolve()) if isinstance(tasks, Path) else ",".join(t.id for t in tasks)
-    return "eval-" + hashlib.sha256(f"{source}|{arms}|{repeats}|{made_with}".encode()).hexdigest()[:10]
+    """Same tasks (a file, or the tasks themselves), arms, repeats and identity
+    (`made_with`, its digest): same id, so a plain rerun resumes, and a rerun with
+    another model or endpoint is another eval. The tasks count by their content (each
+    one's id, question, passage, answer, choices and scoring), so a task edited in place
+    makes another eval rather than scoring the old answers against the new task.
+    `dagmca eval` and `Workspace.eval` give a file one id."""
+    found = load_tasks(tasks) if isinstance(tasks, Path) else list(tasks)
+    source = str(tasks.resolve()) if isinstance(tasks, Path) else ""
+    content = tasks_digest(found)
+    return (
+        "eval-" + hashlib.sha256(f"{source}|{content}|{arms}|{repeats}|{made_with}".encode()).hexdigest()[:10]
+    )
+
+
+def tasks_digest(tasks: Sequence[Task]) -> str:
+    """What the tasks ask and how their answers are scored, in their order."""
+    said = [t.model_dump(mode="json") for t in tasks]
+    return hashlib.sha256(json.dumps(said, sort_keys=True).encode()).hexdigest()
 
 
 def digest(found: Mapping[str, Any]) -> str:
@@ -153,3 +167,47 @@ def legacy_differences(settings: Mapping[str, Any], base: SessionConfig) -> list
     if "identity" not in settings:
         found.append("the eval recorded no prompt version or role settings")
     return found
+
+
+def refuse_other_settings(
+    eval_id: str, old: NodeRecord, made_with: dict[str, Any], base: SessionConfig
+) -> None:
+    """A stored eval's results are its settings': reading them under other settings
+    would report one model's answers as another's."""
+    try:
+        stored = json.loads(str(old.props.get("settings") or "{}"))
+    except json.JSONDecodeError:
+        stored = {}
+    found = (
+        differences(stored["identity"], made_with)
+        if "identity" in stored
+        else legacy_differences(stored, base)
+    )
+    if found:
+        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
+        raise UserError(
+            f"eval {eval_id} was run with other settings ({shown})",
+            "give another --eval-id (or none: the default id follows the settings), "
+            "or the eval's own settings",
+        )
+
+
+def same_task(eval_id: str, node: NodeRecord | None, task: Task) -> None:
+    """A stored session is this task's only if it answered the task as it reads now: a
+    task edited in place under an eval id given again would have its old answers scored
+    against its new question."""
+    if node is None or node.kind is not NodeKind.SESSION:
+        return
+    said = [
+        what
+        for what, stored, now in (
+            ("question", node.props.get("question"), task.question),
+            ("passage", node.props.get("passage"), task.passage),
+        )
+        if str(stored or "") != (now or "")
+    ]
+    if said:
+        raise UserError(
+            f"eval {eval_id}: task {task.id}'s {' and '.join(said)} changed since its session {node.id} ran",
+            "give another --eval-id (or none: the default id follows the tasks' content)",
+        )

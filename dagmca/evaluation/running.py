@@ -11,20 +11,18 @@ this run spent, so a rerun reports what the arms cost when they ran."""
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from dagmca import tracing
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
 from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, most_consistent, samples_for, voted
 from dagmca.evaluation.firstvote import first_answers, first_vote
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
-from dagmca.evaluation.identity import differences, identity, legacy_differences, role_models
+from dagmca.evaluation.identity import identity, refuse_other_settings, role_models, same_task
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer
 from dagmca.evaluation.pairs import Finished, judge_all, pairs
 from dagmca.evaluation.records import ORIGINS
@@ -137,15 +135,23 @@ class _Eval:
         cfg = settings_from({**arm.settings(self.values, seed), **extra})
         async with self.limit:
             node = await self.store.aread(lambda s: s.get_node(sid))
-            if node is None:
-                if self.runner.spent_out():  # not run: a rerun with a raised budget runs it
-                    self.skipped += 1
-                    return None
-                await self.runner.run(cfg, sid, task.passage, task.question)
-            else:  # what it spent in an earlier run counts against the eval's budgets
+            same_task(self.plan.eval_id, node, task)
+            if _ended(node):  # what it spent in an earlier run counts against the eval's budgets
                 self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
-                if node.kind is NodeKind.SESSION and node.props.get("status") not in ENDED:
-                    await self.runner.resume(sid)
+            else:
+                # written only under its lease, looked at again once held: another eval of
+                # this id, or a `dagmca resume` of the session, may be writing it now
+                async with self.runner.lease(sid):
+                    node = await self.store.aread(lambda s: s.get_node(sid))
+                    if node is None:
+                        if self.runner.spent_out():  # not run: a rerun with a raised budget runs it
+                            self.skipped += 1
+                            return None
+                        await self.runner.run(cfg, sid, task.passage, task.question)
+                    else:
+                        self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
+                        if not _ended(node):
+                            await self.runner.resume(sid)
         ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
@@ -238,6 +244,11 @@ class _Eval:
         await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
 
 
+def _ended(node: NodeRecord | None) -> bool:
+    """A stored session that is only read: it has its answer (or has none for good)."""
+    return node is not None and (node.kind is not NodeKind.SESSION or node.props.get("status") in ENDED)
+
+
 async def _all(work: list[Coroutine[Any, Any, T]]) -> list[T]:
     """Every coroutine at once; when one fails (the endpoint is down), the others are
     cancelled before the failure is raised, so none goes on writing to a workspace that
@@ -275,7 +286,7 @@ async def run_eval(
     old = await e.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
     made_with = identity(base, plan.arms, vote_temperature=plan.vote_temperature, match=plan.match)
     if old is not None:
-        _refuse_other_settings(eval_id, old, made_with, base)
+        refuse_other_settings(eval_id, old, made_with, base)
     header: dict[str, Any] = {
         "task_ids": [t.id for t in plan.tasks], "arms": [a.name for a in plan.arms], "repeats": plan.repeats,
         "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan, made_with),
@@ -365,26 +376,3 @@ def _settings(base: SessionConfig, plan: EvalPlan, made_with: dict[str, Any]) ->
         "judge_all": plan.judge_all, "judge_trials": plan.judge_trials, "noise_floor": plan.noise_floor,
         "arm_settings": {a.name: a.overrides for a in plan.arms}, "identity": made_with,
     }  # fmt: skip
-
-
-def _refuse_other_settings(
-    eval_id: str, old: NodeRecord, made_with: dict[str, Any], base: SessionConfig
-) -> None:
-    """A stored eval's results are its settings': reading them under other settings
-    would report one model's answers as another's."""
-    try:
-        stored = json.loads(str(old.props.get("settings") or "{}"))
-    except json.JSONDecodeError:
-        stored = {}
-    found = (
-        differences(stored["identity"], made_with)
-        if "identity" in stored
-        else legacy_differences(stored, base)
-    )
-    if found:
-        shown = "; ".join(found[:3]) + (f"; and {len(found) - 3} more" if len(found) > 3 else "")
-        raise UserError(
-            f"eval {eval_id} was run with other settings ({shown})",
-            "give another --eval-id (or none: the default id follows the settings), "
-            "or the eval's own settings",
-        )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from contextlib import AbstractAsyncContextManager
 
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
@@ -26,6 +27,7 @@ from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, Handed
 from dagmca.workspace.backends import Sharing, backend_key
+from dagmca.workspace.lease import held
 
 
 def prompt_tokens(calls: Sequence[CallRecord]) -> int:
@@ -65,6 +67,11 @@ class EvalSessions:
         self.pool.tokens += tokens
         self.pool.cost_usd += cost
 
+    def lease(self, session: str) -> AbstractAsyncContextManager[None]:
+        """The session's lease, as `run` and `resume` hold it: the eval writes a session
+        only while no other live process does (SessionBusy, nothing written, else)."""
+        return held(self.store, session)
+
     def spent_out(self) -> bool:
         return self.pool.over(0)
 
@@ -79,12 +86,13 @@ class EvalSessions:
             return self._backends[key]
 
     async def run(self, cfg: SessionConfig, session: str, passage: str | None, question: str) -> None:
-        """A new session `session` answering `question` (on `passage`)."""
+        """A new session `session` answering `question` (on `passage`); the caller holds
+        its `lease`."""
         await self._go(cfg, session, passage or "", question, title_of(question, session), None)
 
     async def resume(self, session: str) -> None:
         """A session cut short, finished with its stored settings; its finished calls
-        are replayed from the cache."""
+        are replayed from the cache. The caller holds its `lease`."""
         node = await self.store.aread(lambda s: s.get_node(session))
         assert node is not None
         cfg = stored_config(node)

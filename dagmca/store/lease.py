@@ -4,21 +4,28 @@ second `run`, `resume`, `revisit`, `ledger` or `delete` of a session another liv
 process writes is refused instead of interleaving its writes.
 
 A holder renews its lease while it works; one that stopped renewing loses it after
-`LEASE_TTL_S`, and one of this machine whose process is gone loses it at once."""
+`LEASE_TTL_S`, and one of this machine whose process is gone loses it at once. A
+renewal the store fails (a busy SQLite file, say) is tried again; a lease lost (another
+holder has it, or it expired unrenewed) stops the holder's work with the loss raised,
+so that no two processes write at once."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import socket
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
-from dagmca.errors import SessionBusy
+from dagmca.errors import DagmcaError, SessionBusy, StoreError
+from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 
 LEASE_TTL_S = 120.0  # a lease its holder stopped renewing is taken over after this
 RENEW_S = 30.0
+RETRY_S = 2.0  # a renewal the store failed is tried again after this
 
 
 def holder_id() -> str:
@@ -77,3 +84,57 @@ def session_lease(store: GraphStore, session: str) -> Iterator[str]:
     finally:
         with contextlib.suppress(Exception):  # an expiry frees it anyway
             store.release(session, holder)
+
+
+async def keep(
+    store: BackgroundStore,
+    key: str,
+    holder: str,
+    ttl_s: float | None = None,
+    every_s: float | None = None,
+) -> None:
+    """Renew `holder`'s claim `key` for `ttl_s` seconds (default `LEASE_TTL_S`) every
+    `every_s` (default `RENEW_S`) until cancelled. A renewal the store fails is tried
+    again every `RETRY_S` while the claim lasts. Raises SessionBusy when another holder
+    has the claim, and StoreError when it expired before the store let it be renewed
+    (another may hold it by then)."""
+    ttl_s = LEASE_TTL_S if ttl_s is None else ttl_s
+    every_s = RENEW_S if every_s is None else every_s
+    renewed = time.monotonic()
+    wait = every_s
+    while True:
+        await asyncio.sleep(wait)
+        try:
+            now = await store.aread(lambda s: take(s, key, holder, ttl_s))
+        except Exception as exc:  # a busy or failing store: the claim stands until its expiry
+            if time.monotonic() - renewed >= ttl_s:
+                raise StoreError(
+                    f"the lease on {key} expired while the store refused to renew it ({exc})",
+                    "what was written is kept; run it again when the store answers",
+                ) from None
+            wait = min(RETRY_S, every_s)
+            continue
+        if now != holder:
+            raise SessionBusy(key, holder_name(now) if now else "another process")
+        renewed, wait = time.monotonic(), every_s
+
+
+def renewing(
+    store: BackgroundStore,
+    key: str,
+    holder: str,
+    on_lost: Callable[[DagmcaError], None],
+    ttl_s: float | None = None,
+    every_s: float | None = None,
+) -> asyncio.Task[None]:
+    """A task that `keep`s the claim; when it is lost, `on_lost` is told (it stops the
+    holder's work) before the task ends with the loss."""
+
+    async def run() -> None:
+        try:
+            await keep(store, key, holder, ttl_s, every_s)
+        except DagmcaError as exc:
+            on_lost(exc)
+            raise
+
+    return asyncio.create_task(run(), name=f"lease {key}")

@@ -9,11 +9,11 @@ import contextlib
 from collections.abc import AsyncIterator
 
 from dagmca.config import SessionConfig
-from dagmca.errors import UserError
+from dagmca.errors import DagmcaError, UserError
 from dagmca.models import NodeRecord
 from dagmca.runner import stored_config
 from dagmca.store.background import BackgroundStore
-from dagmca.store.lease import RENEW_S, acquire, holder_id, take
+from dagmca.store.lease import acquire, holder_id, renewing
 from dagmca.workspace.inputs import BUDGETS
 
 FINISHED = ("done", "degraded")  # the sessions `revisit` takes: their run ended
@@ -41,19 +41,27 @@ RUNTIME = frozenset(
 @contextlib.asynccontextmanager
 async def held(store: BackgroundStore, session: str) -> AsyncIterator[None]:
     """The session's lease for this process while the block runs, renewed as it goes;
-    SessionBusy (nothing done) when another live process holds it. It is given up after
-    every write queued inside has reached the store."""
+    SessionBusy (nothing done) when another live process holds it. A renewal the store
+    fails is tried again; when the lease is lost (another holder has it, or it expired
+    unrenewed) the block is cancelled and the loss raised, SessionBusy or StoreError, a
+    one-line error. It is given up after every write queued inside has reached the store."""
     holder = holder_id()
     await store.aread(lambda s: acquire(s, session, holder))
+    owner = asyncio.current_task()
+    assert owner is not None
+    lost: list[DagmcaError] = []
 
-    async def renew() -> None:
-        while True:
-            await asyncio.sleep(RENEW_S)
-            await store.aread(lambda s: take(s, session, holder))
+    def stop(exc: DagmcaError) -> None:  # lost: the block stops writing, the loss is raised
+        lost.append(exc)
+        owner.cancel()
 
-    renewal = asyncio.create_task(renew(), name=f"lease {session}")
+    renewal = renewing(store, session, holder, stop)
     try:
         yield
+    except asyncio.CancelledError:
+        if lost and owner.uncancel() == 0:
+            raise lost[0] from None
+        raise
     finally:
         renewal.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
