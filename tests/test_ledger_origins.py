@@ -9,6 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+import tests.test_ledger as ledger_tests
 from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.llm.fake import ScriptedCall
 from dagmca.metrics.ledger import arm_shares
@@ -17,6 +20,7 @@ from dagmca.prompts.ledger import entailment_schema
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.judges import ledger_reply, sentences_of
+from tests.support.strong_fake import LONG_PASSAGE
 from tests.test_ledger import SAID, SMALL, B, C, claims, debate, edges_of, judge_rule, run
 
 FROM_PASSAGE = "Congestion is a cost each driver imposes on others."  # the passage's own sentence
@@ -127,3 +131,27 @@ def test_a_quote_stands_for_a_sentence_only_when_it_has_substance() -> None:
     assert quoted_sentence("a flat charge", text) is None
     assert quoted_sentence("fund night buses for early-shift workers", text) == B  # the whole sentence
     assert quoted_sentence("A flat charge takes a larger share of a cleaner's wage", text) == C
+
+
+LONG_SENTENCE = "Hours at a desk are not the same as hours of effective work."
+
+
+def test_a_long_passages_sentence_is_quoted_as_text_0_and_checked_against_the_same(
+    store: SQLiteStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long passage reaches prompts as a map of sections: the ledger judge reads text 0
+    as the passage's own sentences nearest the claim, quoted, so an integrator that
+    copies one of them gets origin `passage`, by that sentence."""
+    monkeypatch.setattr(ledger_tests, "PASSAGE", LONG_PASSAGE)
+    final = f"{LONG_SENTENCE} {FABRICATED}"
+    _, state, fake = run(store, tmp_path, integrating(final), **SMALL, context_window=4096)
+    assert state.passage_mode == "sections"
+    copied = claims(store)[LONG_SENTENCE]
+    [judged] = [c for c in fake.calls if c.meta.agent == "ledger" and f"trace: {LONG_SENTENCE}" in c.prompt]
+    zero = judged.prompt.split("Text 0, the passage's sentences nearest the claim")[1].split("</turn>")[0]
+    assert LONG_SENTENCE in zero
+    assert LONG_SENTENCE not in judged.prompt.split("</passage>")[0]  # the map at the top has not its words
+    assert copied.origin.value == "passage"
+    derives = {e.target: e.props for e in edges_of(store, copied, EdgeType.DERIVES_FROM)}
+    assert derives["s1"]["sentence"] == LONG_SENTENCE
+    assert claims(store)[FABRICATED].origin.value == "unsupported"

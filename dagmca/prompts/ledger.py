@@ -108,15 +108,39 @@ def split_claims(frame: Frame, label: str, text: str, most: int) -> Prompt:
 
 
 PASSAGE_TEXT = "Text 0 is the passage at the top of this message."
+# a long passage's prompts carry a map of it, not its words: text 0 is then the
+# passage's sentences nearest the claim, quoted, and the quote check reads the same
+EXCERPT_LABEL = "Text 0, the passage's sentences nearest the claim, word for word"
+EXCERPT_TEXT = (
+    "Text 0 is the passage's own sentences nearest the claim, quoted above (the passage block "
+    "at the top of this message is a summary of the passage, not its words)."
+)
 
 
-def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False) -> Prompt:
+def _zero(passage: bool, excerpt: str) -> tuple[list[Part], str]:
+    """Text 0's block (only an excerpt is quoted) and the line that says what it is."""
+    if not passage:
+        return [], ""
+    if excerpt:
+        return [quote(EXCERPT_LABEL, excerpt)], EXCERPT_TEXT
+    return [], PASSAGE_TEXT
+
+
+def judge_claim(
+    frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False, excerpt: str = ""
+) -> Prompt:
     """One claim against the earlier texts (label, text) the prefilter picked for it,
     numbered from 1 in the order they were said; with `passage`, also against the
-    passage (text 0, which every prompt carries at its top, so it is not quoted again).
-    The claim goes whole: it is in the task, not a quote a budget may cut."""
-    parts: list[Part] = [quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)]
-    zero = f"{PASSAGE_TEXT} " if passage else ""
+    passage (text 0, which every prompt carries at its top, so it is not quoted again;
+    with `excerpt`, the passage's sentences quoted as text 0, for a passage whose
+    prompts carry only its map). The claim goes whole: it is in the task, not a quote a
+    budget may cut."""
+    head, line = _zero(passage, excerpt)
+    parts: list[Part] = [
+        *head,
+        *(quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)),
+    ]
+    zero = f"{line} " if line else ""
     parts.append(
         f"The claim to trace: {claim}\n"
         f"{zero}For each numbered text, judge what it says of this claim:\n"
@@ -135,12 +159,18 @@ def judge_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]], pass
     return messages(frame, parts, frame.budget.flag * max(1, len(texts)), LEDGER_ROLE, frame.judging)
 
 
-def entail_claim(frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False) -> Prompt:
+def entail_claim(
+    frame: Frame, claim: str, texts: Sequence[tuple[str, str]], passage: bool = False, excerpt: str = ""
+) -> Prompt:
     """The entailment check of a claim that no text states: does it follow from the
     earlier texts (label, text) the prefilter picked, numbered from 1, and with
-    `passage` from the passage (text 0, at the top)?"""
-    parts: list[Part] = [quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)]
-    zero = f" {PASSAGE_TEXT}" if passage else ""
+    `passage` from the passage (text 0, at the top; or `excerpt`, quoted as text 0)?"""
+    head, line = _zero(passage, excerpt)
+    parts: list[Part] = [
+        *head,
+        *(quote(f"Text {i}, {label}", text) for i, (label, text) in enumerate(texts, start=1)),
+    ]
+    zero = f" {line}" if line else ""
     numbers = "its text's number (0 for the passage)" if passage else "its text's number"
     parts.append(
         f"The claim to check: {claim}\n"

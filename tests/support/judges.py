@@ -94,11 +94,15 @@ def ledger_split_text(prompt: str) -> str:
     return found.group(1)
 
 
+# a numbered text of a ledger prompt (text 0, a quoted passage excerpt, is read apart)
+_NUMBERED = re.compile(r"\nText [1-9]\d*, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", re.S)
+
+
 def ledger_candidates(prompt: str) -> tuple[str, list[str]]:
     """The claim a ledger verdict prompt traces, and its numbered candidate texts."""
     claim = re.search(r"\nThe claim to trace: (.*)\n", prompt)
     # a text too long for the window is left out whole: it reads as empty
-    found = re.findall(r"\nText \d+, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", prompt, re.S)
+    found = _NUMBERED.findall(prompt)
     assert claim and (found or "Text 0 is the passage" in prompt), "not a ledger verdict prompt"
     return claim.group(1), list(found)
 
@@ -118,7 +122,11 @@ def follows_from_nothing(claim: str, texts: list[str]) -> list[tuple[int, str]]:
 
 
 def prompt_passage(prompt: str) -> str:
-    """The passage at the top of a prompt."""
+    """The passage at the top of a prompt; in a ledger prompt that quotes the passage's
+    sentences as text 0 (a long passage, whose prompts carry its map), those."""
+    quoted = re.search(r"\nText 0, [^\n]*?:\n<turn>\n(.*?)\n</turn>", prompt, re.S)
+    if quoted:
+        return quoted.group(1)
     found = re.search(r"<passage>\n(.*?)\n</passage>", prompt, re.S)
     assert found, "no passage in the prompt"
     return found.group(1)
@@ -128,7 +136,7 @@ def ledger_entailment(prompt: str) -> tuple[str, list[str]]:
     """The claim an entailment check asks about, and its texts by number: 0 the passage
     (empty when the prompt offers none), then the numbered texts."""
     claim = re.search(r"\nThe claim to check: (.*)\n", prompt)
-    found = re.findall(r"\nText \d+, [^\n]*?(?::\n<turn>\n(.*?)\n</turn>|: \[left out[^\]]*\])", prompt, re.S)
+    found = _NUMBERED.findall(prompt)
     assert claim, "not an entailment check"
     passage = prompt_passage(prompt) if "Text 0 is the passage" in prompt else ""
     return claim.group(1), [passage, *found]

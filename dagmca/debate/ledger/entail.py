@@ -49,9 +49,10 @@ async def entail(
         return None
     candidates = list(candidates)
     zero = passage is not None
+    excerpt = passage.first.text if passage is not None and passage.first.excerpt else ""
 
     def prompt_of(picked: Sequence[Candidate]) -> Prompt:
-        return entail_claim(frame, claim, [(c.first.label, c.first.text) for c in picked], zero)
+        return entail_claim(frame, claim, [(c.first.label, c.first.text) for c in picked], zero, excerpt)
 
     prompt = prompt_of(candidates)
     while prompt.omitted_chars and candidates:  # as the verdicts: fewer texts, each whole

@@ -64,6 +64,9 @@ class Said:
     who: str = ""
     round: int | None = None
     rank: tuple[int, int, int, int, int, str] = (0, 0, 0, 0, 0, "")
+    # the passage's sentences nearest one claim, quoted to the judge as text 0 (a long
+    # passage's prompts carry its map, not its words)
+    excerpt: bool = False
 
     @property
     def is_turn(self) -> bool:

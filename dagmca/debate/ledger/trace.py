@@ -12,8 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+
+import numpy as np
 
 from dagmca.debate.ledger.claims import split
 from dagmca.debate.ledger.entail import entail
@@ -33,6 +36,7 @@ from dagmca.models import (
     node_from_record,
 )
 from dagmca.prompts.templates import Frame
+from dagmca.similarity.counts import EmbedPhase
 
 
 @dataclass
@@ -89,6 +93,29 @@ def passage_source(state: SessionState) -> Said | None:
     return Said(state.session_id, NodeKind.SESSION, state.passage, -1, "the passage")
 
 
+NEAREST = 6  # the passage's sentences given to the judge for a claim, when it reads a map
+_SENTENCE = re.compile(r"(?<=[.!?…])\s+")
+
+
+async def nearest(state: SessionState, claims: Sequence[str], passage: Said) -> list[list[Candidate]]:
+    """For each claim, the passage's NEAREST sentences to it (by embedding; the judge
+    decides), word for word and in the passage's order, as text 0: what the judge reads
+    of the passage is what its quote is checked against."""
+    sentences = [s for s in _SENTENCE.split(" ".join(passage.text.split())) if len(s.split()) >= MIN_WORDS]
+    if not claims or not sentences:
+        return [[] for _ in claims]
+    vecs = await state.embedder.aembed([*claims, *sentences], phase=EmbedPhase.LEDGER)
+    sims = np.clip(vecs[: len(claims)] @ vecs[len(claims) :].T, -1.0, 1.0)
+    out = []
+    for row in sims:
+        picked = sorted(sorted(range(len(sentences)), key=lambda j: (-round(float(row[j]), 4), j))[:NEAREST])
+        text = "\n".join(sentences[j] for j in picked)
+        label = "the passage's sentences nearest the claim"
+        excerpt = replace(passage, text=text, label=label, excerpt=True)
+        out.append([Candidate((excerpt,), round(float(max(row[j] for j in picked)), 4))])
+    return out
+
+
 def _frame(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
     """The main debate's frame for every ledger call: one prefix, cached by the server."""
     main = state.debates.get(f"{state.session_id}/main")
@@ -125,8 +152,12 @@ async def _trace(
     cfg = state.config
     found = await candidates(state.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates)
     # the passage's similarity to every claim: the judge reads it for those it passes, and
-    # the entailment check always (it is at the top of every prompt)
-    near = await candidates(state.embedder, claims, [passage] if passage else [], -1.0, 1)
+    # the entailment check always (it is at the top of every prompt; a long passage's
+    # prompts carry its map, so text 0 is then its sentences nearest the claim, quoted)
+    if passage is not None and state.passage_mode == "sections":
+        near = await nearest(state, claims, passage)
+    else:
+        near = await candidates(state.embedder, claims, [passage] if passage else [], -1.0, 1)
 
     async def one(number: int, text: str, picked: list[Candidate], close: list[Candidate]) -> None:
         if number in mine:

@@ -67,9 +67,10 @@ async def judge(
         return None
     candidates = list(candidates)
     zero = passage is not None
+    excerpt = passage.first.text if passage is not None and passage.first.excerpt else ""
 
     def prompt_of(picked: Sequence[Candidate]) -> Prompt:
-        return judge_claim(frame, claim, [(c.first.label, c.first.text) for c in picked], zero)
+        return judge_claim(frame, claim, [(c.first.label, c.first.text) for c in picked], zero, excerpt)
 
     prompt = prompt_of(candidates)
     # In a small context window the judge reads fewer texts whole rather than more cut:
