@@ -181,6 +181,7 @@ class Build:
                 raise self._lost[0] from None
             raise
         finally:
+            self._owner = None  # a claim lost from here on stops nothing: the build is ending
             for task in [*tasks.values(), *links, *self._chain.values()]:
                 task.cancel()
             await asyncio.gather(*tasks.values(), *links, *self._chain.values(), return_exceptions=True)
