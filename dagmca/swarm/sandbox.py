@@ -256,16 +256,17 @@ def remove_tree(path: Path) -> None:
 
 
 def _uids_running() -> set[int]:
-    """The real uids of the running processes (from their status: a process that
+    """The real uids of the living processes (from their status: a process that
     changed its uid is not dumpable, and its /proc folder belongs to root)."""
     found = set()
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             with contextlib.suppress(OSError, ValueError, IndexError):
-                for line in Path(f"/proc/{entry}/status").read_text().splitlines():
-                    if line.startswith("Uid:"):
-                        found.add(int(line.split()[1]))
-                        break
+                fields = dict(
+                    line.split(":", 1) for line in Path(f"/proc/{entry}/status").read_text().splitlines()
+                )
+                if not fields["State"].strip().startswith("Z"):  # a zombie is dead, awaiting its reaper
+                    found.add(int(fields["Uid"].split()[0]))
     return found
 
 
