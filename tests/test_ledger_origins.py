@@ -155,3 +155,52 @@ def test_a_long_passages_sentence_is_quoted_as_text_0_and_checked_against_the_sa
     derives = {e.target: e.props for e in edges_of(store, copied, EdgeType.DERIVES_FROM)}
     assert derives["s1"]["sentence"] == LONG_SENTENCE
     assert claims(store)[FABRICATED].origin.value == "unsupported"
+
+
+WITH_PASSAGE = (
+    "Night buses paid for by the charge would offset what a flat charge takes from a cleaner's wage, "
+    "since congestion is a cost each driver imposes on others."
+)
+PASSAGE_AND_BC = (  # the passage's sentence, L1N1's and L1N2's points, joined
+    "Since congestion is a cost each driver imposes on others, revenue from the charge should fund "
+    "night buses, as a flat charge takes a larger share of a cleaner's wage."
+)
+
+
+def test_a_claim_the_passage_supports_is_inferred_never_emergent(store: SQLiteStore, tmp_path: Path) -> None:
+    """Two agents' turns and a passage sentence are what WITH_PASSAGE follows from: the
+    passage supports it, so it is inferred. PASSAGE_AND_BC joins a part the passage
+    states and a part one agent states: the passage's part counts, and it is inferred."""
+
+    def rule(claim: str, text: str) -> tuple[str, str]:
+        if claim == PASSAGE_AND_BC:
+            for part in (FROM_PASSAGE, B, C):
+                if part.rstrip(".") in text:
+                    return "partial", part
+        return judge_rule()(claim, text)
+
+    def entailed(claim: str, texts: list[str]) -> list[tuple[int, str]]:
+        if claim not in (WITH_PASSAGE, PASSAGE_AND_BC):
+            return []
+        agents = [(i, s) for i, t in enumerate(texts) for s in (B, C) if i and s in t]
+        return [*agents, (0, FROM_PASSAGE)] if FROM_PASSAGE.rstrip(".") in texts[0] else agents
+
+    responder = debate(REPEATS, f"{WITH_PASSAGE} {PASSAGE_AND_BC}", rule)
+
+    def respond(call: ScriptedCall) -> Any:
+        traced = ledger_reply(call, sentences_of, rule, entailed)
+        return traced if traced is not None else responder(call)
+
+    _, _, fake = run(store, tmp_path, respond, **SMALL)
+    made = claims(store)
+    drawn, joined = made[WITH_PASSAGE], made[PASSAGE_AND_BC]
+    checks = [
+        c.prompt for c in fake.calls if c.meta.agent == "ledger-entailment" and WITH_PASSAGE in c.prompt
+    ]
+    assert checks and B in checks[0] and C in checks[0]  # two agents' turns were offered as well
+    assert drawn.origin.value == "inferred" and drawn.agents == ["analytical", "creative"]
+    assert {e.target for e in edges_of(store, drawn, EdgeType.DERIVES_FROM)} >= {"s1"}
+    assert joined.origin.value == "inferred", joined.reason
+    assert ("s1", "partial") in {(k.node, k.verdict.value) for k in joined.checks}  # the passage's part
+    assert "the passage states a part of it" in joined.reason
+    assert check_store(store, "s1") == []

@@ -5,17 +5,20 @@ Stated (`decide`), by the judge's verdicts on the passage and the agents' turns:
 - passage: the passage states the claim. The debate did not add it, whoever repeated it;
 - single: some turn states it (the passage does not); the earliest such turn, by debate,
   round and phase, is where it was first stated;
-- recombined: no turn states it, but turns by two or more agents state its parts.
+- recombined: no turn states it, but turns by two or more agents state its parts, and
+  the passage states none of them (a part the passage states sends the claim to the
+  entailment check).
 
 Not stated (`settle`): no turn or passage sentence states the claim, nor do two agents'
 turns state its parts. One entailment check asks whether it follows from the passage
 and the texts the prefilter picked, and which sentences it follows from:
-- emergent: it follows, and turns by two or more agents are among what it follows from:
-  the agents' points together give a claim that none of them stated (a synthesis or a
-  resolution may state it, but no agent did);
-- inferred: it follows, from the passage, one agent's turns, or the syntheses and
-  resolutions alone: a step the writer took from named sources, not the meeting of two
-  agents' points;
+- emergent: it follows, turns by two or more agents are among what it follows from, and
+  the passage is not (nor does it state a part of the claim): the agents' points together
+  give a claim that none of them stated (a synthesis or a resolution may state it, but no
+  agent did);
+- inferred: it follows, from the passage (in whole or in part), one agent's turns, or the
+  syntheses and resolutions alone: a step the writer took from named sources, not the
+  meeting of two agents' points;
 - unsupported: it does not follow (or the sentences it was said to follow from are not
   in the texts): an invention, never counted as emergence.
 """
@@ -81,6 +84,10 @@ def decide(verdicts: Sequence[Verdict]) -> Lineage | None:
             (first.perspective,),
         )
     who = sorted({t.who for t in parts})
+    if _passage_part(verdicts) is not None:
+        # the passage states a part: what the claim adds to it is for the entailment check
+        # (inferred or unsupported), not the agents' recombination
+        return None
     if len(who) >= 2:
         earliest = min(parts, key=lambda t: t.rank)
         perspectives = tuple(sorted({t.perspective for t in parts}))
@@ -96,6 +103,11 @@ def decide(verdicts: Sequence[Verdict]) -> Lineage | None:
     return None
 
 
+def _passage_part(verdicts: Sequence[Verdict]) -> Verdict | None:
+    """The passage's verdict when it states a part of the claim."""
+    return next((v for v in verdicts if is_passage(v.candidate) and v.verdict is LedgerVerdict.PARTIAL), None)
+
+
 def _unstated(verdicts: Sequence[Verdict], threshold: float) -> list[str]:
     """Why a claim counts as stated by no text."""
     if not verdicts:
@@ -104,6 +116,8 @@ def _unstated(verdicts: Sequence[Verdict], threshold: float) -> list[str]:
     parts = _turns(verdicts, LedgerVerdict.PARTIAL)
     if parts:
         why.append(f"only {_names(parts)} states a part of it")
+    if _passage_part(verdicts) is not None:
+        why.append("the passage states a part of it")
     derived = [
         s
         for v in verdicts
@@ -129,5 +143,8 @@ def settle(verdicts: Sequence[Verdict], entailment: Entailment, threshold: float
     why.append(f"it follows from {named}: {entailment.reason}")
     earliest = min(turns, key=lambda t: t.rank) if turns else None
     perspectives = tuple(sorted({t.perspective for t in turns}))
-    origin = ClaimOrigin.EMERGENT if len(who) >= 2 else ClaimOrigin.INFERRED
+    # a claim the passage supports (a sentence it follows from, or a part the passage
+    # states) is the passage's, extended: never the agents' emergence
+    from_passage = any(is_passage(v.candidate) for v in entailment.support) or _passage_part(verdicts)
+    origin = ClaimOrigin.EMERGENT if len(who) >= 2 and not from_passage else ClaimOrigin.INFERRED
     return Lineage(origin, "; ".join(why), DecisionMethod.LLM, None, earliest, tuple(who), perspectives)
