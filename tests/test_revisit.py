@@ -199,3 +199,42 @@ def test_the_syntheses_of_every_level_are_checked_in_one_round(run_fake: RunSess
     deeper = next(t for t in spans if f"branches of {parents[-1]} " in t)
     # the top level's checks began before the deeper level's had all finished
     assert min(s for s, _ in spans[top]) < max(e for _, e in spans[deeper])
+
+
+def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions(
+    run_fake: RunSession, store: SQLiteStore, tmp_path: Path
+) -> None:
+    """b1 and b3 were judged to contradict in the first run: the revisit reloads the pair
+    from its CONTRADICTS edge, and a final integrated after it gives both positions."""
+    from dagmca.debate.dag.integrator import integrate
+    from dagmca.models import CallPhase
+    from tests.test_merge_orders import CHANGES, LOWERS, RAISES
+    from tests.test_pipeline import scripted
+
+    def rule(a: str, b: str) -> str:
+        pair = {a, b}
+        if pair == {RAISES, CHANGES}:
+            return "converge"
+        return "contradict" if pair == {RAISES, LOWERS} else "unrelated"
+
+    answers = {QUESTIONS[0]: RAISES, QUESTIONS[1]: CHANGES, QUESTIONS[2]: LOWERS}
+    respond = scripted(QUESTIONS[:3], answers, pair=rule)
+    settings: dict[str, Any] = dict(max_branches=3, max_depth=1, rounds=1)
+    _, first, _ = run_fake(respond, max_revisits=0, **settings)
+    [judged] = first.contradictions
+    fake = ScriptedLLM(lens_by_lens(respond))
+
+    async def go() -> SessionState:
+        cfg = SessionConfig(llm="fake", cache=False, max_revisits=1, **settings)
+        async with open_state(
+            cfg, store, client=fake, session_id="s1", passage=PASSAGE, embedder=HashingEmbedder()
+        ) as state:
+            await revisit_and_report(state, context="Nothing new about prices.", out_dir=tmp_path)
+            await integrate(state, state.debates["s1/main"])
+            return state
+
+    state = asyncio.run(go())
+    assert [(a.id, b.id) for a, b, _ in state.contradictions] == [(judged[0].id, judged[1].id)]
+    [final] = [c for c in fake.calls if c.meta.phase == CallPhase.FINAL][-1:]
+    assert "[C1] Unreconciled" in final.prompt
+    assert RAISES in final.prompt and LOWERS in final.prompt

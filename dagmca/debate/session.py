@@ -235,6 +235,9 @@ async def _revisit_session(state: SessionState, *, context: str, against: GraphN
     state.session = session
     session.trace_id = tracing.trace_id() or session.trace_id
     state.track(nodes)
+    # the pairs judged to contradict: the final integrated again gives them, as the run did
+    contradicts = await state.store.aread(lambda s: s.edges(state.session_id, EdgeType.CONTRADICTS))
+    state.track_contradictions(contradicts)
     state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
     await sections.prepare(state)
     final = next((n for n in nodes if isinstance(n, FinalNode)), None)

@@ -146,6 +146,19 @@ class SessionState:
             elif isinstance(n, SynthesisNode):
                 self.syntheses[n.id] = n
 
+    def track_contradictions(self, edges: Sequence[EdgeRecord]) -> None:
+        """Rebuild the pairs judged to contradict from their stored CONTRADICTS edges
+        (later -> earlier, the judge's reason): a reloaded session's final integration
+        gives them with both positions, as the run that judged them did."""
+        known = {(later.id, earlier.id) for later, earlier, _ in self.contradictions}
+        for e in edges:
+            if e.type is not EdgeType.CONTRADICTS or (e.source, e.target) in known:
+                continue
+            later, earlier = self.debates.get(e.source), self.debates.get(e.target)
+            if later is not None and earlier is not None:
+                self.contradictions.append((later, earlier, str(e.props.get("reason", ""))))
+                known.add((e.source, e.target))
+
     async def ask(
         self,
         prompt: Prompt,
