@@ -155,6 +155,7 @@ def test_an_answer_that_exits_early_skips_no_test(exit_call: str) -> None:
     outcome = run(program(task, f"{exit_call}\ndef f(x):\n    return x\n"), LIMITS)
     assert outcome.exit_code == 0
     assert not outcome.passed
+    assert outcome.reason.startswith("exited before the end of its program")
     right = run(program(task, "def f(x):\n    return 2\n"), LIMITS)
     assert right.passed, right.output
     assert right.output == ""

@@ -75,6 +75,14 @@ def _reach(path: str, owner: str) -> None:
         os.close(fd)
 
 
+def _unescape(field: str) -> str:
+    """A mount point as /proc/self/mountinfo writes it: space, tab, newline and
+    backslash as octal escapes."""
+    for code in ("040", "011", "012", "134"):
+        field = field.replace("\\" + code, chr(int(code, 8)))
+    return field
+
+
 def _read_only_root(home: str, size_mb: int, owner: str) -> None:
     """Every mount read-only in this mount namespace (flags it already has kept, as a
     user namespace requires), then a fresh size-limited tmpfs as the work folder."""
@@ -82,9 +90,12 @@ def _read_only_root(home: str, size_mb: int, owner: str) -> None:
     for prefix in {sys.base_prefix, sys.base_exec_prefix}:
         _reach(prefix, owner)
     with open("/proc/self/mountinfo", encoding="utf-8") as f:
-        points = {line.split()[4].replace("\\040", " ") for line in f}
+        points = {_unescape(line.split()[4]) for line in f}
     for point in sorted(points, key=len):
-        kept = os.statvfs(point).f_flag
+        try:
+            kept = os.statvfs(point).f_flag
+        except PermissionError:
+            continue  # behind a folder this uid may not enter: it cannot write there either
         flags = _MS_REMOUNT | _MS_BIND | _MS_RDONLY
         flags |= sum(ms for st, ms in _KEPT if kept & st)
         _mount(None, point, None, flags, None)

@@ -90,6 +90,8 @@ class Outcome:
             return "timed out"
         if self.exit_code is not None and self.exit_code < 0:
             return f"killed by {_signal_name(-self.exit_code)}"
+        if self.exit_code == 0:
+            return "exited before the end of its program (its tests did not all run)"
         tail = self.output.strip().splitlines()
         return tail[-1][:200] if tail else f"exit {self.exit_code}"
 
