@@ -109,7 +109,7 @@ async def pair(
     if not why:
         return decision
     # either order's reason said nothing: the pair is not decided on it (no merge, no
-    # relation, no group held)
+    # relation; its group is held only if an order said contradict, see merging)
     verdict, reason = hollow(decision.verdict, decision.reason, why, UNDECIDED)
     return replace(decision, verdict=verdict, reason=reason, claim="", degenerate=True)
 
