@@ -51,7 +51,7 @@ def test_a_long_session_is_asked_served_and_deleted(tmp_path: Path) -> None:
     store_arg = ("--store", str(path))
     # an endpoint that answers with an instance of the reply's schema: its citations are
     # ids of the answer's context (the scripted fake cites words, which are removed)
-    with FaultServer() as endpoint:
+    with FaultServer(fields={"supported": "yes"}) as endpoint:
         llm = ("--llm", "openai", "--model", "fault-model", "--base-url", endpoint.base_url)
         env = {"OPENAI_API_KEY": "sk-test"}
         asked = dagmca(

@@ -152,9 +152,9 @@ def judge_claim(
         "- unrelated: neither. A text in nearly the claim's words that reverses its direction, "
         "negates it or changes a quantity or party states neither the claim nor a part of it.\n"
         "Reply with one JSON object: verdicts, one for each text, each with the text's number; "
-        "its verdict; sentence, the sentence of that text that states the claim or its part, "
-        "quoted word for word (empty when unrelated); and reason, one sentence that names what "
-        "decides the verdict."
+        "sentence, the sentence of that text that states the claim or its part, quoted word "
+        "for word (empty when unrelated); reason, one sentence that names what decides the "
+        "verdict; and then its verdict."
     )
     return messages(frame, parts, frame.budget.flag * max(1, len(texts)), LEDGER_ROLE, frame.judging)
 

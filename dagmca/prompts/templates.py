@@ -248,9 +248,9 @@ def judge_pair(frame: Frame, earlier: tuple[str, str], later: tuple[str, str]) -
         "- elaborate: B adds to A, or A to B, consistently, without reaching the same "
         "conclusion;\n"
         "- unrelated: they make claims about different things.\n"
-        "Reply with one JSON object: verdict; shared_claim, the claim both make in one "
-        "sentence (for converge and elaborate; empty otherwise); and reason, one or two "
-        "sentences that name what decides the verdict.",
+        "Reply with one JSON object: reason, one or two sentences that name what decides "
+        "the verdict; shared_claim, the claim both make in one sentence (for converge and "
+        "elaborate; empty otherwise); and then the verdict.",
     ]
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
@@ -265,9 +265,9 @@ def judge_stub(frame: Frame, question: str, text_label: str, text: str) -> Promp
         "- relevant: it does not answer it, but bears on it so that a debate on the "
         "question could now go further;\n"
         "- open: neither (sharing the topic is not enough).\n"
-        "Reply with one JSON object: verdict; answering_sentence, the sentence of the text "
-        "that answers the question, quoted word for word (empty unless answered); and "
-        "reason, one or two sentences.",
+        "Reply with one JSON object: answering_sentence, the sentence of the text that "
+        "answers the question, quoted word for word (empty unless answered); reason, one or "
+        "two sentences; and then the verdict.",
     ]
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 
@@ -283,8 +283,8 @@ def judge_duplicate(frame: Frame, earlier: str, later: str) -> Prompt:
         "- distinct: an answer to one leaves the other open (questions that share almost "
         "every word but ask about a different part of the passage, a different party or "
         "the opposite direction are distinct).\n"
-        "Reply with one JSON object: verdict; and reason, one or two sentences that name "
-        "what decides the verdict.",
+        "Reply with one JSON object: reason, one or two sentences that name what decides "
+        "the verdict; and then the verdict.",
     ]
     return messages(frame, parts, frame.budget.flag, JUDGE_ROLE, frame.judging)
 

@@ -166,6 +166,9 @@ class FaultServer:
     reasoning: bool = False
     # what a plain reply says (default: 14 words); what is done with every chat request
     text_reply: Callable[[dict[str, Any]], str] | None = None
+    # fields a structured reply always gives these values, where its schema has them (a
+    # test that needs `supported: yes` does not hang on which value the seed draws)
+    fields: dict[str, Any] = field(default_factory=dict)
     on_request: Callable[[dict[str, Any]], None] | None = None
     # an endpoint's rate limit: a chat request beyond `rpm_limit` in the last 60 s gets a
     # 429 (with Retry-After), as a real endpoint answers
@@ -181,6 +184,11 @@ class FaultServer:
     bodies: dict[str, dict[str, Any]] = field(default_factory=dict)  # request key -> last body
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _httpd: ThreadingHTTPServer | None = None
+
+    def answering(self, data: Any) -> Any:
+        if isinstance(data, dict):
+            data.update({k: v for k, v in self.fields.items() if k in data})
+        return data
 
     @property
     def base_url(self) -> str:
@@ -276,9 +284,9 @@ class FaultServer:
                 reply_rng = random.Random(key)
                 if structured:
                     schema = body["response_format"]["json_schema"]["schema"]
-                    content = json.dumps(quoting(instance(schema, reply_rng), body))
+                    content = json.dumps(quoting(server.answering(instance(schema, reply_rng)), body))
                 elif in_prompt is not None:  # json_object, or text: JSON as a model writes it
-                    content = json.dumps(quoting(instance(in_prompt, reply_rng), body))
+                    content = json.dumps(quoting(server.answering(instance(in_prompt, reply_rng)), body))
                     if fmt_type != "json_object":
                         content = f"Here is the JSON you asked for:\n```json\n{content}\n```\nThat is all."
                 elif server.text_reply is not None:
