@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import Field, ValidationError, model_validator
 
@@ -87,11 +88,38 @@ def load_tasks(path: Path) -> list[Task]:
 
 
 def _from_jsonl(path: Path) -> list[Task]:
+    return read_jsonl(
+        path,
+        Task.model_validate,
+        _first_error,
+        example='e.g. {"id": "t1", "question": "..."}',
+        guide="see docs/guides/evaluation.md",
+    )
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=_Identified)
+
+
+def read_jsonl(
+    path: Path,
+    validate: Callable[[dict[str, Any]], T],
+    first_error: Callable[[ValidationError], str],
+    *,
+    example: str,
+    guide: str,
+) -> list[T]:
+    """The objects of a JSONL file of tasks, in order, each validated; a line that is no
+    JSON object, fails validation or repeats an id is one line naming its place."""
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as exc:
         raise UserError(f"tasks {path} cannot be read: {exc}", "give a UTF-8 JSONL file") from None
-    tasks: list[Task] = []
+    tasks: list[T] = []
     seen: dict[str, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
@@ -102,11 +130,11 @@ def _from_jsonl(path: Path) -> list[Task]:
         except json.JSONDecodeError as exc:
             raise UserError(f"{where}: not JSON ({exc.msg})", "one JSON object per line") from None
         if not isinstance(data, dict):
-            raise UserError(f"{where}: a task is a JSON object", 'e.g. {"id": "t1", "question": "..."}')
+            raise UserError(f"{where}: a task is a JSON object", example)
         try:
-            task = Task.model_validate(data)
+            task = validate(data)
         except ValidationError as exc:
-            raise UserError(f"{where}: {_first_error(exc)}", "see docs/guides/evaluation.md") from None
+            raise UserError(f"{where}: {first_error(exc)}", guide) from None
         if task.id in seen:
             raise UserError(f"{where}: duplicate id {task.id!r} (first on line {seen[task.id]})")
         seen[task.id] = number

@@ -13,7 +13,6 @@ Every problem is found before any call, one line naming the file and the line.""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Literal
@@ -22,7 +21,7 @@ from pydantic import Field, ValidationError, model_validator
 
 from dagmca.errors import UserError
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
-from dagmca.evaluation.tasks import Scoring, Task
+from dagmca.evaluation.tasks import Scoring, Task, read_jsonl
 from dagmca.models.schema import Strict
 from dagmca.prompts.lines import answer
 
@@ -118,30 +117,13 @@ def load_stream(path: Path) -> list[SwarmTask]:
     """The tasks of a JSONL file, in order. Refuses an empty stream and duplicate ids."""
     if not path.is_file():
         raise UserError(f"tasks {path} do not exist", "give a JSONL file of tasks")
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"tasks {path} cannot be read: {exc}", "give a UTF-8 JSONL file") from None
-    tasks: list[SwarmTask] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: not JSON ({exc.msg})", "one JSON object per line") from None
-        if not isinstance(data, dict):
-            raise UserError(f"{where}: a task is a JSON object", 'e.g. {"id": "t1", "type": "math", ...}')
-        try:
-            task = SwarmTask.model_validate(data)
-        except ValidationError as exc:
-            raise UserError(f"{where}: {_first_error(exc)}", "see docs/guides/swarm.md") from None
-        if task.id in seen:
-            raise UserError(f"{where}: duplicate id {task.id!r} (first on line {seen[task.id]})")
-        seen[task.id] = number
-        tasks.append(task)
+    tasks = read_jsonl(
+        path,
+        SwarmTask.model_validate,
+        _first_error,
+        example='e.g. {"id": "t1", "type": "math", ...}',
+        guide="see docs/guides/swarm.md",
+    )
     if not tasks:
         raise UserError(f"tasks {path}: no task found", "add one JSON object per line")
     return tasks
