@@ -133,7 +133,9 @@ class EvalSessions:
     async def metered(self, session: str) -> MeteredLLM:
         """A client of the eval's settings on its gate and spend, its calls logged under
         `session` and kept in the store's response cache (a rerun asks nothing again)."""
-        backend = await self.backend(self.base)
+        return self._metered(await self.backend(self.base), session)
+
+    def _metered(self, backend: Backend | Handed, session: str) -> MeteredLLM:
         return MeteredLLM(
             backend.client,
             concurrency=self.base.concurrency,
@@ -151,17 +153,6 @@ class EvalSessions:
         """The judge role's client on the eval's gate and spend, its calls logged under
         the eval id and kept in the store's response cache (a rerun asks nothing again)."""
         backend = await self.backend(self.base)
-        llm = MeteredLLM(
-            backend.client,
-            concurrency=self.base.concurrency,
-            terms=role_terms(self.base, backend.client),
-            cache=self.store,
-            read_cache=self.base.cache,
-            record=lambda call: self.store.record_calls([call]),
-            session=eval_id,
-            down_after=self.base.endpoint_down_after,
-            gate=self.shared.gate,
-            pool=self.pool,
-        )
+        llm = self._metered(backend, eval_id)
         # not closed here: its backend is the workspace's, which closes it
         return llm, self.base.role(ModelRole.JUDGE).model or backend.model
