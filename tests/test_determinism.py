@@ -257,7 +257,23 @@ def test_a_familys_merge_is_asked_when_its_branches_are_finished(run_fake: RunSe
         or (c.schema is StubVerdict and "New text: debate b2:" in c.prompt)
     ]
     assert pairs and second, "the main debate's branches had a pair to judge, the second branch checks"
-    assert min(pairs) < min(second), "merge asked before the second branch was committed"
+    # the branches' own calls: the last of them is when the family is finished (a branch
+    # whose flags take longer may finish after the second branch's commit has begun, so
+    # the commits chain, CHECK_S apart, is what the merge must not wait for)
+    family = {f"merge/main/b{i}" for i in (1, 2, 3)}
+    own = [
+        at
+        for at, c in started
+        if c.meta.debate in family
+        and c.schema is not StubVerdict
+        and not (c.schema is DuplicateVerdict and committed(c))
+    ]
+    finished = max(own)
+    if finished < min(second):  # the family was done before the second commit began
+        assert min(pairs) < min(second), "merge asked before the second branch was committed"
+    # asked within one commit's checks of the last branch's last call, not after the
+    # chain of commits (CHECK_S each, one after another) behind it
+    assert min(pairs) - finished < CHECK_S, "merge asked when the family finished, not after its commits"
 
 
 def test_a_debates_calls_wait_with_its_depth(run_fake: RunSession) -> None:

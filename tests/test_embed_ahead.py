@@ -20,6 +20,7 @@ from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.metrics.session import session_metrics
+from dagmca.models import NodeKind
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.similarity.counts import EmbedCounts, EmbedPhase, counting
@@ -214,10 +215,17 @@ def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
     assert counts.hits > counts.embedded, "most lookups found their vectors at hand"
     # every check that decides on texts earlier calls made found them encoded, but for
     # a synthesis checked against the open stubs as soon as its merge call answered
+    # a synthesis checked against the open stubs as soon as its merge call answered,
+    # and a round's root output, sentence by sentence, against the round before: the
+    # convergence check reads the text the round's last call has just written
     syntheses = {s.resolution for s in state.syntheses.values()}
+    roots = " ".join(str(r.props.get("root_output", "")) for r in store.nodes("s1", NodeKind.ROUND))
     late = [(p, t) for p, texts in embedder.awaited if p in DECISIONS for t in texts]
-    assert all(p is EmbedPhase.STUBS and t in syntheses for p, t in late), late
-    assert set(counts.wait_s) & {p.value for p in DECISIONS} <= {"stubs"}, counts.wait_s
+    assert all(
+        (p is EmbedPhase.STUBS and t in syntheses) or (p is EmbedPhase.CONVERGENCE and t in roots)
+        for p, t in late
+    ), late
+    assert set(counts.wait_s) & {p.value for p in DECISIONS} <= {"stubs", "convergence"}, counts.wait_s
     # on the Session node, and so in `dagmca metrics` (its table and --json)
     node = store.get_node("s1")
     assert node is not None
