@@ -132,13 +132,28 @@ class SQLiteStore(GraphStore):
         return str(self.path)
 
     def init_schema(self) -> None:
-        self._conn.execute("PRAGMA journal_mode = WAL")
+        self._wal()
         if self._version() == 1:
             with self._tx() as cur:
                 for stmt in _MIGRATE_1_TO_2.split(";"):
                     if stmt.strip():
                         cur.execute(stmt)
         self._conn.executescript(SCHEMA)
+
+    def _wal(self) -> None:
+        """WAL mode, set once per file. Switching it takes the file whole, and SQLite
+        answers a second process doing the same at that moment with "database is locked"
+        without waiting for its busy timeout (two `dagmca run` started together on a new
+        store), so a locked switch is tried again until the timeout."""
+        deadline = time.monotonic() + 30.0
+        while True:
+            try:
+                self._conn.execute("PRAGMA journal_mode = WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
 
     def _version(self) -> int | None:
         try:
