@@ -78,8 +78,13 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
             "2",
             "--rounds",
             "1",
+            # one branch, and observers on every turn: the main debate's other flags stay
+            # open stubs for the branch's text to be checked against (observers must quote
+            # their turn now, so a round's one check can leave the main debate no stub)
             "--max-branches",
-            "2",
+            "1",
+            "--monitor-every",
+            "turn",
             "--max-depth",
             "1",
             "--max-turn-tokens",
