@@ -66,16 +66,21 @@ def _words(text: str) -> str:
     return " ".join(kept.split())
 
 
+def split_sentences(text: str) -> list[str]:
+    """A prose text's sentences, cut after a full stop, question or exclamation mark."""
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text.strip()) if s.strip()]
+
+
 def nearest_sentence(words: str, text: str) -> str | None:
     """The sentence of `text` that shares the most words with `words` (ties: the first),
     or None when no sentence shares one. Only picks a candidate: what a flag is about
     stays the observer's judgment."""
     wanted = _content(words)
     best, best_shared = None, 0
-    for sentence in re.split(r"(?<=[.!?])\s+", text.strip()):
+    for sentence in split_sentences(text):
         shared = len(wanted & _content(sentence))
         if shared > best_shared:
-            best, best_shared = sentence.strip(), shared
+            best, best_shared = sentence, shared
     return best
 
 

@@ -4,12 +4,12 @@ be checked on hand-made inputs with known values."""
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
 from dagmca.similarity import Embedder, jaccard
+from dagmca.text import split_sentences
 
 COLLAPSE_ABOVE = 0.8  # mean sibling similarity: perspectives washing out (the seed's red flag)
 BLOAT_RATIO = 1.5  # mean answer length of the last round over the first
@@ -38,7 +38,7 @@ def bloat_alarm(lengths: Sequence[float]) -> bool:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in re.split(r"(?<=[.!?])\s+", text) if len(s.strip().split()) >= 3]
+    return [s for s in split_sentences(text) if len(s.split()) >= 3]
 
 
 def root_novelty(root: str, children: Sequence[str], embedder: Embedder) -> float | None:
