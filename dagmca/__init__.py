@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from dagmca.config import SessionConfig
     from dagmca.config.roles import RoleSettings
     from dagmca.errors import DagmcaError
-    from dagmca.models import ModelRole
+    from dagmca.graph import ModelRole
 
 # public name -> the module that defines it
 _EXPORTS = {
@@ -49,7 +49,7 @@ _EXPORTS = {
     "Spend": "dagmca.api",
     "SessionConfig": "dagmca.config",
     "RoleSettings": "dagmca.config.roles",
-    "ModelRole": "dagmca.models",
+    "ModelRole": "dagmca.graph",
     "DagmcaError": "dagmca.errors",
 }
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 from dagmca.config import SessionConfig
 from dagmca.errors import DagmcaError, UserError
+from dagmca.graph import ModelRole
 from dagmca.llm.base import LLMClient
-from dagmca.models import ModelRole
 
 
 @dataclass

@@ -24,13 +24,13 @@ from dagmca.debate.events import EventSink, NoEvents
 from dagmca.debate.session import RevisitOutcome, SessionResult, revisit_session, run_session
 from dagmca.debate.state import SessionState
 from dagmca.errors import UserError
+from dagmca.graph import GraphNode, ModelRole, NodeRecord
 from dagmca.llm.base import LLMClient
 from dagmca.llm.factory import context_window
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, Meter, MeteredLLM, Pool, role_terms
 from dagmca.llm.routing import routes_of
 from dagmca.llm.tokens import ContextWindow, TokenCounter
-from dagmca.models import GraphNode, ModelRole, NodeRecord
 from dagmca.prompts.budget import PromptBudget
 from dagmca.reports import writers
 from dagmca.reports.live import LiveStatus

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from dagmca.models import Role
+from dagmca.graph import Role
 
 # an observer call on a group of sibling turns (--observer-calls siblings) reads at most
 # this many; its output reserve holds a flag per lens per turn

@@ -30,9 +30,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dagmca.models import EdgeRecord, NodeRecord
-from dagmca.store import cypher, embedded
-from dagmca.store.graph import store_records
+from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.store import embedded
+from dagmca.store import statements as neo4j_statements
+from dagmca.store.networkx_view import store_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.cypher_constructs import CONSTRUCTS
 from tests.support.cypher_sessions import RICH, rich_session
@@ -95,7 +96,7 @@ def statements(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> list[tuple[s
     by_kind: dict[tuple[Any, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
     temporal: dict[tuple[Any, tuple[str, ...]], set[str]] = defaultdict(set)
     for i, n in enumerate(nodes):
-        row = cypher.node_row(n, i)
+        row = neo4j_statements.node_row(n, i)
         temporal[(n.kind, tuple(n.labels))] |= {k for k, v in row["props"].items() if hasattr(v, "isoformat")}
         row["props"] = {k: _plain(v) for k, v in row["props"].items()}
         by_kind[(n.kind, tuple(n.labels))].append(row)
@@ -103,13 +104,13 @@ def statements(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> list[tuple[s
     for (kind, labels), rows in by_kind.items():
         extra = [x for x in labels if x not in (kind.value, "Node")]
         times = "".join(f", n.{k} = datetime(row.props.{k})" for k in sorted(temporal[(kind, labels)]))
-        out.append((cypher.create_nodes(kind, extra) + times, rows))
+        out.append((neo4j_statements.create_nodes(kind, extra) + times, rows))
     by_type: dict[Any, list[dict[str, Any]]] = defaultdict(list)
     for i, e in enumerate(edges):
-        row = cypher.edge_row(e, i)
+        row = neo4j_statements.edge_row(e, i)
         row["props"] = {k: _plain(v) for k, v in row["props"].items()}
         by_type[e.type].append(row)
-    out += [(cypher.create_edges(t), rows) for t, rows in by_type.items()]
+    out += [(neo4j_statements.create_edges(t), rows) for t, rows in by_type.items()]
     return out
 
 

@@ -24,11 +24,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dagmca.models import PERSONA_SESSION, EdgeRecord, NodeRecord
+from dagmca.graph import PERSONA_SESSION, EdgeRecord, NodeRecord
 from dagmca.store import embedded
 from dagmca.store.embedded.values import output
-from dagmca.store.graph import store_records
 from dagmca.store.neo4j import connect
+from dagmca.store.networkx_view import store_records
 from dagmca.store.push import push_session
 from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
@@ -214,16 +214,18 @@ def _ladybug(conn: Any, text: str, params: dict[str, Any]) -> list[dict[str, Any
 def _arcadedb_load(records: Records) -> Any:
     import arcadedb_embedded
 
-    from dagmca.store import cypher
+    from dagmca.store import statements
 
     db = arcadedb_embedded.create_database(str(Path(tempfile.mkdtemp()) / "db"))
-    for statement in cypher.schema_statements():
+    for statement in statements.schema_statements():
         db.command("opencypher", statement)
     with db.transaction():
         for i, n in enumerate(records[0]):
-            db.command("opencypher", cypher.create_nodes(n.kind, n.labels), {"rows": [cypher.node_row(n, i)]})
+            db.command(
+                "opencypher", statements.create_nodes(n.kind, n.labels), {"rows": [statements.node_row(n, i)]}
+            )
         for i, e in enumerate(records[1]):
-            db.command("opencypher", cypher.create_edges(e.type), {"rows": [cypher.edge_row(e, i)]})
+            db.command("opencypher", statements.create_edges(e.type), {"rows": [statements.edge_row(e, i)]})
     return db
 
 

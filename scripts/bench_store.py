@@ -35,8 +35,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dagmca.models import EdgeRecord, NodeRecord
-from dagmca.store import cypher
+from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.store import statements
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore, sqlite_edge_row, sqlite_node_row
@@ -94,20 +94,20 @@ def bolt_baseline(store: Neo4jStore, rows: Rows, batch: int) -> float:
     for i in range(0, len(nodes), batch):
         groups: dict[str, list[dict[str, Any]]] = {}
         for seq, n in enumerate(nodes[i : i + batch], i + 1):
-            labels = "".join(f":{x}" for x in (cypher.NODE_LABEL, n.kind.value, *n.labels))
-            groups.setdefault(labels, []).append(cypher.node_row(n, seq))
+            labels = "".join(f":{x}" for x in (statements.NODE_LABEL, n.kind.value, *n.labels))
+            groups.setdefault(labels, []).append(statements.node_row(n, seq))
         store.run_batches(
             [(f"UNWIND $rows AS row CREATE (n{labels}) SET n = row.props", r) for labels, r in groups.items()]
         )
     for i in range(0, len(edges), batch):
         by_type: dict[str, list[dict[str, Any]]] = {}
         for seq, e in enumerate(edges[i : i + batch], i + 1):
-            by_type.setdefault(e.type.value, []).append(cypher.edge_row(e, seq))
+            by_type.setdefault(e.type.value, []).append(statements.edge_row(e, seq))
         store.run_batches(
             [
                 (
-                    f"UNWIND $rows AS row MATCH (a:{cypher.NODE_LABEL} {{id: row.source}}) "
-                    f"MATCH (b:{cypher.NODE_LABEL} {{id: row.target}}) "
+                    f"UNWIND $rows AS row MATCH (a:{statements.NODE_LABEL} {{id: row.source}}) "
+                    f"MATCH (b:{statements.NODE_LABEL} {{id: row.target}}) "
                     f"CREATE (a)-[r:{t}]->(b) SET r = row.props",
                     r,
                 )

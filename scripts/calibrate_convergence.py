@@ -72,7 +72,7 @@ def calibrate(embedder: str) -> None:
 def count(llm: str, base_url: str | None, rounds: int) -> None:
     """One session per example passage: did its main debate stop before `rounds`?"""
     from dagmca.api import run
-    from dagmca.models import DebateNode, DebateOrigin, NodeKind, node_from_record
+    from dagmca.graph import DebateNode, DebateOrigin, NodeKind, node_from_record
     from dagmca.store import open_existing
 
     passages = sorted(EXAMPLES.glob("*.txt"))

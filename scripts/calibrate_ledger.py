@@ -85,7 +85,7 @@ def cost() -> None:
     """The ledger's calls in a default session on the scripted strong model."""
     import tempfile
 
-    from dagmca.models import CallPhase
+    from dagmca.graph import CallPhase
     from dagmca.store.sqlite import SQLiteStore
     from tests.conftest import run_scripted
     from tests.support.strong_fake import LONG_PASSAGE, StrongModel

@@ -10,8 +10,8 @@ Each page is made by one module of scripts/gendocs/, from the code it documents:
 - cli.md (`gendocs.cli`): the Typer app `dagmca.cli.app.app`, walked as a click command
   tree: every command and sub-command, its arguments and options, their help, defaults
   and environment variables;
-- graph-schema.md (`gendocs.schema`): `dagmca.models.schema` (node kinds, edge types, the
-  enums of property values) and the node models of `dagmca.models.nodes`, each property
+- graph-schema.md (`gendocs.schema`): `dagmca.graph.schema` (node kinds, edge types, the
+  enums of property values) and the node models of `dagmca.graph.nodes`, each property
   with its type, default and the comment beside it in the source;
 - reports.md (`gendocs.reports`): the pydantic models of the files a session writes
   (`dagmca.reports.models`, `dagmca.metrics.session`), as tables and JSON Schemas;

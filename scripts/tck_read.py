@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from dagmca.errors import DagmcaError
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.engine import Engine
-from dagmca.store.embedded.expr import Compiler
-from dagmca.store.embedded.expressions import ExprParser
+from dagmca.store.embedded.expression_compiler import Compiler
+from dagmca.store.embedded.expression_parser import ExprParser
 from dagmca.store.embedded.parser import parse
 from dagmca.store.embedded.values import Graph, Node, Rel, hashable
 from dagmca.store.embedded.values import Path as CypherPath

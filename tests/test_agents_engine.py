@@ -4,7 +4,7 @@ from typing import Any
 
 import pytest
 
-from dagmca.models import NodeKind, Phase
+from dagmca.graph import NodeKind, Phase
 from dagmca.team import build_tree
 from tests.conftest import RunSession
 

@@ -14,8 +14,8 @@ import pytest
 import dagmca
 from dagmca import errors
 from dagmca.api import Workspace
+from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.models import NodeKind
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace import settings_from

@@ -14,8 +14,8 @@ from openai import AsyncOpenAI
 import dagmca
 from dagmca.api import BuildResult, Workspace
 from dagmca.evaluation import Task
+from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
-from dagmca.models import NodeKind
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import Neo4jStore

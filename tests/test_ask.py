@@ -21,8 +21,8 @@ from dagmca.ask import Answer, ask, retrieve
 from dagmca.ask.models import Hit
 from dagmca.ask.retrieval import fuse, search_terms
 from dagmca.cli.app import main
+from dagmca.graph import CallPhase, EdgeRecord, EdgeType, ModelRole, NodeKind, SynthesisNode, role_of
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import CallPhase, EdgeRecord, EdgeType, ModelRole, NodeKind, SynthesisNode, role_of
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect

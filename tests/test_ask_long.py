@@ -12,7 +12,7 @@ from typing import Any
 from mcp import ClientSession
 
 from dagmca.ask import Answer
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
 from tests.support.fault_server import FaultServer

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord, edge
+from dagmca.graph import EdgeRecord, EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.background import BackgroundStore, BlockingReadOnLoop
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.neo4j import connect

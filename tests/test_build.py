@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from dagmca.corpus.sources import collect, session_id
-from dagmca.models import EdgeType
+from dagmca.graph import EdgeType
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE

@@ -13,10 +13,10 @@ from typing import Any
 import networkx as nx
 
 from dagmca.debate.dag.merging import components
+from dagmca.graph import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.llm.fake import ScriptedCall
-from dagmca.models import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.store.check import check_store
-from dagmca.store.graph import load_graph
+from dagmca.store.networkx_view import load_graph
 from tests.conftest import RunSession, excerpt_of
 from tests.support.judges import judge_reply
 from tests.test_pipeline import QUESTIONS

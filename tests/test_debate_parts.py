@@ -11,9 +11,9 @@ from typing import Any
 
 import dagmca
 from dagmca.cli.render import metrics_tables
+from dagmca.graph import CallPhase, DebateNode, NodeKind, NodeRecord, RoundNode, TurnNode, node_from_record
 from dagmca.llm.fake import PARTS_ASKED, STANCE_ASKED, ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.session import session_metrics
-from dagmca.models import CallPhase, DebateNode, NodeKind, NodeRecord, RoundNode, TurnNode, node_from_record
 from dagmca.prompts import lines
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_existing

@@ -12,9 +12,9 @@ import pytest
 
 import tests.test_duplicates
 from dagmca.debate.events import DuplicateChecked, Event, PairJudged
+from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
 from dagmca.metrics.session import session_metrics
-from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store

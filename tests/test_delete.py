@@ -11,7 +11,7 @@ import pytest
 
 from dagmca.ask import Answer
 from dagmca.cli.app import main
-from dagmca.models import PERSONA_SESSION
+from dagmca.graph import PERSONA_SESSION
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from dagmca.graph import TensionStatus
 from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.gate import current_rank
-from dagmca.models import TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
 from dagmca.store.sqlite import SQLiteStore

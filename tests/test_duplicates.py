@@ -10,8 +10,7 @@ from dagmca.config import SessionConfig
 from dagmca.debate.dag import duplicates
 from dagmca.debate.events import DuplicateChecked, Event
 from dagmca.debate.state import SessionState
-from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import (
+from dagmca.graph import (
     DebateNode,
     DebateOrigin,
     EdgeType,
@@ -22,6 +21,7 @@ from dagmca.models import (
     TensionStatus,
     TurnNode,
 )
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.prompts.schemas import DuplicateVerdict
 from dagmca.runner import open_state
 from dagmca.similarity import HashingEmbedder

@@ -18,9 +18,9 @@ import pytest
 from dagmca.cli.render import embedding_text
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
+from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.metrics.session import session_metrics
-from dagmca.models import NodeKind
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.similarity.counts import EmbedCounts, EmbedPhase, counting

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from dagmca.models import PERSONA_SESSION
+from dagmca.graph import PERSONA_SESSION
 from dagmca.store.embedded import CypherSyntaxError, Unsupported, load, run
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session

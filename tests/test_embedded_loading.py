@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from dagmca.models import NodeKind, NodeRecord
+from dagmca.graph import NodeKind, NodeRecord
 from dagmca.store.embedded import CypherSyntaxError, load, query, rows
 from dagmca.store.embedded.values import Graph, output
-from dagmca.store.graph import store_records
+from dagmca.store.networkx_view import store_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.test_embedded_cypher import STORES
 

@@ -53,8 +53,8 @@ def test_each_role_is_projected_at_its_own_models_prices() -> None:
     from dagmca.config import SessionConfig
     from dagmca.config.roles import RoleSettings
     from dagmca.debate.estimate import project, role_pricing
+    from dagmca.graph import ModelRole
     from dagmca.llm.prices import Prices
-    from dagmca.models import ModelRole
 
     text = PASSAGE.read_text()
     judge = RoleSettings(model="big", price_per_1k_prompt=10.0, price_per_1k_completion=30.0)

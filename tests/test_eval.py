@@ -25,9 +25,9 @@ from dagmca.evaluation.judging import CriterionJudgement, PairJudgement, combine
 from dagmca.evaluation.running import EvalPlan, run_eval
 from dagmca.evaluation.scoring import normalise, pick_choice, score
 from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, sign_test, wilson, win_rate
+from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType, NodeKind, role_of
+from dagmca.graph.schema import ModelRole
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
-from dagmca.models import EVALUATION_SESSION, CallPhase, EdgeType, NodeKind, role_of
-from dagmca.models.schema import ModelRole
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store

@@ -20,9 +20,9 @@ from dagmca.evaluation.breakdown import criterion_comparisons
 from dagmca.evaluation.judging import PairJudgement
 from dagmca.evaluation.records import Verdict
 from dagmca.evaluation.running import EvalPlan, run_eval
+from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.ledger import final_claims
-from dagmca.models import EVALUATION_SESSION, CallPhase, EdgeType
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from tests.support.strong_fake import LONG_PASSAGE, SENTENCES, StrongModel

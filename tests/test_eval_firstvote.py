@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from dagmca.cli.app import app
 from dagmca.evaluation import Task
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store import open_store
 from tests.test_eval import EVAL, run, scripted
 

@@ -18,9 +18,9 @@ from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation import Task
 from dagmca.evaluation.judging import PairJudgement
+from dagmca.graph import CallPhase
 from dagmca.llm.base import LLMError
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import CallPhase
 from dagmca.store import open_store
 from tests.test_eval import BASE, _longer, run, scripted
 

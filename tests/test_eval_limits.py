@@ -15,8 +15,8 @@ from dagmca.config import SessionConfig
 from dagmca.evaluation import EvalReport, Task, parse_arms
 from dagmca.evaluation.running import EvalPlan, run_eval
 from dagmca.evaluation.sessions import EvalSessions
+from dagmca.graph import CallPhase
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import CallPhase
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from tests.support.fault_server import FaultServer

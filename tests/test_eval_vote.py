@@ -152,7 +152,7 @@ def test_the_judge_reads_the_reference_and_prefers_the_answer_that_matches_it(tm
     import re
 
     from dagmca.evaluation.judging import PairJudgement
-    from dagmca.models import CallPhase
+    from dagmca.graph import CallPhase
 
     said = {"single": "4", "mca_rounds_1": "5"}  # single is right, the other arm wrong
 

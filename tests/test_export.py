@@ -14,7 +14,7 @@ import networkx as nx
 import pytest
 
 from dagmca.export.formats import WRITERS, cypher_literal, cypher_statements
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.check import check_store
 from dagmca.store.neo4j import connect
 from tests.support.bolt_server import BoltServer

@@ -15,9 +15,9 @@ from dagmca.config import SessionConfig
 from dagmca.llm.factory import open_backend
 from dagmca.llm.field_order import evidence_first, ordered_schema, violations
 from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.openai_call import make_client
 from dagmca.llm.retry import RetryPolicy
 from dagmca.llm.structured import StructuredMode, response_format, with_schema_in_prompt
-from dagmca.llm.wire import make_client
 from dagmca.prompts.schemas import (
     PairVerdict,
     StubVerdict,

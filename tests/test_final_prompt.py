@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 
 from dagmca.evaluation.arms import BARE
+from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models import EdgeType
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget

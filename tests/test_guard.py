@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall
-from dagmca.models import NodeKind
 from dagmca.store.check import check_store
 from tests.conftest import RunSession, excerpt_of
 from tests.test_pipeline import flag, no_flag

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dagmca.graph import CallPhase, CallRecord, Phase
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
 from dagmca.llm.degenerate import field_descriptions, reason_degeneration
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.stack.reasons import Reasons, hollow_reason, reasons_of
-from dagmca.models import CallPhase, CallRecord, Phase
 from dagmca.prompts.schemas import PairVerdict
 
 PROMPT: list[Message] = [

@@ -13,9 +13,9 @@ import pytest
 from dagmca.config import SessionConfig
 from dagmca.debate.events import Event, PairJudged
 from dagmca.errors import UserError
+from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.prices import resolve_prices
-from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.similarity import PIECE_WORDS, HashingEmbedder, MiniLMEmbedder, pieces
 from tests.conftest import RunSession

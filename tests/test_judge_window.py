@@ -10,9 +10,9 @@ import pytest
 
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
+from dagmca.graph import ModelRole
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter
-from dagmca.models import ModelRole
 from dagmca.prompts import ledger as ledger_prompts
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget

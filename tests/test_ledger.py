@@ -22,12 +22,12 @@ import pytest
 
 from dagmca.config import SessionConfig
 from dagmca.debate.estimate import project
+from dagmca.graph import CallPhase, ClaimNode, EdgeRecord, EdgeType, NodeKind, Phase, node_from_record
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_structured
 from dagmca.llm.prices import Prices
 from dagmca.metrics import measures
 from dagmca.metrics.ledger import ClaimLine, arm_shares, claim_lines
 from dagmca.metrics.session import session_metrics
-from dagmca.models import CallPhase, ClaimNode, EdgeRecord, EdgeType, NodeKind, Phase, node_from_record
 from dagmca.runner import Earlier, open_state, run_and_report
 from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
@@ -363,7 +363,7 @@ def test_a_final_written_anew_gets_its_claims_traced_and_the_old_ones_superseded
     `dagmca ledger`'s own path here), and the claims of its old text stay in the graph,
     superseded, out of every measure."""
     from dagmca.debate.session import ledger_session
-    from dagmca.models import FinalNode
+    from dagmca.graph import FinalNode
 
     new_final = f"{COPIED} Shops in the centre lose few suburban visitors."
     store.write([FinalNode(id="s1/final", session="s1", text=new_final).to_record()])
@@ -455,7 +455,7 @@ def test_the_viewer_lists_the_finals_claims_and_a_click_draws_and_selects_their_
     store: SQLiteStore, traced: tuple[Any, Any, ScriptedLLM], tmp_path: Path
 ) -> None:
     from dagmca.export.html import to_html
-    from dagmca.store.graph import session_records
+    from dagmca.store.networkx_view import session_records
     from tests.support.browser import Browser, chromium_path
 
     binary = chromium_path()

@@ -9,7 +9,7 @@ import random
 from pathlib import Path
 
 from dagmca.debate.ledger.texts import before, said
-from dagmca.models import DebateNode, EdgeType, NodeKind, TurnNode, node_from_record
+from dagmca.graph import DebateNode, EdgeType, NodeKind, TurnNode, node_from_record
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
 

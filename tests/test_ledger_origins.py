@@ -13,9 +13,9 @@ import pytest
 
 import tests.test_ledger as ledger_tests
 from dagmca.debate.dag.judge import quoted_sentence
+from dagmca.graph import CallPhase, EdgeType
 from dagmca.llm.fake import ScriptedCall
 from dagmca.metrics.ledger import arm_shares
-from dagmca.models import CallPhase, EdgeType
 from dagmca.prompts.ledger import entailment_schema
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore

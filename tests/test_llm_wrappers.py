@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from dagmca.graph import CallPhase, CallRecord
 from dagmca.llm.base import (
     CallMeta,
     Completion,
@@ -36,7 +37,6 @@ from dagmca.llm.stack.continuation import Continuation
 from dagmca.llm.stack.gated import Gated
 from dagmca.llm.stack.meter import Meter
 from dagmca.llm.stack.restore import Earlier, Replaying
-from dagmca.models import CallPhase, CallRecord
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
 from tests.test_determinism import pure

@@ -7,7 +7,7 @@ judge's shared claim and the contradictions, not a conclusion."""
 from __future__ import annotations
 
 from dagmca.debate.events import Event, PairJudged
-from dagmca.models import CallPhase, EdgeType, NodeKind
+from dagmca.graph import CallPhase, EdgeType, NodeKind
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.store.check import check_store
 from tests.conftest import RunSession

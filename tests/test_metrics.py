@@ -12,9 +12,9 @@ import pytest
 from scipy.stats import chi2 as chi2_dist
 from scipy.stats import chi2_contingency
 
+from dagmca.graph import EdgeType, NodeKind
 from dagmca.metrics import measures
 from dagmca.metrics.session import CATEGORIES, SessionMetrics, session_metrics
-from dagmca.models import EdgeType, NodeKind
 from dagmca.similarity import HashingEmbedder
 from tests.conftest import RunSession
 

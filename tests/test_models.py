@@ -4,7 +4,7 @@ import pytest
 from pydantic import ValidationError
 
 from dagmca.config import SessionConfig
-from dagmca.models import (
+from dagmca.graph import (
     STRUCTURAL_EDGES,
     EdgeType,
     NodeKind,

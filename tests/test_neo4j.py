@@ -13,11 +13,11 @@ import networkx as nx
 import pytest
 
 from dagmca.export.formats import to_json
-from dagmca.models import EdgeType, NodeKind, edge
+from dagmca.graph import EdgeType, NodeKind, edge
 from dagmca.store.base import GraphStore
 from dagmca.store.check import check_store
-from dagmca.store.graph import load_graph, session_records
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
+from dagmca.store.networkx_view import load_graph, session_records
 from dagmca.store.push import push_session
 from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore

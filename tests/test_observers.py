@@ -7,8 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from dagmca.debate.estimate import observer_calls
+from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall, checked_excerpt
-from dagmca.models import EdgeType
 from dagmca.prompts.schemas import joint_lenses, joint_turns
 from tests.conftest import RunSession
 

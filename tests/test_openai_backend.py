@@ -15,8 +15,8 @@ from openai import AsyncOpenAI
 from dagmca.errors import EndpointError
 from dagmca.llm.base import Completion, LLMError
 from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.openai_call import make_client, read_completion
 from dagmca.llm.retry import RetryableFault, RetryPolicy
-from dagmca.llm.wire import make_client, read_completion
 from dagmca.prompts.schemas import TensionFlag
 
 Script = Callable[[dict[str, Any], int], tuple[int, dict[str, Any]]]

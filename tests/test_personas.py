@@ -8,9 +8,9 @@ from pathlib import Path
 
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.router import Record, Router
-from dagmca.models import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, TensionCategory, node_from_record
+from dagmca.graph import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, TensionCategory, node_from_record
 from dagmca.store.check import check_store
-from dagmca.store.graph import session_records
+from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession, run_scripted
 from tests.test_cli import dagmca

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
-from dagmca.models import EdgeType, NodeKind, TensionStatus
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession, excerpt_of

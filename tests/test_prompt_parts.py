@@ -9,11 +9,11 @@ from typing import Any
 
 from pydantic import Field
 
+from dagmca.graph import Strict
 from dagmca.llm.base import Text
 from dagmca.llm.degenerate import is_looping
 from dagmca.llm.structured import find_json, strict_schema
 from dagmca.llm.tokens import TokenCounter, _raw_count, is_reasoning_model, known_window
-from dagmca.models import Strict
 from dagmca.prompts.budget import JOINER, Part, PromptBudget, Quote, fit
 from dagmca.prompts.text import drop_repeats, tidy
 
@@ -113,9 +113,7 @@ def test_a_prompt_that_fits_by_the_bound_is_not_tokenised_until_its_count_is_ask
     system = "You are one of several agents."
     counter.count(system)  # the system text is counted (and cached) once per debate
     before = _raw_count.cache_info().misses
-    prompt = fit(
-        system, [text], [Quote("Specialist", fresh), "Answer."], budget, 500
-    )
+    prompt = fit(system, [text], [Quote("Specialist", fresh), "Answer."], budget, 500)
     assert _raw_count.cache_info().misses == before, "nothing new was tokenised to build it"
     assert fresh in prompt.messages[1]["content"] and prompt.omitted_chars == 0
     whole = counter.count_messages(prompt.messages)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from dagmca.graph import EdgeType, NodeKind, Phase
 from dagmca.llm.fake import ScriptedCall, default_responder
-from dagmca.models import EdgeType, NodeKind, Phase
 from dagmca.prompts.schemas import Reflection, Subtasks
 from dagmca.reports.models import FinalState, MCAReport
 from dagmca.store.check import check_store

@@ -13,7 +13,7 @@ import dagmca
 import dagmca.api
 from dagmca.api import Workspace
 from dagmca.errors import DagmcaError, SessionLinked, StoreError
-from dagmca.models import EdgeRecord, EdgeType
+from dagmca.graph import EdgeRecord, EdgeType
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.base import GraphStore
 

@@ -12,8 +12,8 @@ import pytest
 import dagmca
 from dagmca import errors
 from dagmca.api import Workspace
+from dagmca.graph import CallPhase
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
-from dagmca.models import CallPhase
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.prompts.templates import MAIN_QUESTION, NO_PASSAGE
 from dagmca.similarity import HashingEmbedder

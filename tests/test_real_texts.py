@@ -12,8 +12,8 @@ from pathlib import Path
 
 from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
+from dagmca.graph import CallPhase, EdgeType, NodeKind, Phase
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.models import CallPhase, EdgeType, NodeKind, Phase
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted

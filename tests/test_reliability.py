@@ -15,12 +15,12 @@ from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
+from dagmca.graph import CallRecord
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.openai_backend import OpenAIBackend
+from dagmca.llm.openai_call import make_client
 from dagmca.llm.retry import RetryPolicy
-from dagmca.llm.wire import make_client
-from dagmca.models import CallRecord
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store

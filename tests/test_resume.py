@@ -13,8 +13,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from dagmca.graph import PERSONA_SESSION, NodeKind, PersonaNode, node_from_record
 from dagmca.llm.openai_backend import PROBE
-from dagmca.models import PERSONA_SESSION, NodeKind, PersonaNode, node_from_record
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE

@@ -14,8 +14,8 @@ from dagmca.config import SessionConfig
 from dagmca.debate.dag import stubs
 from dagmca.debate.session import RevisitOutcome
 from dagmca.debate.state import SessionState
+from dagmca.graph import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
 from dagmca.runner import open_state, revisit_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
@@ -207,7 +207,7 @@ def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions
     """b1 and b3 were judged to contradict in the first run: the revisit reloads the pair
     from its CONTRADICTS edge, and a final integrated after it gives both positions."""
     from dagmca.debate.dag.integrator import integrate
-    from dagmca.models import CallPhase
+    from dagmca.graph import CallPhase
     from tests.test_merge_orders import CHANGES, LOWERS, RAISES
     from tests.test_pipeline import scripted
 

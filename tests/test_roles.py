@@ -15,6 +15,7 @@ from pydantic import BaseModel
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
 from dagmca.errors import SettingsError, UserError
+from dagmca.graph import CallPhase, CallRecord, ModelRole, role_of
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
 from dagmca.llm.factory import check_backend, open_backend
 from dagmca.llm.fake import ScriptedLLM
@@ -24,7 +25,6 @@ from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.prices import Prices
 from dagmca.llm.routing import Route, RoutingClient
 from dagmca.metrics.session import session_metrics
-from dagmca.models import CallPhase, CallRecord, ModelRole, role_of
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore

@@ -9,7 +9,7 @@ from pathlib import Path
 from dagmca.debate.contexts import AgentContexts
 from dagmca.debate.events import Credited, Event
 from dagmca.debate.router import Router
-from dagmca.models import EdgeType, NodeKind
+from dagmca.graph import EdgeType, NodeKind
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from tests.conftest import RunSession

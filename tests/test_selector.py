@@ -1,5 +1,5 @@
 from dagmca.debate.dag.selector import select
-from dagmca.models import TensionCategory, TensionNode
+from dagmca.graph import TensionCategory, TensionNode
 from dagmca.similarity import HashingEmbedder
 
 

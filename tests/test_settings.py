@@ -15,7 +15,7 @@ import typer
 from dagmca.cli.app import app, main
 from dagmca.config import SessionConfig
 from dagmca.config.params import PARAMS
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 from tests.conftest import PASSAGE
 
 # one setting per layer: each is given by its own layer and by every layer below it,

@@ -12,7 +12,7 @@ from pathlib import Path
 import neo4j.time
 import pytest
 
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import Neo4jStore, connect
 from dagmca.store.sqlite import SQLiteStore

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
 from tests.support.fault_server import FaultServer

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store.check import check_graph
-from dagmca.store.graph import build_graph
+from dagmca.store.networkx_view import build_graph
 from tests.support.synthetic import synthetic_session
 
 

@@ -30,8 +30,8 @@ from opentelemetry.proto.common.v1.common_pb2 import AnyValue
 from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.errors import SettingsError
+from dagmca.graph import CallRecord, SessionNode, node_from_record
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.models import CallRecord, SessionNode, node_from_record
 from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
@@ -270,7 +270,7 @@ def test_the_span_tree_session_phase_debate_round_call(
 
 
 def session_debates(store: SQLiteStore) -> list[str]:
-    from dagmca.models import NodeKind
+    from dagmca.graph import NodeKind
 
     return [n.id for n in store.nodes("s1", NodeKind.DEBATE)]
 

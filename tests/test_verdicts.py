@@ -16,8 +16,8 @@ from dagmca.api import RunResult, Workspace
 from dagmca.cli import run as run_cli
 from dagmca.cli.verdicts import Verdicts
 from dagmca.config import SessionConfig
+from dagmca.graph import EdgeType, TensionStatus
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.models import EdgeType, TensionStatus
 from dagmca.prompts.schemas import DuplicateVerdict
 from dagmca.prompts.templates import observer_scaffolding
 from dagmca.reports import quality

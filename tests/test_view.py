@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dagmca.export.view import VISIBLE, first_view
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import EdgeRecord, EdgeType, NodeKind, NodeRecord
 from tests.support.synthetic import synthetic_session
 
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from dagmca.export.html import script_json, to_html
-from dagmca.models import EdgeType, NodeKind
-from dagmca.store.graph import session_records
+from dagmca.graph import EdgeType, NodeKind
+from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.browser import Browser, Page, chromium_path
 from tests.support.synthetic import synthetic_session

@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, default_responder
-from dagmca.models import NodeKind
 from dagmca.reports.models import MCAReport
 from dagmca.store.check import check_store
 from tests.conftest import RunSession

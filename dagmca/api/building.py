@@ -12,8 +12,8 @@ from dagmca.config import SessionConfig
 from dagmca.corpus.build import Build
 from dagmca.corpus.sources import Passage, collect
 from dagmca.errors import EndpointError, UserError
+from dagmca.graph import Strict
 from dagmca.llm.base import EndpointDown
-from dagmca.models import Strict
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 

@@ -21,9 +21,9 @@ from dagmca.ask.onstore import OnStore, runner
 from dagmca.ask.prompt import pack, reply_schema
 from dagmca.ask.retrieval import RetrievalSettings, Retriever
 from dagmca.ask.snapshot import load_corpus
+from dagmca.graph import CallPhase
 from dagmca.llm.base import CallMeta, LLMClient, LLMError
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter, known_window
-from dagmca.models import CallPhase
 from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore

@@ -18,11 +18,11 @@ from dagmca.ask.models import Answer
 from dagmca.ask.retrieval import RetrievalSettings
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
+from dagmca.graph import ModelRole
 from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
 from dagmca.llm.metered import MeteredLLM, role_terms
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models import ModelRole
 from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from dagmca.errors import UserError
-from dagmca.models import EdgeType, NodeKind, NodeRecord, TensionStatus
+from dagmca.graph import EdgeType, NodeKind, NodeRecord, TensionStatus
 from dagmca.store import require_session
 from dagmca.store.base import GraphStore
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from dagmca.ask.corpus import Corpus
 from dagmca.ask.models import Contradiction, Dissent, Hit, OpenQuestion
-from dagmca.models import NodeKind, TensionStatus
+from dagmca.graph import NodeKind, TensionStatus
 
 MAX_OPEN = 8  # open questions listed, in retrieval order
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dagmca.models import NodeKind, Strict
+from dagmca.graph import NodeKind, Strict
 
 # answered: the model answered, citing nodes it was given; unsupported: the model said
 # the graph does not answer it, or no statement kept a checked citation; nothing:

@@ -13,7 +13,7 @@ from typing import Any
 
 from dagmca.ask.corpus import Corpus, Entry, Scope, SessionPart, part_of
 from dagmca.ask.recent import Recent
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.search import TextIndex
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from dagmca.cli import options as o
 from dagmca.cli.console import out
 from dagmca.debate.router import Record
-from dagmca.models import PERSONA_SESSION, NodeKind, NodeRecord, PersonaNode, node_from_record
+from dagmca.graph import PERSONA_SESSION, NodeKind, NodeRecord, PersonaNode, node_from_record
 from dagmca.store import open_existing, resolve_store
 
 

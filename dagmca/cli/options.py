@@ -29,7 +29,7 @@ from dagmca.config.params import PARAMS, Param
 from dagmca.config.params import flag as flag
 from dagmca.config.sources import resolve
 from dagmca.errors import SettingsError, UserError
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 
 CONTEXT = "ctx"
 FILES_PANEL = "Settings files"

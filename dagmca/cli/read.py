@@ -17,7 +17,7 @@ from dagmca.cli.render import across_table, metrics_tables, rows_table, session_
 from dagmca.errors import UserError
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import session_records, store_records
+from dagmca.store.networkx_view import session_records, store_records
 from dagmca.store.target import is_bolt_uri
 
 MaybeSession = Annotated[str | None, typer.Argument(help="Session id (or --all).")]

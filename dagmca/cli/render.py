@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.tree import Tree
 
-from dagmca.models import EdgeType, NodeKind, NodeRecord, SessionNode
+from dagmca.graph import EdgeType, NodeKind, NodeRecord, SessionNode
 from dagmca.text import clip
 
 if TYPE_CHECKING:  # types only: importing them costs every command that prints a table

@@ -35,10 +35,10 @@ from dagmca.config import SessionConfig
 from dagmca.config.session import BUDGETS
 from dagmca.debate.estimate import Projection, as_json, project, role_pricing
 from dagmca.errors import Interrupted, UserError
+from dagmca.graph import NodeRecord
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
 from dagmca.metrics.ledger import arm_shares
-from dagmca.models import NodeRecord
 from dagmca.passage import MAX_QUESTION_BYTES, check_text, read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore

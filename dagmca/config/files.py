@@ -21,7 +21,7 @@ from dagmca.config.groups import GROUP_OF, GROUPS
 from dagmca.config.params import PARAMS, ROLES_GROUP
 from dagmca.config.roles import RoleSettings
 from dagmca.errors import SettingsError
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 
 FILE = "dagmca.toml"
 PYPROJECT = "pyproject.toml"

@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 
 from dagmca.config.judging import JudgeSettings
 from dagmca.config.roles import RoleSettings
-from dagmca.models import ModelRole, Strict
+from dagmca.graph import ModelRole, Strict
 
 DEFAULT_PERSPECTIVES = (
     "analytical",

@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from dagmca.models import Strict
+from dagmca.graph import Strict
 
 
 class JudgeSettings(Strict):

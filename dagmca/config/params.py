@@ -14,7 +14,7 @@ from pydantic.fields import FieldInfo
 
 from dagmca.config.groups import GROUPS
 from dagmca.config.roles import RoleSettings
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 
 ROLES_GROUP = "roles"
 # settings whose flag is not the field's name (their names came before the rule)

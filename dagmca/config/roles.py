@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from dagmca.config.sampling import parse_sampling
-from dagmca.models import ModelRole, Strict
+from dagmca.graph import ModelRole, Strict
 
 
 class RoleSettings(Strict):

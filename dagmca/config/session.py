@@ -27,7 +27,7 @@ from dagmca.config.groups import (
 )
 from dagmca.config.judging import JudgeSettings
 from dagmca.config.sampling import parse_sampling
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 from dagmca.team import AgentTree, build_tree
 
 # the settings that cap a session's spend (BudgetSettings' caps), by name

@@ -22,7 +22,7 @@ from dagmca.config.params import PARAMS, ROLES_GROUP, Param
 from dagmca.config.roles import RoleSettings
 from dagmca.config.session import SessionConfig
 from dagmca.errors import SettingsError
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 
 DEFAULT = "default"
 

@@ -38,11 +38,11 @@ from dagmca.corpus.link import (
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
 from dagmca.errors import DagmcaError
+from dagmca.graph import SessionNode, node_from_record
 from dagmca.llm.base import LLMClient
 from dagmca.llm.gate import Gate
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import Budget, MeteredLLM, Pool
-from dagmca.models import SessionNode, node_from_record
 from dagmca.runner import SharedResources, open_state, run_and_report, stored_config
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore

@@ -14,9 +14,7 @@ from pathlib import Path
 from dagmca.config import SessionConfig
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import EventSink
-from dagmca.llm.base import LLMClient
-from dagmca.llm.metered import MeteredLLM
-from dagmca.models import (
+from dagmca.graph import (
     PERSONA_SESSION,
     EdgeType,
     NodeKind,
@@ -26,6 +24,8 @@ from dagmca.models import (
     node_from_record,
     utcnow,
 )
+from dagmca.llm.base import LLMClient
+from dagmca.llm.metered import MeteredLLM
 from dagmca.runner import SharedResources, open_state, revisit_and_report
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore

@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
+from dagmca.graph import ModelRole, Strict
 from dagmca.llm.prices import Prices
 from dagmca.llm.tokens import TokenCounter, known_window
-from dagmca.models import ModelRole, Strict
 from dagmca.team import SIBLINGS_PER_CHECK
 
 OVERHEAD = 300  # tokens of every prompt beyond its quotes: system text, question, task
@@ -253,9 +253,7 @@ def project(
     )
 
 
-def ledger_kinds(
-    cfg: SessionConfig, prompt: Callable[[int], tuple[int, int]], texts: int
-) -> list[Kind]:
+def ledger_kinds(cfg: SessionConfig, prompt: Callable[[int], tuple[int, int]], texts: int) -> list[Kind]:
     """The emergence ledger's calls: each traced text split into claims (the final;
     with --ledger all, of `texts` at most, also every resolution and synthesis), and one
     verdict call per claim that has candidates, each quoting up to --ledger-candidates
@@ -265,9 +263,7 @@ def ledger_kinds(
     traced = texts if cfg.ledger_mode() == "all" else 1
     longest = max(cfg.turn_tokens(), cfg.synthesis_tokens(), cfg.final_tokens())
     return [
-        Kind(
-            "ledger: claims", (1, traced), prompt(longest), (1, cfg.synthesis_tokens()), ModelRole.JUDGE
-        ),
+        Kind("ledger: claims", (1, traced), prompt(longest), (1, cfg.synthesis_tokens()), ModelRole.JUDGE),
         Kind(
             "ledger: verdicts",
             (0, traced * cfg.ledger_max_claims),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from dagmca.models import TurnNode
+from dagmca.graph import TurnNode
 from dagmca.prompts.lines import Parts
 
 

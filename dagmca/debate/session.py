@@ -16,8 +16,7 @@ from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
 from dagmca.debate.ledger import LedgerResult, trace
 from dagmca.debate.state import SessionState
-from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
-from dagmca.models import (
+from dagmca.graph import (
     DebateNode,
     DebateOrigin,
     EdgeType,
@@ -30,6 +29,7 @@ from dagmca.models import (
     node_from_record,
     utcnow,
 )
+from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
 from dagmca.prompts.templates import MAIN_QUESTION
 from dagmca.prompts.version import PROMPT_VERSION
 from dagmca.similarity.counts import EmbedCounts, counting

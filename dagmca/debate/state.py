@@ -15,12 +15,7 @@ from dagmca.debate.contexts import AgentContexts, persona_id
 from dagmca.debate.events import CallFailed, Event, EventSink, NodeCapReached, NoEvents, PhaseChanged, Reasked
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.router import Router
-from dagmca.llm.base import CallMeta, Completion, LLMError
-from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
-from dagmca.llm.metered import MeteredLLM
-from dagmca.llm.tokens import ContextWindow
-from dagmca.metrics.session import SessionMetrics
-from dagmca.models import (
+from dagmca.graph import (
     AgentNode,
     DebateNode,
     EdgeRecord,
@@ -35,6 +30,11 @@ from dagmca.models import (
     TensionStatus,
     edge,
 )
+from dagmca.llm.base import CallMeta, Completion, LLMError
+from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
+from dagmca.llm.metered import MeteredLLM
+from dagmca.llm.tokens import ContextWindow
+from dagmca.metrics.session import SessionMetrics
 from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.templates import Frame, passage_block
 from dagmca.prompts.text import drop_repeats, tidy

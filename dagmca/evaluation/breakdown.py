@@ -12,7 +12,7 @@ from dagmca.evaluation.judging import CRITERIA
 from dagmca.evaluation.paired import tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.stats import Outcome, bootstrap_share, holm, wilson
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 
 
 class Share(Strict):

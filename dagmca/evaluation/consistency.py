@@ -16,8 +16,8 @@ from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import RunRecord
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, normalise, parse_number, pick_choice, score
 from dagmca.evaluation.tasks import Task
+from dagmca.graph.schema import CallPhase, Strict
 from dagmca.llm.base import CallMeta, LLMError, Message
-from dagmca.models.schema import CallPhase, Strict
 
 Match = Literal["tokens", "calls"]
 MATCHES: tuple[Match, ...] = ("tokens", "calls")

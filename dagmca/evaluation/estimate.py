@@ -12,7 +12,7 @@ from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm, vote_for
 from dagmca.evaluation.judging import ORDERS
 from dagmca.evaluation.tasks import Task
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 
 if TYPE_CHECKING:
     from dagmca.debate.estimate import Projection

@@ -12,7 +12,7 @@ from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import RunRecord
 from dagmca.evaluation.scoring import score
 from dagmca.evaluation.tasks import Task
-from dagmca.models import NodeKind
+from dagmca.graph import NodeKind
 from dagmca.store.base import GraphStore
 
 

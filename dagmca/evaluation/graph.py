@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dagmca.evaluation.judging import PairResult
-from dagmca.models import EVALUATION_SESSION, EdgeRecord, EdgeType, EvaluationNode, NodeRecord, edge
+from dagmca.graph import EVALUATION_SESSION, EdgeRecord, EdgeType, EvaluationNode, NodeRecord, edge
 from dagmca.prompts.version import PROMPT_VERSION
 
 

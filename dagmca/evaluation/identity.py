@@ -21,8 +21,8 @@ from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
 from dagmca.evaluation.tasks import Task, load_tasks
+from dagmca.graph import ModelRole, NodeKind, NodeRecord, Strict
 from dagmca.llm.factory import model_name
-from dagmca.models import ModelRole, NodeKind, NodeRecord, Strict
 from dagmca.prompts.version import PROMPT_VERSION
 
 # settings that bound or account a run without changing what any call answers

@@ -14,9 +14,9 @@ from typing import Any, Literal, Protocol
 from pydantic import BaseModel, Field
 
 from dagmca.errors import EndpointError
+from dagmca.graph.schema import CallPhase, Strict
 from dagmca.llm.base import CallMeta, Completion, LLMError, Message
 from dagmca.llm.stack.base import BudgetExhausted
-from dagmca.models.schema import CallPhase, Strict
 
 # recorded with every eval and in its identity: verdicts of another prompt are not
 # compared (an eval of another version is refused, not resumed); pair-2 reads the

@@ -18,8 +18,8 @@ from dagmca.evaluation.graph import final_id, judged_edges
 from dagmca.evaluation.judging import Completer, PairResult, judge_pair
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.tasks import Task
+from dagmca.graph import EdgeRecord
 from dagmca.llm.stack.base import BudgetExhausted
-from dagmca.models import EdgeRecord
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from dagmca.evaluation.judging import Outcome
 from dagmca.evaluation.scoring import Score
 
 OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
-# a traced claim's origin (the emergence ledger: dagmca.models.ClaimOrigin)
+# a traced claim's origin (the emergence ledger: dagmca.graph.ClaimOrigin)
 ORIGINS = ("single", "recombined", "emergent", "passage", "inferred", "unsupported")
 
 

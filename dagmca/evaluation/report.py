@@ -26,7 +26,7 @@ from dagmca.evaluation.identity import RoleModel
 from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 
 __all__ = [
     "EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows", "unread",

@@ -40,8 +40,8 @@ from dagmca.evaluation.report import (
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
+from dagmca.graph import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
 from dagmca.metrics.ledger import final_claims, shares
-from dagmca.models import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
 from dagmca.store.base import GraphStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, settings_from

@@ -16,11 +16,11 @@ from contextlib import AbstractAsyncContextManager
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError
+from dagmca.graph import CallRecord, ModelRole
 from dagmca.llm.factory import Backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
 from dagmca.llm.routing import routes_of
-from dagmca.models import CallRecord, ModelRole
 from dagmca.passage import title_of
 from dagmca.runner import SharedResources, run_and_report, stored_config
 from dagmca.store.background import BackgroundStore

@@ -14,7 +14,7 @@ from typing import Any, Literal, Protocol, TypeVar
 from pydantic import Field, ValidationError, model_validator
 
 from dagmca.errors import UserError
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 
 Scoring = Literal["exact", "numeric", "choice", "judge"]
 # the question asked of every passage of a folder: open, so its answers are judged in pairs

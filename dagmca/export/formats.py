@@ -16,9 +16,9 @@ import networkx as nx
 
 from dagmca.export.html import to_html
 from dagmca.export.style import KIND_COLOURS, style_class
-from dagmca.models import RELATION_EDGES, STRUCTURAL_EDGES, EdgeRecord, NodeRecord
-from dagmca.store import cypher
-from dagmca.store.graph import build_graph
+from dagmca.graph import RELATION_EDGES, STRUCTURAL_EDGES, EdgeRecord, NodeRecord
+from dagmca.store import statements
+from dagmca.store.networkx_view import build_graph
 from dagmca.text import one_line
 
 
@@ -97,18 +97,18 @@ def to_cypher(session: str, nodes: Sequence[NodeRecord], edges: Sequence[EdgeRec
     from the schema's enums; every value is an escaped literal."""
     lines = [
         f"// dagmca session {session}: {len(nodes)} nodes, {len(edges)} edges",
-        *cypher.schema_statements(),
+        *statements.schema_statements(),
     ]
     lines[1:] = [s + ";" for s in lines[1:]]
     for seq, n in enumerate(nodes, start=1):
         props = {"id": n.id, "session": n.session, "created_at": n.created_at, "seq": seq, **n.props}
-        labels = "".join(f":{label}" for label in (cypher.NODE_LABEL, n.kind.value, *n.labels))
+        labels = "".join(f":{label}" for label in (statements.NODE_LABEL, n.kind.value, *n.labels))
         lines.append(f"CREATE (n{labels} {_map(props)});")
     for seq, e in enumerate(edges, start=1):
         props = {"session": e.session, "seq": seq, **e.props}
         lines.append(
-            f"MATCH (a:{cypher.NODE_LABEL} {{id: {cypher_literal(e.source)}}}), "
-            f"(b:{cypher.NODE_LABEL} {{id: {cypher_literal(e.target)}}}) "
+            f"MATCH (a:{statements.NODE_LABEL} {{id: {cypher_literal(e.source)}}}), "
+            f"(b:{statements.NODE_LABEL} {{id: {cypher_literal(e.target)}}}) "
             f"CREATE (a)-[:{e.type.value} {_map(props)}]->(b);"
         )
     return "\n".join(lines) + "\n"

@@ -20,7 +20,7 @@ from typing import Any
 
 from dagmca.export.style import KIND_COLOURS
 from dagmca.export.view import first_view
-from dagmca.models import (
+from dagmca.graph import (
     RELATION_EDGES,
     STRUCTURAL_EDGES,
     STUB_LABEL,

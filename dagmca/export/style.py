@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dagmca.models import STUB_LABEL, NodeRecord
+from dagmca.graph import STUB_LABEL, NodeRecord
 
 KIND_COLOURS = {
     "Session": "#9CA3AF",

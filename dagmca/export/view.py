@@ -18,7 +18,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dagmca.models import EdgeRecord, EdgeType, NodeKind, NodeRecord, TensionStatus
+from dagmca.graph import EdgeRecord, EdgeType, NodeKind, NodeRecord, TensionStatus
 
 VISIBLE = 150
 STUBS_SHOWN = 3  # open questions shown per debate at most, the most urgent

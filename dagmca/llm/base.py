@@ -9,8 +9,8 @@ from typing import Annotated, Any, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
+from dagmca.graph import Strict
 from dagmca.llm.field_order import ordered_schema
-from dagmca.models import Strict
 
 
 class Message(TypedDict):

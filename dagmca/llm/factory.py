@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
+from dagmca.graph import ModelRole
 from dagmca.llm.base import LLMClient
 from dagmca.llm.gguf import GGUFInfo, read_gguf
 from dagmca.llm.local import (
@@ -23,7 +24,6 @@ from dagmca.llm.local import (
 from dagmca.llm.prices import resolve_prices
 from dagmca.llm.routing import Route, RoutingClient
 from dagmca.llm.tokens import ASSUMED_WINDOW, ContextWindow, known_window
-from dagmca.models import ModelRole
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -212,7 +212,7 @@ class _Opener:
         are those of the first role on it."""
         if (base_url, env) not in self.endpoints:
             from dagmca.llm.limiter import RateLimiter
-            from dagmca.llm.wire import make_client
+            from dagmca.llm.openai_call import make_client
 
             key = "local" if env == "local" else os.environ.get(env) or "not-needed"
             client = make_client(base_url, key, own.request_timeout_s)

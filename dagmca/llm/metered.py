@@ -18,6 +18,7 @@ from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError, SettingsError
+from dagmca.graph import CallRecord, ModelRole, role_of
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
 from dagmca.llm.cache import ResponseCache
 from dagmca.llm.gate import Gate
@@ -34,7 +35,6 @@ from dagmca.llm.stack.meter import Meter, RoleSpend
 from dagmca.llm.stack.reasons import Reasons
 from dagmca.llm.stack.restore import Earlier, Replaying
 from dagmca.llm.stack.traced import Traced
-from dagmca.models import CallRecord, ModelRole, role_of
 
 __all__ = ["PREFLIGHT", "Budget", "BudgetExhausted", "Meter", "MeteredLLM", "Pool", "RoleSpend", "RoleTerms"]
 

@@ -16,9 +16,11 @@ from pydantic import BaseModel, ValidationError
 
 from dagmca import aio
 from dagmca.errors import EndpointError
+from dagmca.graph import Strict
 from dagmca.llm import retry as r
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall, Text, Usage
 from dagmca.llm.limiter import RateLimiter
+from dagmca.llm.openai_call import post_chat
 from dagmca.llm.retry import RetryableFault, RetryPolicy
 from dagmca.llm.structured import (
     IN_PROMPT,
@@ -32,8 +34,6 @@ from dagmca.llm.structured import (
     with_schema_in_prompt,
 )
 from dagmca.llm.tokens import is_reasoning_model
-from dagmca.llm.wire import post_chat
-from dagmca.models import Strict
 
 
 @dataclass

@@ -9,9 +9,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dagmca.graph import ModelRole, role_of
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message, PreflightCall
 from dagmca.llm.limiter import RateLimiter
-from dagmca.models import ModelRole, role_of
 
 
 @dataclass(frozen=True)

@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from dagmca.config.session import BUDGETS
 from dagmca.errors import UserError
+from dagmca.graph import NodeKind, NodeRecord, TensionNode, TensionStatus, node_from_record
 from dagmca.mcp.readonly import QueryLimits, read_query
-from dagmca.models import NodeKind, NodeRecord, TensionNode, TensionStatus, node_from_record
 from dagmca.store.base import GraphStore
 
 if TYPE_CHECKING:
     from dagmca.api import Workspace
     from dagmca.config import SessionConfig
-    from dagmca.models import SessionNode
+    from dagmca.graph import SessionNode
 
 # A run asked for by an assistant, when the settings set no budget of their own: a cap on
 # its calls, so one tool call cannot spend without bound.

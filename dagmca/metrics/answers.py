@@ -8,7 +8,7 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from dagmca.models import Phase, RoundNode, Strict, TurnNode
+from dagmca.graph import Phase, RoundNode, Strict, TurnNode
 from dagmca.text import answer_key
 
 _PHASE_ORDER = {Phase.RESPOND: 0, Phase.LATERAL: 1}

@@ -15,7 +15,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Sequence
 
-from dagmca.models import (
+from dagmca.graph import (
     ClaimNode,
     ClaimOrigin,
     DebateNode,

@@ -9,10 +9,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import Field
 
 from dagmca.config import SessionConfig
-from dagmca.metrics import measures
-from dagmca.metrics.answers import AnswerMetrics, answer_metrics
-from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
-from dagmca.models import (
+from dagmca.graph import (
     CallRecord,
     ClaimNode,
     DebateNode,
@@ -29,6 +26,9 @@ from dagmca.models import (
     node_from_record,
     role_of,
 )
+from dagmca.metrics import measures
+from dagmca.metrics.answers import AnswerMetrics, answer_metrics
+from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.similarity import Embedder
 from dagmca.similarity.counts import EmbedCounts
 from dagmca.store.base import GraphStore

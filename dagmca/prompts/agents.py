@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.models import Role
+from dagmca.graph import Role
 from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.lines import ANSWER_LINES, FORMAT_MIN_TOKENS, PARTS_FORMAT, STANCE_LINE
 from dagmca.prompts.templates import Frame, messages, quote

@@ -8,8 +8,8 @@ from typing import Annotated, Any, Literal, cast, get_args
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema, create_model
 
+from dagmca.graph import Strict, TensionCategory
 from dagmca.llm.base import Text, UnitStep
-from dagmca.models import Strict, TensionCategory
 
 
 class TensionFlag(Strict):

@@ -21,7 +21,7 @@ from dagmca.debate.events import (
     TurnRecorded,
 )
 from dagmca.debate.state import SessionState
-from dagmca.models import utcnow
+from dagmca.graph import utcnow
 from dagmca.reports.writers import write_json
 
 # status.json is rewritten (and events.jsonl flushed) at most this often, and at every

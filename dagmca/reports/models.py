@@ -8,7 +8,7 @@ from typing import Literal
 from pydantic import Field
 
 from dagmca.config import SessionConfig
-from dagmca.models import Role, Strict
+from dagmca.graph import Role, Strict
 
 
 class AgentRound(Strict):

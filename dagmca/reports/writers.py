@@ -14,8 +14,8 @@ from pydantic import BaseModel
 from dagmca.config import SessionConfig
 from dagmca.debate.outcomes import DebateOutcome, DecomposeOutcome, MCAOutcome, PeerOutcome
 from dagmca.debate.state import SessionState
+from dagmca.graph import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode
 from dagmca.metrics.session import contributions, round_sibling_similarity
-from dagmca.models import DebateNode, DebateOrigin, FinalNode, Phase, SessionNode
 from dagmca.reports import models as m
 
 

@@ -16,7 +16,7 @@ from enum import StrEnum
 
 from pydantic import Field, PrivateAttr
 
-from dagmca.models import Strict
+from dagmca.graph import Strict
 
 
 class EmbedPhase(StrEnum):

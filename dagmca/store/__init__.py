@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 from dagmca.errors import SessionNotFound, UserError
-from dagmca.models import NodeKind, NodeRecord
+from dagmca.graph import NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.store.target import BoltTarget, is_bolt_uri

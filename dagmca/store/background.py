@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
 from dagmca.store.search import TextIndex
 

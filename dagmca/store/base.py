@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from dagmca.errors import SessionLinked as SessionLinked
 from dagmca.errors import StoreError as StoreError
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 if TYPE_CHECKING:
     from dagmca.store.search import TextIndex

@@ -9,7 +9,7 @@ from typing import Any
 
 import networkx as nx
 
-from dagmca.models import (
+from dagmca.graph import (
     EVALUATION_SESSION,
     STRUCTURAL_EDGES,
     STUB_LABEL,
@@ -19,8 +19,8 @@ from dagmca.models import (
     NodeRecord,
 )
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import build_graph, session_records
 from dagmca.store.ledger_check import check_claims
+from dagmca.store.networkx_view import build_graph, session_records
 
 
 def check_store(store: GraphStore, session: str) -> list[str]:

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict
 
-from dagmca.models import PERSONA_SESSION
-from dagmca.store import cypher
+from dagmca.graph import PERSONA_SESSION
+from dagmca.store import statements
 from dagmca.store.base import GraphStore, SessionLinked, StoreError
 
 if TYPE_CHECKING:
@@ -27,11 +27,13 @@ def delete_in(tx: neo4j.ManagedTransaction, session: str, force: bool) -> tuple[
     """(nodes, relationships) removed; `SessionLinked` raised inside the transaction
     rolls it back."""
     refuse_personas(session)
-    linked = [str(r["session"]) for r in tx.run(cypher.linked_sessions(), session=session)]
+    linked = [str(r["session"]) for r in tx.run(statements.linked_sessions(), session=session)]
     if linked and not force:
         raise SessionLinked(session, linked)
-    edges = int(tx.run(cypher.count_session_relationships(), session=session).single(strict=True)["edges"])
-    nodes = int(tx.run(cypher.delete_session(), session=session).single(strict=True)["nodes"])
+    edges = int(
+        tx.run(statements.count_session_relationships(), session=session).single(strict=True)["edges"]
+    )
+    nodes = int(tx.run(statements.delete_session(), session=session).single(strict=True)["nodes"])
     return nodes, edges
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from dagmca.models import ClaimOrigin, EdgeType, LedgerVerdict, NodeKind, Role
+from dagmca.graph import ClaimOrigin, EdgeType, LedgerVerdict, NodeKind, Role
 
 ANSWERS = frozenset({NodeKind.FINAL.value, NodeKind.SYNTHESIS.value, NodeKind.DEBATE.value})
 CLAIM_EDGES = frozenset(

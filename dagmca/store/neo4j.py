@@ -11,8 +11,8 @@ import neo4j
 from neo4j import exceptions as neo4j_errors
 
 from dagmca.errors import EndpointError, UserError
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
-from dagmca.store import cypher, deletion
+from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.store import deletion, statements
 from dagmca.store.base import GraphStore, StoreError
 from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import memory_call_log, sidecar
@@ -84,24 +84,24 @@ class Neo4jStore(GraphStore):
         return self._location
 
     def ping(self) -> None:
-        self._call(lambda s: s.run(cypher.ping()).consume())
+        self._call(lambda s: s.run(statements.ping()).consume())
 
     def init_schema(self) -> None:
-        for stmt in [*cypher.schema_statements(), cypher.claim_constraint()]:
+        for stmt in [*statements.schema_statements(), statements.claim_constraint()]:
             self._call(lambda s, q=stmt: s.run(q).consume())  # type: ignore[misc]
         self.schema_notes = []
         try:
-            self._call(lambda s: s.run(cypher.fulltext_index()).consume())
+            self._call(lambda s: s.run(statements.fulltext_index()).consume())
         except neo4j_errors.ClientError as exc:  # a Bolt server without full-text indexes
             self.schema_notes.append(f"no full-text index: the server refused it ({exc.message})")
 
     def has_fulltext(self) -> bool:
         """Whether the full-text index over the texts exists (the cookbook's search)."""
         try:
-            rows = self._read(cypher.show_indexes(), {})
+            rows = self._read(statements.show_indexes(), {})
         except neo4j_errors.ClientError:
             return False
-        return any(r.get("name") == cypher.FULLTEXT_INDEX for r in rows)
+        return any(r.get("name") == statements.FULLTEXT_INDEX for r in rows)
 
     def text_index(self, *, fulltext: bool = True) -> TextIndex:
         """Vectors only, in the sidecar with the call log: the server searches the texts."""
@@ -113,12 +113,12 @@ class Neo4jStore(GraphStore):
         """The server's full-text index; without one (ArcadeDB), a portable CONTAINS query."""
         if self._fulltext is None:
             self._fulltext = self.has_fulltext()
-        query, params = cypher.text_search(terms, sessions, limit, fulltext=self._fulltext)
+        query, params = statements.text_search(terms, sessions, limit, fulltext=self._fulltext)
         return [(str(r["id"]), float(r["score"])) for r in self._read(query, params)] if query else []
 
     def is_initialised(self) -> bool:
-        rows = self._read(cypher.show_constraints(), {})
-        return any(r.get("name") == cypher.ID_CONSTRAINT for r in rows)
+        rows = self._read(statements.show_constraints(), {})
+        return any(r.get("name") == statements.ID_CONSTRAINT for r in rows)
 
     def _seq(self) -> int:
         self._last_seq = max(self._last_seq + 1, time.time_ns())
@@ -139,8 +139,8 @@ class Neo4jStore(GraphStore):
         keyed = {(e.source, e.target, e.type, e.key): e for e in edges}
         if not latest and not keyed:
             return
-        node_rows = [(n, cypher.node_row(n, self._seq())) for n in latest.values()]
-        edge_rows = [(k, cypher.edge_row(e, self._seq())) for k, e in keyed.items()]
+        node_rows = [(n, statements.node_row(n, self._seq())) for n in latest.values()]
+        edge_rows = [(k, statements.edge_row(e, self._seq())) for k, e in keyed.items()]
         try:
             created = self._write(node_rows, edge_rows, careful=self._careful)
         except neo4j_errors.ConstraintError:
@@ -176,16 +176,16 @@ class Neo4jStore(GraphStore):
         found: set[str] = set()
         unknown = [n.id for n, _ in rows if n.id not in self._created]
         if careful and unknown:
-            found = {r["id"] for r in tx.run(cypher.existing_nodes(), ids=unknown)}
+            found = {r["id"] for r in tx.run(statements.existing_nodes(), ids=unknown)}
         new: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
         old: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
         for n, row in rows:
             group = old if n.id in self._created or n.id in found else new
             group.setdefault((n.kind, tuple(sorted(n.labels))), []).append(row)
         for (kind, labels), batch in new.items():
-            tx.run(cypher.create_nodes(kind, labels), rows=batch).consume()
+            tx.run(statements.create_nodes(kind, labels), rows=batch).consume()
         for (kind, labels), batch in old.items():
-            for statement in cypher.update_nodes(kind, labels):
+            for statement in statements.update_nodes(kind, labels):
                 tx.run(statement, rows=batch).consume()
         return [row["id"] for batch in new.values() for row in batch]
 
@@ -211,13 +211,13 @@ class Neo4jStore(GraphStore):
                 {"i": i, "source": r["source"], "target": r["target"], "key": r["key"]}
                 for i, r in enumerate(unsure)
             ]
-            stored = {r["i"] for r in tx.run(cypher.existing_edges(type_), rows=probe)}
+            stored = {r["i"] for r in tx.run(statements.existing_edges(type_), rows=probe)}
             known += [r for i, r in enumerate(unsure) if i in stored]
             new += [r for i, r in enumerate(unsure) if i not in stored]
         if known:
-            tx.run(cypher.update_edges(type_), rows=known).consume()
+            tx.run(statements.update_edges(type_), rows=known).consume()
         if new:
-            written = tx.run(cypher.create_edges(type_), rows=new).single(strict=True)["written"]
+            written = tx.run(statements.create_edges(type_), rows=new).single(strict=True)["written"]
             if written != len(new):
                 # Raising inside the managed transaction rolls all of it back.
                 raise StoreError(f"{len(new) - written} {type_.value} edge(s) point at a missing node")
@@ -232,24 +232,24 @@ class Neo4jStore(GraphStore):
         self._call(lambda s: s.execute_write(work))
 
     def get_node(self, node_id: str) -> NodeRecord | None:
-        rows = self._read(cypher.get_node(), {"id": node_id})
-        return cypher.to_node(rows[0]["props"], rows[0]["labels"]) if rows else None
+        rows = self._read(statements.get_node(), {"id": node_id})
+        return statements.to_node(rows[0]["props"], rows[0]["labels"]) if rows else None
 
     def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
-        rows = self._read(cypher.session_nodes(kind), {"session": session})
-        return [cypher.to_node(r["props"], r["labels"]) for r in rows]
+        rows = self._read(statements.session_nodes(kind), {"session": session})
+        return [statements.to_node(r["props"], r["labels"]) for r in rows]
 
     def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
-        rows = self._read(cypher.session_edges(type_), {"session": session})
-        rows += self._read(cypher.session_edges(type_, from_outside=True), {"session": session})
+        rows = self._read(statements.session_edges(type_), {"session": session})
+        rows += self._read(statements.session_edges(type_, from_outside=True), {"session": session})
         rows.sort(key=lambda r: r["props"].get("seq", 0))
-        return [cypher.to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
+        return [statements.to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
 
     def sessions(self) -> list[NodeRecord]:
-        return [cypher.to_node(r["props"], r["labels"]) for r in self._read(cypher.sessions(), {})]
+        return [statements.to_node(r["props"], r["labels"]) for r in self._read(statements.sessions(), {})]
 
     def counts(self, session: str) -> tuple[int, int]:
-        row = self._read(cypher.count_session(), {"session": session})[0]
+        row = self._read(statements.count_session(), {"session": session})[0]
         return int(row["nodes"]), int(row["edges"])
 
     # -- the call log and the response cache: beside the graph, never in it ------------
@@ -279,12 +279,12 @@ class Neo4jStore(GraphStore):
     def prune_llm(self, before: str | None, *, calls: bool = False) -> tuple[int, int]:
         """The sidecar's pruning, and what earlier versions left in the graph itself."""
         cache, log = self.llm_store.prune_llm(before, calls=calls)
-        legacy = [(cypher.LEGACY_CACHE_LABEL, "created_at")]
+        legacy = [(statements.LEGACY_CACHE_LABEL, "created_at")]
         if calls:
-            legacy.append((cypher.LEGACY_CALL_LABEL, "at"))
+            legacy.append((statements.LEGACY_CALL_LABEL, "at"))
         for label, stamp in legacy:
-            while removed := self._write_count(cypher.prune_legacy(label, stamp), {"before": before}):
-                if label == cypher.LEGACY_CACHE_LABEL:
+            while removed := self._write_count(statements.prune_legacy(label, stamp), {"before": before}):
+                if label == statements.LEGACY_CACHE_LABEL:
                     cache += removed
                 else:
                     log += removed
@@ -294,10 +294,12 @@ class Neo4jStore(GraphStore):
         now = time.time()
 
         def work(tx: neo4j.ManagedTransaction) -> str:
-            row = tx.run(cypher.lock_claim(), key=key, worker=worker, expires=now + ttl_s).single(strict=True)
+            row = tx.run(statements.lock_claim(), key=key, worker=worker, expires=now + ttl_s).single(
+                strict=True
+            )
             mine = row["worker"] in (worker, replacing) or float(row["expires"]) <= now
             taken = {"worker": worker, "expires": now + ttl_s} if mine else {"worker": None, "expires": None}
-            tx.run(cypher.set_claim(), key=key, **taken).consume()
+            tx.run(statements.set_claim(), key=key, **taken).consume()
             return worker if mine else str(row["worker"])
 
         for _ in range(3):
@@ -310,7 +312,7 @@ class Neo4jStore(GraphStore):
         return ""  # still contended: not this worker's
 
     def release(self, key: str, worker: str) -> None:
-        self._write_one(cypher.release_claim(), {"key": key, "worker": worker})
+        self._write_one(statements.release_claim(), {"key": key, "worker": worker})
 
     def delete_session(self, session: str, *, force: bool = False) -> tuple[int, int, int]:
         nodes, edges = self._call(lambda s: s.execute_write(deletion.delete_in, session, force))
@@ -318,7 +320,7 @@ class Neo4jStore(GraphStore):
         return nodes, edges, self.llm_store.delete_session(session, force=True)[2]
 
     def delete_all(self) -> None:
-        self._write_one(cypher.delete_all(), {})
+        self._write_one(statements.delete_all(), {})
         self._forget()
 
     def _forget(self) -> None:

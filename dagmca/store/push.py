@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import session_records
+from dagmca.store.networkx_view import session_records
 
 BATCH = 1000
 

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
-from dagmca.models import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore, SessionLinked, StoreError
 from dagmca.store.deletion import refuse_personas
 from dagmca.store.search import TextIndex

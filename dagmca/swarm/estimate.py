@@ -8,11 +8,11 @@ from __future__ import annotations
 from pydantic import Field
 
 from dagmca.config import SessionConfig
+from dagmca.graph.schema import Strict
 from dagmca.llm.base import Usage
 from dagmca.llm.local import LOCAL_MODEL_NAME
 from dagmca.llm.prices import resolve_prices
 from dagmca.llm.tokens import PER_MESSAGE, PER_REPLY, TokenCounter
-from dagmca.models.schema import Strict
 from dagmca.swarm.agents import SYSTEM
 from dagmca.swarm.loop import StreamPlan
 

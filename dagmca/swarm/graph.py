@@ -8,8 +8,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from dagmca.models.schema import EdgeType, JSONScalar, NodeKind, NodeRecord
-from dagmca.models.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode
+from dagmca.graph.schema import EdgeType, JSONScalar, NodeKind, NodeRecord
+from dagmca.graph.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode
 from dagmca.store.base import GraphStore
 from dagmca.swarm.metrics import Snapshot
 from dagmca.swarm.tasks import SwarmTask

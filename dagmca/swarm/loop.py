@@ -25,12 +25,12 @@ from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
 from dagmca.debate.router import Record, Router
 from dagmca.evaluation.judging import Completer
+from dagmca.graph.nodes import node_from_record
+from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
+from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models.nodes import node_from_record
-from dagmca.models.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
-from dagmca.models.store_nodes import SWARM_SESSION, PersonaNode
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pydantic import Field
 
 from dagmca.evaluation.stats import holm, sign_test, wilson
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 from dagmca.swarm.loop import RunResult
 
 

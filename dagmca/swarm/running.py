@@ -17,8 +17,8 @@ from typing import Literal
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
 from dagmca.evaluation.judging import Completer
-from dagmca.models.nodes import node_from_record
-from dagmca.models.store_nodes import PersonaNode
+from dagmca.graph.nodes import node_from_record
+from dagmca.graph.store_nodes import PersonaNode
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import BinaryIO, Literal
 
 from dagmca.errors import EndpointError
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 
 Isolation = Literal["namespaces", "guarded"]
 NOBODY = 65534

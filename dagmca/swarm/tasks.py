@@ -22,7 +22,7 @@ from pydantic import Field, ValidationError, model_validator
 from dagmca.errors import UserError
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.tasks import Scoring, Task, read_jsonl
-from dagmca.models.schema import Strict
+from dagmca.graph.schema import Strict
 from dagmca.prompts.lines import answer
 
 Check = Literal["reference", "code"]

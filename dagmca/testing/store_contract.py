@@ -30,9 +30,9 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dagmca.errors import SessionLinked, StoreError
-from dagmca.models import PERSONA_SESSION, CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import PERSONA_SESSION, CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
-from dagmca.store.graph import load_graph
+from dagmca.store.networkx_view import load_graph
 
 if TYPE_CHECKING:
     import pytest

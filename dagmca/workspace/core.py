@@ -21,11 +21,11 @@ from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult, ledger_session
 from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError, UserError
+from dagmca.graph import NodeKind, NodeRecord
 from dagmca.llm.base import EndpointDown
 from dagmca.llm.factory import Backend
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, Pool
-from dagmca.models import NodeKind, NodeRecord
 from dagmca.passage import check_text, title_of
 from dagmca.runner import (
     Display,

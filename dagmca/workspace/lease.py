@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 from dagmca.config import SessionConfig
 from dagmca.errors import DagmcaError, UserError
-from dagmca.models import NodeRecord
+from dagmca.graph import NodeRecord
 from dagmca.runner import stored_config
 from dagmca.store.background import BackgroundStore
 from dagmca.store.lease import acquire, holder_id, renewing

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from dagmca.models import CallRecord, NodeKind, SessionNode, node_from_record
+from dagmca.graph import CallRecord, NodeKind, SessionNode, node_from_record
 from dagmca.similarity import Embedder
 from dagmca.store import require_session
 from dagmca.store.background import BackgroundStore
-from dagmca.store.graph import load_graph
+from dagmca.store.networkx_view import load_graph
 from dagmca.workspace.results import LedgerReport
 
 

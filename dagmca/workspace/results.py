@@ -6,8 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dagmca.metrics.ledger import ClaimLine, LedgerShares, claim_lines, shares
-from dagmca.models import (
+from dagmca.graph import (
     ClaimNode,
     EdgeRecord,
     FinalNode,
@@ -17,6 +16,7 @@ from dagmca.models import (
     Strict,
     node_from_record,
 )
+from dagmca.metrics.ledger import ClaimLine, LedgerShares, claim_lines, shares
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,7 @@ is null is not stored (Neo4j drops null properties, and the embedded store does 
 
 
 def page_schema() -> str:
-    from dagmca.models import nodes, schema
+    from dagmca.graph import nodes, schema
 
     out = [HEADER, "# Graph schema\n", SCHEMA_INTRO]
     out.append("## Node kinds\n")
@@ -170,6 +170,6 @@ def page_schema() -> str:
 
 
 def undocumented_edges() -> list[str]:
-    from dagmca.models import schema
+    from dagmca.graph import schema
 
     return sorted(e.value for e in schema.EdgeType if e.value not in EDGES)

@@ -13,7 +13,7 @@ from dagmca.config.groups import GROUPS
 from dagmca.config.params import PARAMS
 from dagmca.config.roles import RoleSettings
 from dagmca.config.session import LOCAL_DEFAULTS
-from dagmca.models import ModelRole
+from dagmca.graph import ModelRole
 
 from .markdown import code, escape, one_line, table
 from .source import ROOT, member_comments

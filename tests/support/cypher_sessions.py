@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from dagmca.models import EdgeType, NodeKind, NodeRecord, edge
+from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
 from tests.test_pipeline import QUESTIONS, scripted

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from dagmca.models import (
+from dagmca.graph import (
     AgentNode,
     DebateNode,
     DebateOrigin,

@@ -12,7 +12,7 @@ import asyncio
 import re
 from dataclasses import dataclass, field
 
-from dagmca.models import DebateNode, TensionNode
+from dagmca.graph import DebateNode, TensionNode
 from dagmca.prompts.budget import Part, Quote
 
 STUBS_SHOWN = 3

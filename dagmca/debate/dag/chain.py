@@ -23,8 +23,8 @@ from dagmca.debate.dag import merging
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import SessionState
+from dagmca.graph import DebateNode, TensionNode
 from dagmca.llm.gate import ranked
-from dagmca.models import DebateNode, TensionNode
 
 # the branches selected from one debate (or one revisit), on the board they share
 Plan = tuple[BranchBoard, list[tuple[DebateNode, TensionNode]]]

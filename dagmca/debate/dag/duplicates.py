@@ -17,7 +17,7 @@ from dagmca.debate.dag import judge
 from dagmca.debate.dag.flags import flagged_at
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
-from dagmca.models import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
+from dagmca.graph import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
 Candidate = tuple[TensionNode, TensionNode, float]  # (later, earlier, cosine)

@@ -24,9 +24,7 @@ from dagmca.debate.events import (
 )
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import SessionState
-from dagmca.llm.gate import ranked
-from dagmca.metrics.session import CONTENT
-from dagmca.models import (
+from dagmca.graph import (
     DebateNode,
     DebateOrigin,
     EdgeType,
@@ -37,6 +35,8 @@ from dagmca.models import (
     TensionStatus,
     TurnNode,
 )
+from dagmca.llm.gate import ranked
+from dagmca.metrics.session import CONTENT
 from dagmca.similarity import pieces
 from dagmca.similarity.counts import EmbedPhase
 

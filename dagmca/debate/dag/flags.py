@@ -5,7 +5,7 @@ from __future__ import annotations
 from dagmca.debate.dag import judge
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
-from dagmca.models import EdgeRecord, EdgeType, TensionNode, TensionStatus
+from dagmca.graph import EdgeRecord, EdgeType, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from dagmca.debate.state import SessionState
-from dagmca.llm.base import CallMeta
-from dagmca.models import (
+from dagmca.graph import (
     CallPhase,
     DebateNode,
     DebateOrigin,
@@ -19,6 +18,7 @@ from dagmca.models import (
     IntegrationNode,
     TensionNode,
 )
+from dagmca.llm.base import CallMeta
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt

@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 
 from dagmca.config import SessionConfig
 from dagmca.debate.state import SessionState
+from dagmca.graph import CallPhase, DebateNode, DecisionMethod, TensionNode
 from dagmca.llm.base import CallMeta
-from dagmca.models import CallPhase, DebateNode, DecisionMethod, TensionNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import words

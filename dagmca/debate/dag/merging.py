@@ -12,8 +12,8 @@ from dagmca.debate.dag import judge
 from dagmca.debate.dag.judge import Decision
 from dagmca.debate.events import PairJudged, SynthesisWritten
 from dagmca.debate.state import SessionState
+from dagmca.graph import CallPhase, DebateNode, EdgeType, SynthesisNode
 from dagmca.llm.base import CallMeta
-from dagmca.models import CallPhase, DebateNode, EdgeType, SynthesisNode
 from dagmca.prompts import templates as tpl
 from dagmca.similarity import pieces
 from dagmca.similarity.counts import EmbedPhase

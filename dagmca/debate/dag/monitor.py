@@ -20,9 +20,9 @@ from dagmca.debate.dag import judge
 from dagmca.debate.dag.flags import flagged_at, restating
 from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import FrameFactory, SessionState
+from dagmca.graph import CallPhase, DebateNode, TensionNode, TensionStatus, TurnNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
-from dagmca.models import CallPhase, DebateNode, TensionNode, TensionStatus, TurnNode
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema

@@ -16,7 +16,7 @@ from typing import Any
 from dagmca.debate.contexts import persona_id, slug
 from dagmca.debate.router import Record
 from dagmca.debate.state import Memory, SessionState
-from dagmca.models import PERSONA_SESSION, PersonaNode, SessionNode, node_from_record, utcnow
+from dagmca.graph import PERSONA_SESSION, PersonaNode, SessionNode, node_from_record, utcnow
 from dagmca.store.base import GraphStore
 
 

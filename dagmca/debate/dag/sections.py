@@ -13,9 +13,9 @@ import re
 
 from dagmca.debate.events import PassageSectioned
 from dagmca.debate.state import SessionState
+from dagmca.graph import CallPhase, DebateNode, DebateOrigin, EdgeRecord, EdgeType, SectionNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.tokens import TokenCounter
-from dagmca.models import CallPhase, DebateNode, DebateOrigin, EdgeRecord, EdgeType, SectionNode
 from dagmca.prompts.budget import PromptBudget, fit, sentence_starts
 from dagmca.prompts.templates import SYSTEM
 from dagmca.prompts.text import fence

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from dagmca.models import TensionCategory, TensionNode
+from dagmca.graph import TensionCategory, TensionNode
 
 # Categories likely to open further questions when explored.
 DEEP_WEIGHT = {

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dagmca.debate.dag import judge
 from dagmca.debate.events import StubChecked
 from dagmca.debate.state import SessionState
-from dagmca.models import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
+from dagmca.graph import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
 # one new node's checks: the node, the stubs checked, their verdicts

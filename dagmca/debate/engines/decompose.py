@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.outcomes import DecomposeOutcome
-from dagmca.models import Phase, RoundNode, TurnNode
+from dagmca.graph import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts.schemas import Subtasks
 from dagmca.team import Agent

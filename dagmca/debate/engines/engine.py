@@ -13,9 +13,9 @@ from dagmca import tracing
 from dagmca.debate.events import RoundStarted, TurnRecorded
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import FrameFactory, SessionState
+from dagmca.graph import DebateNode, DebateOrigin, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.llm.base import CallMeta, Completion
 from dagmca.metrics.session import CONTENT
-from dagmca.models import DebateNode, DebateOrigin, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts import lines
 from dagmca.prompts.budget import Prompt

@@ -18,7 +18,7 @@ import json
 from dagmca.debate.engines.convergence import no_change
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.outcomes import MCAOutcome, SignalEvent
-from dagmca.models import Phase, RoundNode, TurnNode
+from dagmca.graph import Phase, RoundNode, TurnNode
 from dagmca.prompts import agents as ap
 from dagmca.prompts import lines
 from dagmca.prompts.schemas import Reflection

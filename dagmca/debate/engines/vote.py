@@ -26,7 +26,7 @@ from typing import TypeVar
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.events import PeerStep
 from dagmca.debate.outcomes import PeerOutcome, TrackerEvent
-from dagmca.models import Phase, RoundNode, TurnNode
+from dagmca.graph import Phase, RoundNode, TurnNode
 from dagmca.prompts import peers as pp
 from dagmca.prompts.agents import kept_parts
 from dagmca.prompts.budget import Prompt

@@ -14,7 +14,7 @@ from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.debate.ledger.prefilter import Candidate
 from dagmca.debate.ledger.verdicts import Verdict, meta
 from dagmca.debate.state import SessionState
-from dagmca.models import DecisionMethod, LedgerVerdict
+from dagmca.graph import DecisionMethod, LedgerVerdict
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.ledger import entail_claim, entailment_schema
 from dagmca.prompts.templates import Frame

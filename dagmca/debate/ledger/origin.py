@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from dagmca.debate.ledger.entail import Entailment
 from dagmca.debate.ledger.texts import Said
 from dagmca.debate.ledger.verdicts import Verdict, is_passage
-from dagmca.models import ClaimOrigin, DecisionMethod, LedgerVerdict
+from dagmca.graph import ClaimOrigin, DecisionMethod, LedgerVerdict
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from dagmca.metrics.session import agent_key
-from dagmca.models import (
+from dagmca.graph import (
     DebateNode,
     DebateOrigin,
     FinalNode,
@@ -31,6 +30,7 @@ from dagmca.models import (
     SynthesisNode,
     TurnNode,
 )
+from dagmca.metrics.session import agent_key
 from dagmca.prompts import lines
 
 # Within a round, the protocol's order: what comes before the round's walk (a broadcast,

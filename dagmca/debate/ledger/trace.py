@@ -25,7 +25,7 @@ from dagmca.debate.ledger.prefilter import Candidate, candidates
 from dagmca.debate.ledger.texts import MIN_WORDS, Said, before, said
 from dagmca.debate.ledger.verdicts import Verdict, judge
 from dagmca.debate.state import SessionState
-from dagmca.models import (
+from dagmca.graph import (
     ClaimCheck,
     ClaimNode,
     DebateNode,

@@ -16,9 +16,9 @@ from pydantic import BaseModel
 from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.debate.ledger.prefilter import Candidate
 from dagmca.debate.state import SessionState
+from dagmca.graph import CallPhase, DecisionMethod, LedgerVerdict, NodeKind
 from dagmca.llm.base import CallMeta
 from dagmca.llm.stack.reasons import hollow_reason
-from dagmca.models import CallPhase, DecisionMethod, LedgerVerdict, NodeKind
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.ledger import judge_claim, verdicts_schema
 from dagmca.prompts.templates import Frame

@@ -8,11 +8,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from dagmca.graph import CallRecord
 from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import PREFLIGHT, BudgetExhausted, Wrapper
 from dagmca.llm.stack.meter import Meter
-from dagmca.models import CallRecord
 
 Record = Callable[[CallRecord], None]
 

@@ -6,11 +6,11 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
+from dagmca.graph import CallPhase
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import BudgetExhausted, Wrapper
 from dagmca.llm.stack.meter import Meter
-from dagmca.models import CallPhase
 
 
 @dataclass

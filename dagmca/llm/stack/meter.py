@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from dagmca.graph import CallRecord, ModelRole
 from dagmca.llm.base import Usage
-from dagmca.models import CallRecord, ModelRole
 
 
 @dataclass

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from dagmca.graph import CallRecord
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
 from dagmca.llm.stack.base import PREFLIGHT, Wrapper
 from dagmca.llm.stack.meter import Meter
-from dagmca.models import CallRecord
 
 
 class Earlier:

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from dagmca.errors import UserError
-from dagmca.store.embedded.expr import Aggregate, Row
+from dagmca.store.embedded.expression_compiler import Aggregate, Row
 from dagmca.store.embedded.values import compare, hashable
 
 

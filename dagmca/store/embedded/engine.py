@@ -12,10 +12,10 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from dagmca.errors import UserError
-from dagmca.store import cypher
+from dagmca.store import statements
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.aggregates import aggregate
-from dagmca.store.embedded.expr import Aggregate, Compiler, Fn, Row, truth
+from dagmca.store.embedded.expression_compiler import Aggregate, Compiler, Fn, Row, truth
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.match import Matcher
 from dagmca.store.embedded.parser import parse
@@ -260,15 +260,15 @@ class Engine:
         """The texts' full-text index, approximated: a node scores by how often the
         query's words occur in its questions, texts and resolutions (not Lucene's
         scoring or syntax: phrases, wildcards and boolean operators are read as words)."""
-        if index != cypher.FULLTEXT_INDEX:
+        if index != statements.FULLTEXT_INDEX:
             raise UserError(
-                f"no full-text index {index!r} on the embedded store (it has {cypher.FULLTEXT_INDEX!r})"
+                f"no full-text index {index!r} on the embedded store (it has {statements.FULLTEXT_INDEX!r})"
             )
         terms = {w for w in _words(str(words or "")) if w not in ("and", "or", "not")}
         found: list[tuple[float, Any]] = []
-        for kind in cypher._FULLTEXT_KINDS:
+        for kind in statements._FULLTEXT_KINDS:
             for node in self.graph.by_label.get(kind.value, []):
-                text = " ".join(str(node.props[p]) for p in cypher._FULLTEXT_PROPS if node.props.get(p))
+                text = " ".join(str(node.props[p]) for p in statements._FULLTEXT_PROPS if node.props.get(p))
                 tokens = _words(text)
                 hits = sum(1 for t in tokens if t in terms)
                 if hits:

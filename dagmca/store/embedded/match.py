@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dagmca.store.embedded import syntax as s
-from dagmca.store.embedded.expr import Compiler, Fn, Row, truth
+from dagmca.store.embedded.expression_compiler import Compiler, Fn, Row, truth
 from dagmca.store.embedded.graph_expr import has_labels
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.values import Graph, Node, Path, Rel, equals

@@ -5,7 +5,7 @@ expression language the cookbook uses. What it does not read is refused by name.
 from __future__ import annotations
 
 from dagmca.store.embedded import syntax as s
-from dagmca.store.embedded.expressions import ExprParser
+from dagmca.store.embedded.expression_parser import ExprParser
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 
 _WRITES = ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "FOREACH", "LOAD", "DROP")

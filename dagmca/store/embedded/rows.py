@@ -16,11 +16,11 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dagmca.models import EVALUATION_SESSION, PERSONA_SESSION, NodeKind
-from dagmca.models.store_nodes import SWARM_SESSION
+from dagmca.graph import EVALUATION_SESSION, PERSONA_SESSION, NodeKind
+from dagmca.graph.store_nodes import SWARM_SESSION
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.values import EdgeRow, NodeRow
-from dagmca.store.graph import store_records
+from dagmca.store.networkx_view import store_records
 from dagmca.store.sqlite import SQLiteStore
 
 _SESSIONS = "SELECT id FROM nodes WHERE kind = ? ORDER BY seq"

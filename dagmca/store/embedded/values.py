@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from dagmca.models import EdgeRecord, NodeRecord
-from dagmca.store.cypher import NODE_LABEL, TIME_KEYS, to_temporal
+from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.store.statements import NODE_LABEL, TIME_KEYS, to_temporal
 
 # A node and a relationship as the graph is built from them, without pydantic's
 # validation (the store's own rows, read only): id, session, kind, extra labels,

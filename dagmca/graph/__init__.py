@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from dagmca.models.calls import (
+from dagmca.graph.calls import (
     CallRecord,
 )
-from dagmca.models.node_base import GraphNode
-from dagmca.models.nodes import (
+from dagmca.graph.node_base import GraphNode
+from dagmca.graph.nodes import (
     AgentNode,
     ClaimCheck,
     ClaimNode,
@@ -22,7 +22,7 @@ from dagmca.models.nodes import (
     TurnNode,
     node_from_record,
 )
-from dagmca.models.schema import (
+from dagmca.graph.schema import (
     RELATION_EDGES,
     STRUCTURAL_EDGES,
     STUB_LABEL,
@@ -46,7 +46,7 @@ from dagmca.models.schema import (
     role_of,
     utcnow,
 )
-from dagmca.models.store_nodes import (
+from dagmca.graph.store_nodes import (
     EVALUATION_SESSION,
     PERSONA_SESSION,
     EvaluationNode,

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from dagmca.models import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
 
 NODE_LABEL = "Node"
 # Where earlier versions kept the call log and the response cache in the user's graph

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from dagmca.models.schema import Strict, utcnow
+from dagmca.graph.schema import Strict, utcnow
 
 
 class CallRecord(Strict):

@@ -8,8 +8,8 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from dagmca.models.node_base import GraphNode
-from dagmca.models.schema import (
+from dagmca.graph.node_base import GraphNode
+from dagmca.graph.schema import (
     STUB_LABEL,
     ClaimOrigin,
     DebateOrigin,
@@ -24,7 +24,7 @@ from dagmca.models.schema import (
     TensionStatus,
     utcnow,
 )
-from dagmca.models.store_nodes import (
+from dagmca.graph.store_nodes import (
     EvaluationNode,
     PersonaNode,
     SnapshotNode,

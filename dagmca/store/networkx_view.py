@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from dagmca.models import EVALUATION_SESSION, PERSONA_SESSION, EdgeRecord, NodeRecord
-from dagmca.models.store_nodes import SWARM_SESSION
+from dagmca.graph import EVALUATION_SESSION, PERSONA_SESSION, EdgeRecord, NodeRecord
+from dagmca.graph.store_nodes import SWARM_SESSION
 from dagmca.store.base import GraphStore
 
 # node attributes every node has; a property of the same name is not copied over them

@@ -7,8 +7,8 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from dagmca.models.node_base import GraphNode
-from dagmca.models.schema import NodeKind, utcnow
+from dagmca.graph.node_base import GraphNode
+from dagmca.graph.schema import NodeKind, utcnow
 
 # Personas belong to the store, not to a session: this is their `session` property.
 PERSONA_SESSION = "_agents"

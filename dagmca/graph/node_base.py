@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field
 
-from dagmca.models.schema import JSONScalar, NodeKind, NodeRecord, Strict, utcnow
+from dagmca.graph.schema import JSONScalar, NodeKind, NodeRecord, Strict, utcnow
 
 
 def _flatten(value: Any) -> JSONScalar | list[str] | None:
