@@ -28,7 +28,10 @@ Each page is made by one module of scripts/gendocs/, from the code it documents:
 Pages elsewhere have a generated part between two markers, the rest written by hand:
 
 - docs/guides/configuration.md (`gendocs.settings`): every setting of `dagmca.config`'s
-  models by group, its flag or variable, its default and the local model's own default.
+  models by group, its flag or variable, its default and the local model's own default;
+- docs/development/architecture.md (`gendocs.house`): the house, the top-level packages
+  of `dagmca` and the imports between them as a Mermaid diagram by the layers of the
+  top-level layers contract, with the import cycles and the arrows up counted.
 
 The output depends on the code only: everything is sorted or in the code's own order,
 and nothing carries a date, a path of this machine or a value computed at run time.

@@ -14,6 +14,8 @@ from pathlib import Path
 from .api import page_api
 from .cli import page_cli
 from .exit_codes import page_exit_codes
+from .house import PAGE as HOUSE_PAGE
+from .house import architecture_page
 from .layout import page_layout
 from .metrics import page_metrics
 from .reports import page_reports
@@ -36,7 +38,7 @@ PAGES: dict[str, Callable[[], str]] = {
 
 
 # pages outside docs/reference/ with a generated part: the whole page as it should read
-PARTS: dict[Path, Callable[[], str]] = {SETTINGS_PAGE: settings_page}
+PARTS: dict[Path, Callable[[], str]] = {SETTINGS_PAGE: settings_page, HOUSE_PAGE: architecture_page}
 
 
 def render_parts() -> dict[Path, str]:
