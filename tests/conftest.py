@@ -16,11 +16,12 @@ from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
 from dagmca.llm.fake import Responder, ScriptedCall, ScriptedLLM, checked_excerpt
 from dagmca.prompts.schemas import TensionFlag, joint_lenses, joint_turns
-from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace.session import run_and_report
 from tests.support.bolt_server import BoltServer
 from tests.support.lanes import place
+from tests.support.opened import open_state
 
 PASSAGE = (
     "Cities should price road space. Congestion is a cost each driver imposes on others. "

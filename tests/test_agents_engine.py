@@ -65,6 +65,7 @@ def test_phase_calls_run_concurrently(run_fake: RunSession) -> None:
     assert fake.max_in_flight >= 3  # the three leaves respond at once
 
 
+@pytest.mark.slow
 def test_concurrency_limit_holds_for_every_call(run_fake: RunSession) -> None:
     _, _, fake = run_fake(cpp=3, depth=2, rounds=2, max_depth=1, delay=0.005, concurrency=2)
     assert fake.max_in_flight == 2
@@ -107,6 +108,7 @@ def test_prompts_stay_bounded_as_rounds_accumulate(run_fake: RunSession) -> None
         assert max(sizes[1:]) <= 1.1 * min(sizes[1:]), f"{agent} {phase} grows: {sizes}"
 
 
+@pytest.mark.slow
 def test_a_phase_of_n_calls_takes_about_one_calls_time(run_fake: RunSession) -> None:
     """Four leaves respond at once: the phase spans about one call's delay, not four."""
     import time

@@ -25,6 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
 
 
+@pytest.mark.slow
 def test_the_one_liner_prints_a_final_answer_and_stores_the_session(tmp_path: Path) -> None:
     (tmp_path / "p.txt").write_text(PASSAGE)
     code = (

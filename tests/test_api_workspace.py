@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pytest
 from openai import AsyncOpenAI
 
 import dagmca
@@ -131,6 +132,7 @@ def test_a_handed_in_openai_client_sends_every_call_and_stays_open(tmp_path: Pat
         assert not closed  # the caller's: the workspace left it open
 
 
+@pytest.mark.slow
 def test_a_handed_in_neo4j_driver_holds_the_session(bolt_server: BoltServer, tmp_path: Path) -> None:
     import neo4j
 

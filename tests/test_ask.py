@@ -338,6 +338,7 @@ def test_cli_json_validates_and_a_repeated_ask_is_free(
 
 
 @pytest.mark.usefixtures("hashing_cli")
+@pytest.mark.slow
 def test_cli_retrieve_only_makes_no_call(
     copy_of: Any, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -384,6 +385,7 @@ def bolt_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Graph
     store.close()
 
 
+@pytest.mark.slow
 def test_retrieval_on_a_bolt_server(bolt_store: GraphStore, two: SQLiteStore) -> None:
     """Vectors in the SQLite file beside the graph; texts searched by the server (its
     full-text index, or where it has none, as ArcadeDB, the CONTAINS query)."""

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import ClientSession
 
 from dagmca.ask import Answer
@@ -20,6 +21,8 @@ from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 from tests.test_ask import run_prices
 from tests.test_cli import dagmca
 from tests.test_mcp import call, over_stdio
+
+pytestmark = pytest.mark.slow
 
 QUESTION = "Does a four-day week keep output per hour, or do firms need more staff?"
 

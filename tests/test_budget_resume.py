@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
@@ -14,6 +16,8 @@ from tests.support.fault_server import FaultServer
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
 from tests.test_resume import SETTINGS, kill_after
+
+pytestmark = pytest.mark.slow
 
 KEY = "sk-test-budget"
 ENV = {"OPENAI_API_KEY": KEY, "OPENAI_BASE_URL": ""}

@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.corpus.sources import collect, session_id
 from dagmca.graph import EdgeType
 from dagmca.store.check import check_store
@@ -75,6 +77,7 @@ def test_passages_from_folders_and_jsonl_with_bad_ones_reported(tmp_path: Path) 
     assert len(session_id("x" * 200, "t")) == 64
 
 
+@pytest.mark.slow
 def test_a_build_with_nothing_to_read_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     proc = dagmca("build", str(tmp_path / "empty"), "--llm", "fake", cwd=tmp_path)
@@ -85,6 +88,7 @@ def test_a_build_with_nothing_to_read_is_one_line(tmp_path: Path) -> None:
 
 
 # -- the must-show: 4 passages, --rpm 120, killed, resumed, run again ----------------------
+@pytest.mark.slow
 def test_a_rate_limited_build_killed_resumes_and_then_makes_no_call(tmp_path: Path) -> None:
     folder = corpus(tmp_path / "corpus", [t.read_text(encoding="utf-8") for t in TEXTS])
     db = tmp_path / "graph.db"
@@ -138,6 +142,7 @@ def test_a_rate_limited_build_killed_resumes_and_then_makes_no_call(tmp_path: Pa
 
 
 # -- three workers, one store -------------------------------------------------------------
+@pytest.mark.slow
 def test_three_workers_run_every_passage_exactly_once(tmp_path: Path) -> None:
     texts = [f"{PASSAGE}\n\nVariant {i}: the council considers option {i} first." for i in range(6)]
     folder = corpus(tmp_path / "six", texts)
@@ -170,6 +175,7 @@ def test_three_workers_run_every_passage_exactly_once(tmp_path: Path) -> None:
         assert len(st.sessions()) == 6
 
 
+@pytest.mark.slow
 def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -> None:
     """Unbudgeted, the first passage here takes about 50 calls (the later ones more: they
     also check the earlier sessions' stubs): with --max-llm-calls 60 the first ends within
@@ -192,6 +198,7 @@ def test_budgets_bound_the_whole_build_as_well_as_each_session(tmp_path: Path) -
 
 
 # -- across passages, on the Bolt server, with the cookbook's corpus queries ---------------
+@pytest.mark.slow
 def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer, tmp_path: Path) -> None:
     from dagmca.config import SessionConfig
     from dagmca.corpus.build import Build
@@ -245,6 +252,7 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
         assert found[0]["answered_by"] == "p1" and found[0]["answering_sentence"] == shops
 
 
+@pytest.mark.slow
 def test_export_and_show_all_cover_the_whole_store(tmp_path: Path) -> None:
     folder = corpus(tmp_path / "two", [t.read_text(encoding="utf-8") for t in TEXTS[:2]])
     db = tmp_path / "all.db"
@@ -268,6 +276,7 @@ def test_export_and_show_all_cover_the_whole_store(tmp_path: Path) -> None:
     assert neither.returncode == 2 and "give a session id or --all" in neither.stderr
 
 
+@pytest.mark.slow
 def test_the_corpus_graph_does_not_depend_on_parallel_sessions(tmp_path: Path) -> None:
     """Linking runs in passage order, with revisit branches handed out before the
     checks: sessions run one at a time or three at once build the same graph (with each

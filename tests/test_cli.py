@@ -53,6 +53,7 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize("case", sorted(BAD_FILES))
+@pytest.mark.slow
 def test_bad_passages_fail_cleanly_before_anything_is_written(tmp_path: Path, case: str) -> None:
     content, needle = BAD_FILES[case]
     path = tmp_path / f"{case}.txt"
@@ -62,6 +63,7 @@ def test_bad_passages_fail_cleanly_before_anything_is_written(tmp_path: Path, ca
     assert_user_error(proc, needle, tmp_path)
 
 
+@pytest.mark.slow
 def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> None:
     proc = dagmca("run", str(passage), "--llm", "fake", "--max-passage-bytes", "50", cwd=tmp_path)
     assert_user_error(proc, "over the limit of 50", tmp_path)
@@ -91,6 +93,7 @@ def test_passage_size_limit_is_configurable(tmp_path: Path, passage: Path) -> No
         (["--no-such-flag"], "No such option"),
     ],
 )
+@pytest.mark.slow
 def test_bad_options_fail_cleanly(tmp_path: Path, passage: Path, args: list[str], needle: str) -> None:
     proc = dagmca("run", str(passage), "--llm", "fake", *args, cwd=tmp_path)
     assert_user_error(proc, needle, tmp_path)
@@ -107,6 +110,7 @@ def test_bad_options_fail_cleanly(tmp_path: Path, passage: Path, args: list[str]
         (["--protocols", "decompose,vote"], "needs the mca arm"),
     ],
 )
+@pytest.mark.slow
 def test_compare_rejects_bad_values_before_any_call(
     tmp_path: Path, passage: Path, args: list[str], needle: str
 ) -> None:
@@ -114,6 +118,7 @@ def test_compare_rejects_bad_values_before_any_call(
     assert_user_error(proc, needle, tmp_path)
 
 
+@pytest.mark.slow
 def test_compare_prints_the_protocols_side_by_side(tmp_path: Path, passage: Path) -> None:
     args = ["compare", str(passage), "--llm", "fake", "--session", "c", "-q", "--rounds", "3"]
     proc = dagmca(*args, "--convergence-threshold", "1", "--strange-loops", "1", cwd=tmp_path)
@@ -143,11 +148,13 @@ def test_compare_prints_the_protocols_side_by_side(tmp_path: Path, passage: Path
     assert clash.returncode == 2 and "already exists" in clash.stderr
 
 
+@pytest.mark.slow
 def test_environment_settings_are_validated_too(tmp_path: Path, passage: Path) -> None:
     proc = dagmca("run", str(passage), cwd=tmp_path, env={"DAGMCA_LLM": "fake", "DAGMCA_DEPTH": "0"})
     assert_user_error(proc, "--depth", tmp_path)
 
 
+@pytest.mark.slow
 def test_run_then_every_reading_command(tmp_path: Path, passage: Path) -> None:
     proc = dagmca("run", str(passage), "--llm", "fake", "--session", "demo", "--quiet", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
@@ -193,6 +200,7 @@ def test_run_then_every_reading_command(tmp_path: Path, passage: Path) -> None:
 
 
 @pytest.mark.parametrize("command", ["show", "export", "check", "metrics"])
+@pytest.mark.slow
 def test_unknown_session(tmp_path: Path, passage: Path, command: str) -> None:
     assert (
         dagmca(
@@ -205,11 +213,13 @@ def test_unknown_session(tmp_path: Path, passage: Path, command: str) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_reading_a_missing_store(tmp_path: Path) -> None:
     proc = dagmca("sessions", "--store", str(tmp_path / "none.db"), cwd=tmp_path)
     assert proc.returncode == 2 and "no store at" in proc.stderr
 
 
+@pytest.mark.slow
 def test_store_from_environment_and_db_init_twice(tmp_path: Path) -> None:
     env = {"DAGMCA_STORE": str(tmp_path / "env.db")}
     assert dagmca("db", "init", cwd=tmp_path, env=env).returncode == 0
@@ -218,11 +228,13 @@ def test_store_from_environment_and_db_init_twice(tmp_path: Path) -> None:
     assert dagmca("sessions", cwd=tmp_path, env=env).returncode == 0
 
 
+@pytest.mark.slow
 def test_openai_backend_without_credentials(tmp_path: Path, passage: Path) -> None:
     proc = dagmca("run", str(passage), "--llm", "openai", "--model", "m", cwd=tmp_path)
     assert proc.returncode == 2 and "OPENAI_API_KEY" in proc.stderr
 
 
+@pytest.mark.slow
 def test_doctor_reports_each_check_and_fails_when_one_fails(tmp_path: Path) -> None:
     ok = dagmca("doctor", "--llm", "fake", cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
@@ -236,6 +248,7 @@ def test_doctor_reports_each_check_and_fails_when_one_fails(tmp_path: Path) -> N
     assert "sk-doctor-secret" not in bad.stdout + bad.stderr
 
 
+@pytest.mark.slow
 def test_check_exits_1_on_a_broken_session(tmp_path: Path, passage: Path) -> None:
     import sqlite3
 
@@ -249,6 +262,7 @@ def test_check_exits_1_on_a_broken_session(tmp_path: Path, passage: Path) -> Non
     assert proc.returncode == 1 and "broken:" in proc.stdout
 
 
+@pytest.mark.slow
 def test_export_every_format_from_the_command_line(tmp_path: Path, passage: Path) -> None:
     run = dagmca(
         "run", str(passage), "--llm", "fake", "--session", "ex", "--quiet", "--max-depth", "0", cwd=tmp_path
@@ -288,6 +302,7 @@ def test_every_setting_with_a_help_text_is_an_option_of_run_declared_once() -> N
             )
 
 
+@pytest.mark.slow
 def test_sessions_keeps_each_id_whole_on_an_80_column_terminal(tmp_path: Path, passage: Path) -> None:
     """An id is what a user copies into the next command: a narrow terminal shortens the
     title, never the id."""

@@ -16,6 +16,7 @@ def test_an_empty_question_is_one_line_and_exit_2(tmp_path: Path, question: str)
     assert_user_error(proc, "the question is empty", tmp_path)
 
 
+@pytest.mark.slow  # a dagmca process
 def test_mcp_refuses_a_store_that_does_not_exist(tmp_path: Path) -> None:
     proc = dagmca("mcp", "--store", "typo.db", "--llm", "fake", cwd=tmp_path, timeout=60)
     assert proc.returncode == 2, proc.stderr

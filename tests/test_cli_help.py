@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 import dagmca
 from tests.test_cli import dagmca as dagmca_cli
 
@@ -14,6 +16,7 @@ def test_version_prints_the_version(tmp_path: Path) -> None:
     assert proc.stdout.strip() == f"dagmca {dagmca.__version__}"
 
 
+@pytest.mark.slow  # dagmca processes
 def test_run_help_is_short_and_still_names_every_variable(tmp_path: Path) -> None:
     proc = dagmca_cli("run", "--help", cwd=tmp_path, env={"COLUMNS": "80"})
     assert proc.returncode == 0, proc.stderr

@@ -11,6 +11,7 @@ from collections import Counter
 from typing import Any
 
 import networkx as nx
+import pytest
 
 from dagmca.debate.dag.merging import components
 from dagmca.graph import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
@@ -160,6 +161,7 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     assert NodeKind.SYNTHESIS.value in kinds
 
 
+@pytest.mark.slow
 def test_max_nodes_caps_the_session(run_fake: RunSession) -> None:
     settings = dict(
         max_branches=3, max_depth=2, max_revisits=1, rounds=2, strategy="urgent", monitor_every="turn"
@@ -173,6 +175,7 @@ def test_max_nodes_caps_the_session(run_fake: RunSession) -> None:
     assert check_store(capped.store, "capped") == []
 
 
+@pytest.mark.slow
 def test_sibling_branches_run_in_parallel(run_fake: RunSession) -> None:
     """The main debate's branches debate at once: each one's first call is asked before
     any one's last (one after another, the second would begin after the first ended).

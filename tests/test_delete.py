@@ -39,6 +39,7 @@ def one_line_error(proc: object, needle: str) -> None:
     assert len(stderr.strip().splitlines()) == 1 and needle in stderr and "Traceback" not in stderr
 
 
+@pytest.mark.slow
 def test_delete_on_the_embedded_store(corpus: Path, tmp_path: Path) -> None:
     store = ("--store", str(corpus))
     with SQLiteStore(corpus) as st:
@@ -56,6 +57,7 @@ def test_delete_on_the_embedded_store(corpus: Path, tmp_path: Path) -> None:
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_force_deletes_a_linked_session_and_its_links(corpus: Path, tmp_path: Path) -> None:
     forced = dagmca("delete", "p1", "--force", "--yes", "--store", str(corpus), cwd=tmp_path)
     assert forced.returncode == 0, forced.stderr
@@ -64,6 +66,7 @@ def test_force_deletes_a_linked_session_and_its_links(corpus: Path, tmp_path: Pa
         assert all(st.get_node(e.target) and st.get_node(e.source) for e in st.edges("p0"))
 
 
+@pytest.mark.slow
 def test_delete_on_the_bolt_server(corpus: Path, bolt_server: BoltServer, tmp_path: Path) -> None:
     target = bolt_server.new_target()
     with SQLiteStore(corpus) as src, connect(target) as dst:
@@ -81,6 +84,7 @@ def test_delete_on_the_bolt_server(corpus: Path, bolt_server: BoltServer, tmp_pa
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
+@pytest.mark.slow
 def test_delete_asks_first(corpus: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     store = ("--store", str(corpus))
     # no terminal to ask on, and no --yes: refused, nothing removed

@@ -21,6 +21,8 @@ from tests.conftest import RunSession, excerpt_of
 from tests.support.judges import duplicate_questions, pair_texts
 from tests.test_pipeline import QUESTIONS, flag, no_flag
 
+pytestmark = pytest.mark.slow
+
 
 def latency(salt: str):  # type: ignore[no-untyped-def]
     """A per-call delay of 0-20 ms that depends on the call and the salt."""

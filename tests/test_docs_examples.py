@@ -83,6 +83,7 @@ def _share_data(home: Path) -> None:
 
 
 @pytest.mark.parametrize(("page", "number", "code"), blocks(), ids=lambda v: str(v)[:40])
+@pytest.mark.slow
 def test_the_example_runs(prepared: Path, tmp_path: Path, page: str, number: int, code: str) -> None:
     folder = Path(shutil.copytree(prepared, tmp_path / "here", symlinks=True))
     (folder / ".venv").symlink_to(Path(sys.executable).parent.parent)

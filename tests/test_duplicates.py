@@ -23,7 +23,7 @@ from dagmca.graph import (
 )
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.prompts.schemas import DuplicateVerdict
-from dagmca.runner import open_state
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_provenance
 from dagmca.store.sqlite import SQLiteStore

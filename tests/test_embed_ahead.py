@@ -21,7 +21,8 @@ from dagmca.debate.state import SessionState
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.metrics.session import session_metrics
-from dagmca.runner import open_state, run_and_report
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.similarity.counts import EmbedCounts, EmbedPhase, counting
 from dagmca.similarity.queue import AHEAD_BATCH
@@ -201,6 +202,7 @@ def run_session(store: SQLiteStore, tmp_path: Path, embedder: GatedEmbedder) -> 
     return asyncio.run(go())
 
 
+@pytest.mark.slow
 def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
     store: SQLiteStore, tmp_path: Path
 ) -> None:

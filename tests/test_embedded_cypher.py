@@ -120,6 +120,7 @@ def embedded(path: Path, text: str, params: dict[str, Any]) -> list[dict[str, An
 @pytest.mark.parametrize(
     "q", [q for q in COOKBOOK if q.name not in NOT_ON_THE_TEST_SERVER], ids=lambda q: q.name
 )
+@pytest.mark.slow
 def test_every_cookbook_query_gives_the_bolt_servers_rows(
     store: str, q: CookbookQuery, stores: dict[str, Path], on_bolt: dict[tuple[str, str], Any]
 ) -> None:
@@ -205,6 +206,7 @@ def test_a_query_that_is_not_cypher_is_one_line(stores: dict[str, Path], text: s
     assert "\n" not in caught.value.line()
 
 
+@pytest.mark.slow
 def test_query_on_the_default_store_after_a_run(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text("Cities should price road space. Critics say it is unfair.", encoding="utf-8")
@@ -233,6 +235,7 @@ def test_query_on_the_default_store_after_a_run(tmp_path: Path) -> None:
     assert (tmp_path / ".dagmca" / "dagmca.db").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_missing_parameter_is_one_line(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "e.db")
     store.init_schema()

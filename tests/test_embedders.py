@@ -64,6 +64,7 @@ def vectors(emb: Embedder, texts: list[str]) -> np.ndarray:
 
 
 @pytest.mark.parametrize(("quantized", "agreement"), [(False, 0.99999), (True, 0.98)])
+@pytest.mark.slow
 def test_onnx_minilm_is_torch_minilm(
     quantized: bool, agreement: float, exported: Path, reference: np.ndarray, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -77,6 +78,7 @@ def test_onnx_minilm_is_torch_minilm(
     assert agree.min() > agreement, agree
 
 
+@pytest.mark.slow
 def test_an_exported_graph_is_reused_and_batches_match_single_texts(
     exported: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -22,6 +22,7 @@ CONFIGS = {
 
 
 @pytest.mark.parametrize("name", list(CONFIGS))
+@pytest.mark.slow
 def test_a_run_spends_within_its_projection(name: str, tmp_path: Path) -> None:
     options = ["--llm", "fake", *CONFIGS[name]]
     projected = dagmca("estimate", str(PASSAGE), *options, "--json", cwd=tmp_path)
@@ -40,6 +41,7 @@ def test_a_run_spends_within_its_projection(name: str, tmp_path: Path) -> None:
     assert "projected" in ran.stdout and f"(made {calls:,})" in ran.stdout.replace("\n", " ")
 
 
+@pytest.mark.slow
 def test_dry_run_spends_nothing_and_needs_no_key(tmp_path: Path) -> None:
     proc = dagmca("run", str(PASSAGE), "--llm", "openai", "--model", "gpt-4o", "--dry-run", cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr

@@ -443,6 +443,7 @@ def test_a_folder_of_passages_is_open_questions_judged_in_pairs(tmp_path: Path) 
     assert [t.id for t in found] == ["one", "two-words"] and all(t.judged and t.passage for t in found)
 
 
+@pytest.mark.slow
 def test_the_cli_prints_the_json_report_and_refuses_bad_input_with_exit_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

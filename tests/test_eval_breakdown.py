@@ -142,6 +142,7 @@ def _cli_eval(tmp_path: Path) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_the_report_folder_has_a_png_plot_beside_the_svg(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib", reason="the plot extra (in dev) is not installed")
     assert main(_cli_eval(tmp_path)) == 0
@@ -150,6 +151,7 @@ def test_the_report_folder_has_a_png_plot_beside_the_svg(tmp_path: Path) -> None
     assert (tmp_path / "r" / "quality-cost.svg").read_text().startswith("<svg")
 
 
+@pytest.mark.slow
 def test_without_matplotlib_the_svg_is_written_and_one_line_says_why_there_is_no_png(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -178,6 +180,7 @@ def strong(judge: bool = False) -> ScriptedLLM:
     return ScriptedLLM(respond if judge else model, caps=True)
 
 
+@pytest.mark.slow
 def test_with_ledger_final_the_dag_arm_reports_its_claims_origins_and_its_vote_is_matched_without_them(
     tmp_path: Path,
 ) -> None:
@@ -229,6 +232,7 @@ def test_with_ledger_final_the_dag_arm_reports_its_claims_origins_and_its_vote_i
     assert dag.calls + vote.calls + single.calls == report.spend.arms.calls
 
 
+@pytest.mark.slow
 def test_without_an_explicit_ledger_setting_no_arm_is_traced(tmp_path: Path) -> None:
     found = [Task(id="t0", question="What does the passage imply?", passage=LONG_PASSAGE)]
     report = run(tmp_path, strong(), found, "dag", BASE)  # ledger auto: off in an eval

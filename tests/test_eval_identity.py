@@ -35,6 +35,7 @@ def all_calls(db: Path) -> int:
         return sum(len(st.calls(s.id)) for s in st.sessions())
 
 
+@pytest.mark.slow
 def test_an_eval_rerun_with_another_model_makes_calls_and_reports_that_model_and_again_makes_none(
     tmp_path: Path,
 ) -> None:

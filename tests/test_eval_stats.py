@@ -47,6 +47,7 @@ def _one_eval(
     return runs, verdicts
 
 
+@pytest.mark.slow
 def test_calibrated_two_identical_arms_over_200_evals() -> None:
     rng = random.Random(7)
     significant = covered = 0

@@ -11,11 +11,13 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.api import Workspace
 from dagmca.evaluation import EvalReport, Task, parse_arms
 from dagmca.evaluation.consistency import plurality
 from dagmca.evaluation.running import EvalPlan, run_eval
-from dagmca.llm.base import CallMeta, Completion, Message
+from dagmca.llm.base import Completion, Request
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
@@ -28,19 +30,10 @@ SAMPLING: ContextVar[tuple[float, int | None]] = ContextVar("sampling", default=
 class Sampled(ScriptedLLM):
     """A scripted model whose responder sees each call's temperature and seed."""
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: Any = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        SAMPLING.set((temperature, seed))
-        self.temperatures = [*getattr(self, "temperatures", []), (meta.debate if meta else "", temperature)]
-        return await super().complete(messages, schema=schema, max_tokens=max_tokens, meta=meta)
+    async def complete(self, request: Request) -> Completion:
+        SAMPLING.set((request.temperature, request.seed))
+        self.temperatures = [*getattr(self, "temperatures", []), (request.meta.debate, request.temperature)]
+        return await super().complete(request)
 
 
 def right_sixty_percent(call: ScriptedCall) -> Any:
@@ -77,6 +70,7 @@ def run(
     return asyncio.run(main())
 
 
+@pytest.mark.slow
 def test_sampling_matters_vote_beats_single_only_above_temperature_0(tmp_path: Path) -> None:
     found = numeric_tasks(40)
     # a one-round debate of four agents: a vote of a few samples matches it
@@ -121,6 +115,7 @@ def test_the_plurality_reads_numbers_within_tolerance_letters_and_text() -> None
     assert plurality(exact, [None, ""]) is None
 
 
+@pytest.mark.slow
 def test_the_json_carries_each_arms_tokens_and_cost_and_the_match_rule_and_a_rerun_makes_no_call(
     tmp_path: Path,
 ) -> None:

@@ -71,6 +71,7 @@ def test_graphml_and_gexf_round_trip(fmt: str, tmp_path: Path) -> None:
     assert types == sorted(e.type.value for e in edges)
 
 
+@pytest.mark.slow
 def test_dot_parses(tmp_path: Path) -> None:
     import pydot
 
@@ -105,6 +106,7 @@ def test_cypher_literals_cannot_escape() -> None:
     assert cypher_literal(True) == "true" and cypher_literal(0.25) == "0.25"
 
 
+@pytest.mark.slow
 def test_cypher_script_recreates_the_session_on_a_bolt_server(bolt_server: BoltServer) -> None:
     nodes, edges = session()
     script = WRITERS["cypher"]("snap", nodes, edges)

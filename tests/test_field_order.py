@@ -26,7 +26,8 @@ from dagmca.prompts.schemas import (
     decision_schema,
     joint_flag_schema,
 )
-from dagmca.runner import open_state, run_and_report
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
@@ -107,6 +108,7 @@ def test_the_concession_is_switched_on_for_the_bundled_model_only(monkeypatch: p
 
 
 @pytest.mark.parametrize("accepts", [frozenset({"json_schema", "json_object"}), frozenset({"json_object"})])
+@pytest.mark.slow
 def test_a_full_session_on_an_endpoint_sends_every_schema_evidence_first(
     tmp_path: Path, accepts: frozenset[str]
 ) -> None:

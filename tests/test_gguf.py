@@ -40,6 +40,7 @@ def _cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
 
+@pytest.mark.slow  # gguf reads the whole header
 def test_the_bundled_models_name_and_context_are_read_by_gguf_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import gguf
 

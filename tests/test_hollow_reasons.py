@@ -4,12 +4,11 @@ description, are asked again once, then kept marked degenerate."""
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from pydantic import BaseModel
 
 from dagmca.graph import CallPhase, CallRecord, Phase
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import CallMeta, Completion, LLMClient, Message, Request
 from dagmca.llm.degenerate import field_descriptions, reason_degeneration
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.stack.reasons import Reasons, hollow_reason, reasons_of
@@ -34,19 +33,10 @@ class Replies(LLMClient):
         self.reasons = list(reasons)
         self.asked: list[tuple[float, int | None, CallMeta | None]] = []
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        self.asked.append((temperature, seed, meta))
+    async def complete(self, request: Request) -> Completion:
+        self.asked.append((request.temperature, request.seed, request.meta))
         reason = self.reasons.pop(0)
-        if schema is None:
+        if request.schema is None:
             return Completion(text=reason)
         parsed = PairVerdict(verdict="converge", shared_claim="The councils pay.", reason=reason)
         return Completion(text=parsed.model_dump_json(), parsed=parsed)
@@ -56,7 +46,7 @@ def ask(
     client: LLMClient, phase: str = CallPhase.JUDGE, schema: type[BaseModel] | None = PairVerdict
 ) -> Completion:
     meta = CallMeta(agent="judge", phase=phase)
-    return asyncio.run(client.complete(PROMPT, schema=schema, max_tokens=100, seed=3, meta=meta))
+    return asyncio.run(client.complete(Request(PROMPT, schema=schema, max_tokens=100, seed=3, meta=meta)))
 
 
 def test_what_makes_a_reason_hollow() -> None:
@@ -124,7 +114,7 @@ def test_an_eval_verdict_whose_reasoning_stays_hollow_is_stored_marked() -> None
     class Judge(LLMClient):
         model = "scripted"
 
-        async def complete(self, messages: list[Message], **kw: Any) -> Completion:
+        async def complete(self, request: Request) -> Completion:
             parsed = PairJudgement(reasoning="A", verdict="A")
             return Completion(text=parsed.model_dump_json(), parsed=parsed)
 

@@ -51,6 +51,7 @@ def labelled_similarities() -> list[tuple[str, str, float]]:
         emb.close()
 
 
+@pytest.mark.slow
 def test_the_prefilter_passes_nine_in_ten_positives_of_the_labelled_set() -> None:
     sims = labelled_similarities()
     assert len(sims) >= 60
@@ -72,6 +73,7 @@ def test_the_prefilter_passes_nine_in_ten_positives_of_the_labelled_set() -> Non
     assert median("contradict") >= median("converge")
 
 
+@pytest.mark.slow
 def test_the_duplicate_threshold_merges_no_different_questions_of_the_labelled_set() -> None:
     """Tension questions merge as duplicates by cosine alone, so the threshold must not
     fold a different question into its twin; the set shows why it is high: paraphrases

@@ -16,7 +16,7 @@ from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter
 from dagmca.prompts import ledger as ledger_prompts
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
-from dagmca.runner import role_window
+from dagmca.workspace.session import role_window
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
 

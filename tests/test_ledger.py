@@ -28,12 +28,13 @@ from dagmca.llm.prices import Prices
 from dagmca.metrics import measures
 from dagmca.metrics.ledger import ClaimLine, arm_shares, claim_lines
 from dagmca.metrics.session import session_metrics
-from dagmca.runner import Earlier, open_state, run_and_report
 from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace.session import SessionMode, run_and_report
 from tests.conftest import PASSAGE, run_scripted
 from tests.support.judges import ledger_reply, sentences_of
+from tests.support.opened import open_state
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
 # a main debate only, two leaves under the root, two rounds, no observers
@@ -108,19 +109,19 @@ def run(
     responder: Any,
     *,
     embedder: Embedder | None = None,
-    earlier: Earlier = None,
+    mode: SessionMode = SessionMode.NEW,
     session: str = "s1",
     **settings: Any,
 ) -> tuple[Any, Any, ScriptedLLM]:
     """A whole session on the scripted fake, as the CLI wires it, with `embedder` (the
-    hashing one by default) and, for a resumed run, `earlier`."""
+    hashing one by default) and, for a resumed run, `mode`."""
     cfg = SessionConfig(**{"llm": "fake", "cache": False, "agent_memory": "session", **settings})
     fake = ScriptedLLM(responder)
 
     async def go() -> tuple[Any, Any]:
         async with open_state(
             cfg, store, client=fake, session_id=session, passage=PASSAGE,
-            embedder=embedder or HashingEmbedder(), earlier=earlier,
+            embedder=embedder or HashingEmbedder(), mode=mode,
         ) as state:  # fmt: skip
             result = await run_and_report(state, title="test", model="scripted", out_dir=tmp_path / session)
         return result, state
@@ -288,6 +289,7 @@ def test_ledger_all_traces_each_resolution_but_not_to_its_own_turn(
     assert check_store(store, "s1") == []
 
 
+@pytest.mark.slow
 def test_the_estimate_counts_the_ledger_and_a_strong_session_stays_within_it(
     store: SQLiteStore, tmp_path: Path
 ) -> None:
@@ -336,7 +338,7 @@ def test_a_budget_cut_ledger_resumes_from_the_cache_without_asking_again(
     # resumed with the budget raised: every earlier call replayed, the written claims not
     # asked again, the split answered from the cache, only the untraced claims judged
     again, _, fake2 = run(
-        store, tmp_path, debate(SAID, FINAL, judge_rule()), cache=True, earlier="replay", **SMALL
+        store, tmp_path, debate(SAID, FINAL, judge_rule()), cache=True, mode=SessionMode.RESUME, **SMALL
     )
     asked = [c for c in fake2.calls if c.meta.phase == CallPhase.LEDGER]
     kinds = {"SourceVerdicts", "Entailment"}
@@ -352,7 +354,7 @@ def test_a_budget_cut_ledger_resumes_from_the_cache_without_asking_again(
     assert whole is not None and (whole.claims, whole.untraced) == (4, 0)
     # and a third run makes no ledger call at all: every claim is written
     responder = debate(SAID, FINAL, judge_rule())
-    _, _, fake3 = run(store, tmp_path, responder, cache=True, earlier="replay", **SMALL)
+    _, _, fake3 = run(store, tmp_path, responder, cache=True, mode=SessionMode.RESUME, **SMALL)
     assert not fake3.calls
 
 
@@ -389,6 +391,7 @@ def test_a_final_written_anew_gets_its_claims_traced_and_the_old_ones_superseded
 
 
 # -- the command, and the cookbook on a real Bolt server -------------------------------------
+@pytest.mark.slow
 def test_dagmca_ledger_traces_a_session_run_without_it(tmp_path: Path) -> None:
     from tests.test_cli import dagmca
 
@@ -420,6 +423,7 @@ def test_dagmca_ledger_traces_a_session_run_without_it(tmp_path: Path) -> None:
         assert con.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0] == before
 
 
+@pytest.mark.slow
 def test_the_cookbook_ledger_queries_return_the_claims_the_json_lists(
     store: SQLiteStore, traced: tuple[Any, Any, ScriptedLLM], bolt_server: Any
 ) -> None:
@@ -451,6 +455,7 @@ def test_the_cookbook_ledger_queries_return_the_claims_the_json_lists(
         assert {r["source_id"] for r in travelled if r["first"]} == firsts
 
 
+@pytest.mark.slow
 def test_the_viewer_lists_the_finals_claims_and_a_click_draws_and_selects_their_turns(
     store: SQLiteStore, traced: tuple[Any, Any, ScriptedLLM], tmp_path: Path
 ) -> None:
@@ -485,6 +490,7 @@ def test_the_viewer_lists_the_finals_claims_and_a_click_draws_and_selects_their_
 
 
 @pytest.mark.local_model
+@pytest.mark.slow
 def test_the_bundled_model_completes_a_session_with_the_ledger(tmp_path: Path) -> None:
     from tests.test_cli import dagmca
 

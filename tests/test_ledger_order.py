@@ -8,10 +8,14 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
+import pytest
+
 from dagmca.debate.ledger.texts import before, said
 from dagmca.graph import DebateNode, EdgeType, NodeKind, TurnNode, node_from_record
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
+
+pytestmark = pytest.mark.slow
 
 
 def test_the_order_of_what_was_said_does_not_depend_on_the_order_of_the_writes(

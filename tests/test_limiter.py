@@ -7,6 +7,7 @@ import asyncio
 import itertools
 from typing import Any
 
+import pytest
 from openai import AsyncOpenAI
 
 from dagmca.llm.limiter import MARGIN, RateLimiter
@@ -97,6 +98,7 @@ def test_without_a_limit_a_429_pauses_everyone_and_guesses_no_rate() -> None:
     assert lim.rate is None and not lim.limited and lim.throttled == 1
 
 
+@pytest.mark.slow
 def test_the_backend_waits_for_the_limiter_and_reports_429s() -> None:
     with FaultServer(rates={"rate_limit": 0.3}, retry_after="0.01", seed=4) as server:
         lim = RateLimiter(rpm=6000)

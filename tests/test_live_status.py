@@ -11,9 +11,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.llm.fake import ScriptedCall
 from tests.conftest import RunSession
 from tests.support.sandbox import process_env
+
+pytestmark = pytest.mark.slow
 
 
 def test_status_is_valid_json_at_every_moment(run_fake: RunSession, tmp_path: Path) -> None:

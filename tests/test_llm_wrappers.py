@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
 
 from dagmca.graph import CallPhase, CallRecord
 from dagmca.llm.base import (
@@ -22,6 +21,7 @@ from dagmca.llm.base import (
     LLMError,
     Message,
     PreflightCall,
+    Request,
     Usage,
 )
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
@@ -158,17 +158,9 @@ class Inner(LLMClient):
         self.modes_used: list[str] = []
         self.settled: str | None = None
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        self.asked.append({"messages": messages, "max_tokens": max_tokens, "temperature": temperature})
+    async def complete(self, request: Request) -> Completion:
+        r = request
+        self.asked.append({"messages": r.messages, "max_tokens": r.max_tokens, "temperature": r.temperature})
         reply = self.replies[min(len(self.asked), len(self.replies)) - 1]
         if isinstance(reply, LLMError):
             raise reply
@@ -203,7 +195,9 @@ Q: list[Message] = [{"role": "user", "content": "q"}]
 
 def ask(client: LLMClient, phase: str = "respond", **kwargs: Any) -> Completion:
     return asyncio.run(
-        client.complete(Q, max_tokens=kwargs.pop("max_tokens", 50), meta=CallMeta(phase=phase), **kwargs)
+        client.complete(
+            Request(Q, max_tokens=kwargs.pop("max_tokens", 50), meta=CallMeta(phase=phase), **kwargs)
+        )
     )
 
 
@@ -216,7 +210,7 @@ def test_the_gate_holds_calls_in_flight_to_its_slots() -> None:
     async def main(slots: int | None) -> int:
         inner = ScriptedLLM(delay=0.01)
         client: LLMClient = Gated(inner, Gate(slots)) if slots else inner
-        await asyncio.gather(*(client.complete(Q, max_tokens=5) for _ in range(6)))
+        await asyncio.gather(*(client.complete(Request(Q, max_tokens=5)) for _ in range(6)))
         return inner.max_in_flight
 
     assert asyncio.run(main(2)) == 2
@@ -339,9 +333,9 @@ def test_requests_are_counted_as_they_are_sent() -> None:
     seen: list[int] = []
 
     class Watch(Inner):
-        async def complete(self, messages: list[Message], **kwargs: Any) -> Completion:
+        async def complete(self, request: Request) -> Completion:
             seen.append(meter.calls)  # in flight: already counted
-            return await super().complete(messages, **kwargs)
+            return await super().complete(request)
 
     counted = CountRequests(Watch(), meter, role="observer")
     ask(counted)
@@ -425,7 +419,7 @@ def test_a_reply_from_the_cache_charges_the_earlier_call_that_paid_for_it() -> N
     meter, cache = Meter(), DictCache()
     first = Cached(Inner(), cache)
     ask(first)
-    key = first.key(Q, None, 50, 0.0, None)
+    key = first.key(Request(Q, max_tokens=50))
     earlier = Earlier(meter)
     earlier.restore([CallRecord(session="s", key=key, prompt_tokens=7)], replayed=True)
     ask(Replaying(Cached(Inner(), cache), earlier))

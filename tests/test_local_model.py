@@ -32,6 +32,7 @@ def local_server() -> Iterator[LocalModelServer]:
     server.stop()
 
 
+@pytest.mark.slow
 def test_structured_output_from_the_real_model(local_server: LocalModelServer) -> None:
     async def go() -> TensionFlag:
         b = OpenAIBackend(AsyncOpenAI(base_url=local_server.base_url, api_key="local"), LOCAL_MODEL_NAME)
@@ -58,6 +59,7 @@ def test_embeddings_are_real_and_offline() -> None:
     assert jaccard("a b c", "a b d") == pytest.approx(0.5)
 
 
+@pytest.mark.slow
 def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -154,6 +156,7 @@ def slow_dagmca(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return dagmca(*args, cwd=cwd, timeout=1200)
 
 
+@pytest.mark.slow
 def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: Path) -> None:
     """cpp=2, depth=3, rounds=2 (16 calls a round), with self-reflection: the real
     model's structured reflections (numbers it does not keep in range) validate too."""
@@ -180,6 +183,7 @@ def test_a_deep_tree_on_the_real_model_writes_a_report_that_validates(tmp_path: 
     assert slow_dagmca(tmp_path, "check", "deep").returncode == 0
 
 
+@pytest.mark.slow
 def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> None:
     example = Path(__file__).parent.parent / "examples" / "congestion_pricing.txt"
     # the shape the counts below are for, not the local model's smaller defaults
@@ -200,6 +204,7 @@ def test_compare_on_an_example_passage_with_the_real_model(tmp_path: Path) -> No
         MCAReport.model_validate_json(path.read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 def test_a_passage_longer_than_the_local_window_takes_the_section_path(tmp_path: Path) -> None:
     """Two essays, 2,532 words (about 2,900 tokens): more than half the local model's
     4,096-token slot, so they are cut into sections and mapped; each debate's sections
@@ -231,6 +236,7 @@ def test_a_passage_longer_than_the_local_window_takes_the_section_path(tmp_path:
         assert (d["origin"] == "main") == all(e["as"] == "map" for e in read)
 
 
+@pytest.mark.slow
 def test_any_gguf_file_is_served_the_same_way(tmp_path: Path) -> None:
     """A user's GGUF (here a copy of the bundled file under another name): `doctor` shows
     what it is, a run serves it under its own name; a file that is not a model is one line."""
@@ -259,6 +265,7 @@ def test_any_gguf_file_is_served_the_same_way(tmp_path: Path) -> None:
     assert_user_error(bad, "is not a usable GGUF model file", elsewhere)
 
 
+@pytest.mark.slow
 def test_the_local_model_writes_readable_text(tmp_path: Path) -> None:
     """Issue 16's bar, on the real 135M model with its default sampling and guard: no
     Final or Synthesis loops (no 4-word sequence 3 times), at most 10% of turns looping,

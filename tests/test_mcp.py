@@ -96,6 +96,7 @@ def stored_counts(path: Path) -> tuple[int, int]:
     return int(nodes), int(edges)
 
 
+@pytest.mark.slow
 def test_the_tools_read_the_graph_and_ask_cites_nodes_that_exist(graph: Path) -> None:
     async def work(session: ClientSession) -> None:
         listed = await session.list_tools()
@@ -136,6 +137,7 @@ WRITES = [
 ]
 
 
+@pytest.mark.slow
 def test_query_reads_and_refuses_every_write_with_nothing_written(graph: Path) -> None:
     before = stored_counts(graph)
 
@@ -159,6 +161,7 @@ def test_query_reads_and_refuses_every_write_with_nothing_written(graph: Path) -
     assert stored_counts(graph) == before
 
 
+@pytest.mark.slow
 def test_run_is_refused_without_allow_run(graph: Path) -> None:
     async def work(session: ClientSession) -> None:
         line = await refused(session, "run", passage="Cities should price road space.")
@@ -168,6 +171,7 @@ def test_run_is_refused_without_allow_run(graph: Path) -> None:
     over_stdio(graph, work)
 
 
+@pytest.mark.slow
 def test_run_with_allow_run_starts_a_capped_session(graph: Path) -> None:
     async def work(session: ClientSession) -> None:
         done = await call(session, "run", passage="Cities should price road space.", title="tolls")
@@ -180,6 +184,7 @@ def test_run_with_allow_run_starts_a_capped_session(graph: Path) -> None:
     over_stdio(graph, work, "--allow-run", "--max-depth", "0", "--rounds", "1")
 
 
+@pytest.mark.slow
 def test_streamable_http_on_localhost(graph: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, *server_args(graph, "--http", "--port", "0")],

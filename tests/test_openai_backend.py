@@ -152,6 +152,7 @@ def test_client_errors_are_not_retried(server: Any) -> None:
     assert len(seen) == 1
 
 
+@pytest.mark.slow
 def test_ping_checks_the_model_and_the_endpoint(server: Any) -> None:
     url, _ = server(lambda body, n: (200, chat("x")))
     asyncio.run(backend(url).ping())

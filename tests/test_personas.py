@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.router import Record, Router
 from dagmca.graph import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, TensionCategory, node_from_record
@@ -28,6 +30,7 @@ def personas(store: SQLiteStore) -> dict[str, PersonaNode]:
     return {p.perspective: p for p in nodes if isinstance(p, PersonaNode)}
 
 
+@pytest.mark.slow
 def test_two_sessions_on_one_store_share_their_agents(run_fake: RunSession, tmp_path: Path) -> None:
     _, first, _ = run_fake(scripted(QUESTIONS[:2]), session="one", **ROUTED)
     store = first.store.store

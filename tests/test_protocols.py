@@ -152,6 +152,7 @@ def test_a_critical_signal_makes_the_parent_rebroadcast_within_max_iterations(
 
 
 # -- reports ------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_reports_validate_and_carry_the_seed_fields(run_fake: RunSession, tmp_path: Path) -> None:
     _, state, _ = run_fake(cpp=2, depth=3, rounds=2, max_depth=1, max_branches=2, convergence_threshold=1.0)
     out = tmp_path / "out" / "s1"

@@ -94,6 +94,7 @@ def load_empty() -> Graph:
     return Graph.from_rows([], [])
 
 
+@pytest.mark.slow
 def test_dagmca_query_stops_at_its_timeout_in_one_line(big: Path) -> None:
     began = time.monotonic()
     proc = dagmca("query", CARTESIAN, "--timeout", "1", "--store", str(big), cwd=big.parent)
@@ -106,6 +107,7 @@ def test_dagmca_query_stops_at_its_timeout_in_one_line(big: Path) -> None:
     assert "line 1, column 11" in misspelt.stderr and "not supported" not in misspelt.stderr
 
 
+@pytest.mark.slow
 def test_an_mcp_query_over_its_limit_stops_and_the_other_tools_answer_meanwhile(big: Path) -> None:
     limit = 3.0
 
@@ -124,6 +126,7 @@ def test_an_mcp_query_over_its_limit_stops_and_the_other_tools_answer_meanwhile(
     over_stdio(big, work, "--query-timeout", str(limit))
 
 
+@pytest.mark.slow
 def test_an_mcp_query_returns_at_most_its_rows_and_says_so(big: Path) -> None:
     async def work(session: ClientSession) -> None:
         many = await call(session, "query", cypher="UNWIND range(1, 1500) AS x RETURN x")

@@ -10,6 +10,8 @@ import json
 import re
 from pathlib import Path
 
+import pytest
+
 from dagmca.debate.session import SessionResult
 from dagmca.debate.state import SessionState
 from dagmca.graph import CallPhase, EdgeType, NodeKind, Phase
@@ -40,6 +42,7 @@ def cut_words(text: str, vocabulary: set[str]) -> set[str]:
     return {w for q in quoted for w in words(MARK.sub("", q)) if w not in vocabulary}
 
 
+@pytest.mark.slow
 def test_a_strong_model_gets_the_passage_and_every_text_whole(store: SQLiteStore, tmp_path: Path) -> None:
     model = StrongModel()
     result, state, fake = strong_run(store, tmp_path, model)
@@ -72,6 +75,7 @@ def test_a_strong_model_gets_the_passage_and_every_text_whole(store: SQLiteStore
     assert check_store(store, "s1") == []
 
 
+@pytest.mark.slow
 def test_a_small_window_leaves_out_whole_sentences_oldest_first_and_counts_them(
     store: SQLiteStore, tmp_path: Path
 ) -> None:
@@ -130,6 +134,7 @@ def test_a_reply_cut_by_its_cap_is_continued_and_never_stored_cut(store: SQLiteS
     assert sum(t in set(model.said) for t in turns) == len(turns), "each cut answer was finished"
 
 
+@pytest.mark.slow
 def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteStore, tmp_path: Path) -> None:
     model = StrongModel()
     # 3,500 tokens, of which half for the passage: the 1,427-token essay does not fit
@@ -165,6 +170,7 @@ def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteSt
     assert check_store(store, "s1") == []
 
 
+@pytest.mark.slow
 def test_fewer_observer_calls_find_no_fewer_flags(store: SQLiteStore, tmp_path: Path) -> None:
     """One call per lens per turn (per-lens), one per turn (joint), one per group of a
     phase's sibling turns (siblings, the default): the strong model's flags are not fewer."""

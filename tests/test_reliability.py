@@ -11,17 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
 from dagmca.graph import CallRecord
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Request
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.openai_call import make_client
 from dagmca.llm.retry import RetryPolicy
-from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
@@ -76,6 +76,7 @@ def sqlite(tmp_path: Path) -> SQLiteStore:
 
 
 @pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.slow
 def test_a_session_completes_with_a_fault_kind_at_rate_0_3(fault: str, sqlite: SQLiteStore) -> None:
     rates = {fault: 0.3}
     with FaultServer(rates=rates, seed=7, retry_after="0.05", hang_s=1.5) as server:
@@ -104,6 +105,7 @@ def test_a_session_completes_with_a_fault_kind_at_rate_0_3(fault: str, sqlite: S
     assert sum(len(r.faults) for r in records) == sum(m.faults.values())
 
 
+@pytest.mark.slow
 def test_mixed_faults_through_the_cli_are_counted_in_the_summary(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -127,6 +129,7 @@ def test_mixed_faults_through_the_cli_are_counted_in_the_summary(tmp_path: Path)
     assert check.returncode == 0, check.stdout
 
 
+@pytest.mark.slow
 def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
     with FaultServer(rates={"rate_limit": 1.0}, retry_after="0.4") as server:
         client = make_client(server.base_url, KEY, 2)
@@ -134,7 +137,7 @@ def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
 
         async def ask() -> None:
             try:
-                await backend.complete([{"role": "user", "content": "hi"}], max_tokens=5)
+                await backend.complete(Request([{"role": "user", "content": "hi"}], max_tokens=5))
             finally:
                 await backend.aclose()
 
@@ -146,6 +149,7 @@ def test_retry_after_is_honoured(sqlite: SQLiteStore) -> None:
     assert 0.8 <= elapsed < 3 and failed.value.retries == 2 and server.requests == 3
 
 
+@pytest.mark.slow
 def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: SQLiteStore) -> None:
     # agents that start from zero each time: with the store's persistent agents
     # (the default) a second session's agents remember the first, so it asks anew
@@ -165,6 +169,7 @@ def test_a_repeated_run_is_answered_from_the_cache_with_the_same_graph(sqlite: S
 
 
 @pytest.mark.parametrize("kind", ["calls", "tokens", "cost"])
+@pytest.mark.slow
 def test_each_budget_stops_cleanly_and_keeps_the_final(kind: str, sqlite: SQLiteStore) -> None:
     with FaultServer() as server:
         prices = {"price_per_1k_prompt": 1.0, "price_per_1k_completion": 2.0}
@@ -188,6 +193,7 @@ def test_each_budget_stops_cleanly_and_keeps_the_final(kind: str, sqlite: SQLite
         assert s.cost_usd <= budget["max_cost_usd"] * 1.6
 
 
+@pytest.mark.slow
 def test_an_endpoint_that_is_down_fails_the_run_within_seconds(tmp_path: Path) -> None:
     from tests.support.bolt_server import free_port
 
@@ -205,6 +211,7 @@ def test_an_endpoint_that_is_down_fails_the_run_within_seconds(tmp_path: Path) -
     assert KEY not in proc.stderr
 
 
+@pytest.mark.slow
 def test_an_endpoint_that_dies_mid_run_stops_it_resumably(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -220,6 +227,7 @@ def test_an_endpoint_that_dies_mid_run_stops_it_resumably(tmp_path: Path) -> Non
     assert "failed" in listed.stdout
 
 
+@pytest.mark.slow
 def test_secrets_never_reach_logs_reports_store_or_exports(tmp_path: Path, bolt_server: Any) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -271,16 +279,7 @@ class CutThenFaulty(LLMClient):
         self.continuation_fails = continuation_fails
         self.requests = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         self.requests += 1
         if self.requests == 1:
             return Completion(
@@ -298,7 +297,7 @@ def test_the_retries_of_a_continuation_are_counted(fails: bool) -> None:
     records: list[CallRecord] = []
     llm = MeteredLLM(CutThenFaulty(fails), concurrency=1, record=records.append, continue_cut=True)
     done = asyncio.run(
-        llm.complete([{"role": "user", "content": "q"}], max_tokens=8, meta=CallMeta(agent="a"))
+        llm.complete(Request([{"role": "user", "content": "q"}], max_tokens=8, meta=CallMeta(agent="a")))
     )
     assert llm.meter.retries == (4 if fails else 3) == records[-1].retries
     assert done.text.endswith("[…]") == fails

@@ -13,6 +13,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from dagmca.graph import PERSONA_SESSION, NodeKind, PersonaNode, node_from_record
 from dagmca.llm.openai_backend import PROBE
 from dagmca.store.check import check_store
@@ -22,6 +24,8 @@ from tests.support.fault_server import FaultServer
 from tests.support.sandbox import process_env
 from tests.test_cli import dagmca
 from tests.test_determinism import relative
+
+pytestmark = pytest.mark.slow
 
 KEY = "sk-test-resume"
 SETTINGS = ["--cpp", "2", "--rounds", "2", "--max-branches", "2", "--max-depth", "1", "--max-revisits", "0"]

@@ -10,13 +10,16 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.config import SessionConfig
 from dagmca.debate.dag import stubs
 from dagmca.debate.session import RevisitOutcome
 from dagmca.debate.state import SessionState
 from dagmca.graph import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.runner import open_state, revisit_and_report
+from dagmca.workspace.session import revisit_and_report
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
@@ -66,6 +69,7 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
     assert check_store(store, "s1") == []
 
 
+@pytest.mark.slow
 def test_revisit_from_the_command_line(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")

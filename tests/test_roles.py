@@ -10,13 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import BaseModel
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
 from dagmca.errors import SettingsError, UserError
 from dagmca.graph import CallPhase, CallRecord, ModelRole, role_of
-from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Request, Usage
 from dagmca.llm.factory import check_backend, open_backend
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.llm.limiter import RateLimiter
@@ -25,7 +26,6 @@ from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.prices import Prices
 from dagmca.llm.routing import Route, RoutingClient
 from dagmca.metrics.session import session_metrics
-from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
@@ -45,17 +45,8 @@ class Inner(LLMClient):
         self.pinged = 0
         self.structured_mode = f"mode of {model}"
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        self.asked.append(((meta or CallMeta()).phase, temperature))
+    async def complete(self, request: Request) -> Completion:
+        self.asked.append((request.meta.phase, request.temperature))
         if self.fail:
             raise LLMError("down")
         return Completion(
@@ -71,7 +62,7 @@ def ask(
 ) -> Completion:
     meta = CallMeta(phase=phase, reask=reask)
     messages: list[Message] = [{"role": "user", "content": content or f"q {phase}"}]
-    return asyncio.run(llm.complete(messages, max_tokens=20, temperature=temperature, meta=meta))
+    return asyncio.run(llm.complete(Request(messages, max_tokens=20, temperature=temperature, meta=meta)))
 
 
 class DictCache:
@@ -212,6 +203,7 @@ def fakes_of(fakes: dict[ModelRole, LLMClient], fake: LLMClient) -> set[ModelRol
     return {role for role, f in fakes.items() if f is fake}
 
 
+@pytest.mark.slow
 def test_the_judge_on_its_own_endpoint(store: SQLiteStore, tmp_path: Path) -> None:
     """The session on one OpenAI-compatible server, the judge role on another: every
     judge-role call (verdicts and merges) reaches the second, and only those."""
@@ -323,6 +315,7 @@ def test_call_records_written_before_roles_still_load(store: SQLiteStore) -> Non
     assert [(c.model, c.role) for c in store.calls("s")] == [("m", ""), ("J", "judge")]
 
 
+@pytest.mark.slow
 def test_a_role_endpoint_that_does_not_answer_is_named_before_any_call(
     store: SQLiteStore, tmp_path: Path
 ) -> None:
@@ -355,6 +348,7 @@ def test_a_role_endpoint_that_does_not_answer_is_named_before_any_call(
     assert len(asked) == len([c for c in records if c.agent == "pre-flight" and c.role == "debate"])
 
 
+@pytest.mark.slow
 def test_doctor_checks_every_endpoint_in_use(tmp_path: Path) -> None:
     """One check per distinct endpoint: the session's answers, the judge's does not."""
     import socket

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import PASSAGE
 from tests.test_cli import dagmca
+
+pytestmark = pytest.mark.slow  # dagmca processes
 
 
 def test_a_run_with_stderr_redirected_writes_progress_lines(tmp_path: Path) -> None:

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.reports.writers import write_json
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
@@ -36,6 +38,7 @@ def start(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subproces
     )
 
 
+@pytest.mark.slow  # dagmca processes
 def test_two_runs_started_in_the_same_second_make_two_sessions(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -93,6 +96,7 @@ def one_line_refusal(proc: subprocess.CompletedProcess[str], *needles: str) -> s
     return lines[0]
 
 
+@pytest.mark.slow  # dagmca processes
 def test_a_run_and_a_resume_of_one_session_at_once_one_is_refused_and_check_passes(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -120,6 +124,7 @@ def test_a_run_and_a_resume_of_one_session_at_once_one_is_refused_and_check_pass
         assert check_store(st, "s1") == []
 
 
+@pytest.mark.slow  # dagmca processes
 def test_a_dead_holders_lease_is_taken_over_and_a_live_ones_refuses(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -141,6 +146,7 @@ def test_a_dead_holders_lease_is_taken_over_and_a_live_ones_refuses(tmp_path: Pa
     assert dagmca("delete", "s2", "--yes", "--store", str(db), cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow  # dagmca processes
 def test_a_revisit_of_an_interrupted_session_is_refused_saying_to_resume_it(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -168,6 +174,7 @@ def test_a_revisit_of_an_interrupted_session_is_refused_saying_to_resume_it(tmp_
     assert dagmca("check", "s3", "--store", str(db), cwd=tmp_path).returncode == 0
 
 
+@pytest.mark.slow  # dagmca processes
 def test_run_with_an_existing_sessions_id_continues_it_only_with_its_settings(tmp_path: Path) -> None:
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -180,6 +187,7 @@ def test_run_with_an_existing_sessions_id_continues_it_only_with_its_settings(tm
     one_line_refusal(same, "s4 already exists", "is done")
 
 
+@pytest.mark.slow  # dagmca processes
 def test_concurrent_atomic_writes_of_one_file_never_lose_their_temporary_file(tmp_path: Path) -> None:
     target = tmp_path / "status.json"
     failures: list[OSError] = []

@@ -123,6 +123,7 @@ def test_config_show_gives_each_setting_its_value_and_source(
     assert len(rows) == len(PARAMS) and set(rows) == {p.key for p in PARAMS.values()}
 
 
+@pytest.mark.slow
 def test_each_layer_gives_way_to_the_one_above(layered: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert show(capsys)["cpp"]["source"] == "env"  # env over file
     assert show(capsys, "--profile", "fast")["depth"]["value"] == 1  # profile over file
@@ -137,6 +138,7 @@ def test_each_layer_gives_way_to_the_one_above(layered: Path, capsys: pytest.Cap
     }
 
 
+@pytest.mark.slow
 def test_booleans_and_lists_from_the_environment_and_flags(
     here: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -191,6 +193,7 @@ def test_role_flags_reach_the_roles(here: Path, monkeypatch: pytest.MonkeyPatch)
     assert roles[ModelRole.FINAL].reasoning_effort == "high" and roles[ModelRole.DEBATE].rpm == 30.0
 
 
+@pytest.mark.slow
 def test_pyproject_tool_table_when_there_is_no_dagmca_toml(
     here: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -47,6 +47,10 @@ class TestBoltStore(GraphStoreContract):
         assert isinstance(store, Neo4jStore)
         return nullcontext(Neo4jStore(store._driver, database=store._database, location=store.location))
 
+    @pytest.mark.slow
+    def test_exploring_a_stub_keeps_its_edges(self, store: GraphStore) -> None:
+        super().test_exploring_a_stub_keeps_its_edges(store)
+
     def test_timestamps_are_temporal_values_cypher_compares(self, store: GraphStore) -> None:
         assert isinstance(store, Neo4jStore)
         stamp = "2026-03-04T05:06:07.089+00:00"
@@ -76,6 +80,9 @@ class TestBoltStore(GraphStoreContract):
 
 @pytest.mark.allow_hosts(real_neo4j_hosts())
 class TestRealNeo4j(TestBoltStore):
+    # the contract's own test, without the Bolt server's slow mark
+    test_exploring_a_stub_keeps_its_edges = GraphStoreContract.test_exploring_a_stub_keeps_its_edges
+
     @pytest.fixture
     def store(self) -> Iterator[GraphStore]:
         target = real_neo4j_target()

@@ -18,6 +18,8 @@ from tests.conftest import PASSAGE
 from tests.support.fault_server import FaultServer
 from tests.test_cli import dagmca
 
+pytestmark = pytest.mark.slow
+
 KEY = "sk-test-structured-1b2c3d"
 SHAPE = ["--cpp", "2", "--rounds", "1", "--max-branches", "2", "--max-depth", "1", "--max-revisits", "0"]
 

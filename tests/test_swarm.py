@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from dagmca.errors import UserError
-from dagmca.llm.base import CallMeta, Completion, Message, Usage
+from dagmca.llm.base import Completion, Request, Usage
 from dagmca.store.background import BackgroundStore
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.swarm import graph
@@ -55,17 +55,9 @@ class SkillModel:
     def __init__(self) -> None:
         self.calls = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: Any = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         self.calls += 1
+        messages, seed = request.messages, request.seed
         task = messages[-1]["content"]
         tag = _TAG.match(task)
         assert tag is not None
@@ -106,6 +98,7 @@ def go(p: StreamPlan, model: Any, db: Path) -> Any:
     return asyncio.run(run())
 
 
+@pytest.mark.slow
 def test_specialization_pays(tmp_path: Path) -> None:
     report = go(plan(stream(), ["affinity", "random"], repeats=3), SkillModel(), tmp_path / "s.db")
     rows = {r.router: r for r in report.routers}
@@ -166,6 +159,7 @@ def _recorded(db: Path, swarm_id: str) -> int:
         store.close()
 
 
+@pytest.mark.slow
 def test_killed_then_rerun_attempts_no_task_twice(tmp_path: Path) -> None:
     db = tmp_path / "k.db"
     script = RESUME_SCRIPT.format(root=str(Path(__file__).parents[1]), db=str(db))
@@ -208,8 +202,8 @@ def test_code_tasks_that_attack_the_executor_fail_and_the_swarm_goes_on(tmp_path
     ]
 
     class Coder(SkillModel):
-        async def complete(self, messages: list[Message], **_: Any) -> Completion:
-            return Completion(text=replies[messages[-1]["content"]])
+        async def complete(self, request: Request) -> Completion:
+            return Completion(text=replies[request.messages[-1]["content"]])
 
     limits = Limits(cpu_seconds=2, wall_seconds=8, memory_mb=256)
     report = go(plan(tasks, ["round-robin"], limits=limits), Coder(), tmp_path / "c.db")

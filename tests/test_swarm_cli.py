@@ -41,6 +41,7 @@ def test_bad_input_is_one_line_exit_2(
     assert_user_error(dagmca("swarm", str(path), "--llm", "fake", *args, cwd=tmp_path), says, tmp_path)
 
 
+@pytest.mark.slow  # three dagmca processes
 def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
     path = _stream(tmp_path, GOOD)
     dry = dagmca(

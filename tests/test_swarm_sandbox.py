@@ -90,6 +90,7 @@ WALLS = {"kernel": ("namespaces", False), "hook": ("guarded", True), "both": ("n
 
 @pytest.mark.parametrize("walls", list(WALLS))
 @pytest.mark.parametrize("kind", sorted(HARMFUL))
+@pytest.mark.slow  # a looping child runs out its CPU seconds
 def test_the_sandbox_holds(kind: str, walls: str, tmp_path: Path) -> None:
     mode, hook = WALLS[walls]
     if mode == "namespaces" and sandbox.isolation() != "namespaces":

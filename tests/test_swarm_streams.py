@@ -19,6 +19,7 @@ def test_each_shipped_stream_loads(name: str) -> None:
     assert len({t.type for t in tasks}) >= (1 if name != "mixed" else 6)
 
 
+@pytest.mark.slow  # 24 executor runs
 def test_every_reference_solution_passes_its_tests_in_the_executor() -> None:
     tasks = [t for t in load_stream(STREAMS / "code.jsonl") if t.is_code]
     assert {t.type for t in tasks} == {"string", "list", "math", "logic"}

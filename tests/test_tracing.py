@@ -32,7 +32,8 @@ from dagmca.config import SessionConfig
 from dagmca.errors import SettingsError
 from dagmca.graph import CallRecord, SessionNode, node_from_record
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.runner import open_state, run_and_report
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
@@ -389,6 +390,7 @@ def test_otel_without_the_extra_is_one_line_naming_the_install(
     )
 
 
+@pytest.mark.slow
 def test_an_untraced_run_never_imports_opentelemetry(tmp_path: Path) -> None:
     """Off, tracing costs nothing: not even the import."""
     script = (

@@ -86,6 +86,7 @@ def run_without_collector(tmp_path: Path, *, interrupt: bool) -> tuple[float, li
 
 
 @pytest.mark.parametrize("interrupt", [False, True], ids=["run to its end", "ctrl-c"])
+@pytest.mark.slow  # a run, then the wait for a collector that is down
 def test_otel_with_no_collector_exits_within_5s_of_the_runs_end_and_prints_no_sdk_line(
     tmp_path: Path, interrupt: bool
 ) -> None:
@@ -132,6 +133,7 @@ def silent_collector(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
         server.close()
 
 
+@pytest.mark.slow
 def test_a_collector_that_never_answers_is_let_go_and_the_spans_counted_as_dropped(
     silent_collector: None,
 ) -> None:

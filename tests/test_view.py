@@ -39,6 +39,7 @@ def reachable(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> tuple[set[str
     ("size", "tensions"),
     [(300, 20), (2_727, 116), (20_000, 20)],  # small; a strong endpoint's session; the benchmark's
 )
+@pytest.mark.slow
 def test_the_first_view_is_small_and_reaches_every_tension_and_debate(size: int, tensions: int) -> None:
     nodes, edges = synthetic_session(size, int(size * 1.5), tensions=tensions)
     seen, drawn = reachable(nodes, edges)
@@ -68,6 +69,7 @@ def test_a_debate_shows_its_most_urgent_open_questions_and_its_explored_one() ->
     assert all(by_id[m].kind is NodeKind.TENSION for m in group.members)
 
 
+@pytest.mark.slow
 def test_debates_beyond_the_budget_fold_under_their_nearest_shown_ancestor() -> None:
     nodes, edges = synthetic_session(20_000, 30_000)
     view = first_view(nodes, edges)

@@ -66,6 +66,7 @@ def centre_of(page: Page, node_id: str) -> tuple[float, float]:
     return float(x), float(y)
 
 
+@pytest.mark.slow
 def test_the_viewer_in_chromium(exported: tuple[Path, int, str], browser: Browser, tmp_path: Path) -> None:
     html, count, session = exported
     text = html.read_text(encoding="utf-8")
@@ -119,6 +120,7 @@ def test_script_json_cannot_close_its_element() -> None:
 DRAWN = "dagmca.cy.nodes().filter(n => !n.hasClass('hidden'))"
 
 
+@pytest.mark.slow
 def test_a_large_session_opens_small_legible_and_complete(browser: Browser, tmp_path: Path) -> None:
     """2,727 nodes shaped like `--cpp 3 --depth 3 --rounds 3 --max-branches 3 --max-depth 2`
     on a strong endpoint: 14 debates, 116 tensions each."""

@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, default_responder
 from dagmca.reports.models import MCAReport
@@ -226,6 +228,7 @@ def test_ensemble_answers_blind_votes_once_and_the_winner_synthesizes(
     assert check_store(state.store, "s1") == []
 
 
+@pytest.mark.slow
 def test_a_ballot_round_has_no_sibling_similarity(run_fake: RunSession, tmp_path: Path) -> None:
     """Ballots are not answers: a round where everyone only votes measures nothing."""
     run_fake(script(lambda c: {"vote_for": "agent1.1", "reason": "r"}), protocol="ensemble", cpp=3, **PEERS)
