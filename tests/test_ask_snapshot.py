@@ -21,8 +21,8 @@ from dagmca.store.deletion import delete_session
 from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
+from tests.support.ask_sessions import run_prices
 from tests.support.strong_fake import LONG_PASSAGE
-from tests.test_ask import run_prices
 
 QUESTION = "Does the toll raise prices at shops?"
 

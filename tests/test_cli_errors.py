@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import assert_user_error, dagmca
+from tests.support.cli import assert_user_error, dagmca
 
 
 @pytest.mark.parametrize("question", ["", "   \n "])

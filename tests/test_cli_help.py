@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import dagmca
-from tests.test_cli import dagmca as dagmca_cli
+from tests.support.cli import dagmca as dagmca_cli
 
 
 def test_version_prints_the_version(tmp_path: Path) -> None:

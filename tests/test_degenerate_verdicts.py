@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-import tests.test_duplicates
+import tests.support.duplicates
 from dagmca.debate.events import DuplicateChecked, Event, PairJudged
 from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
@@ -20,12 +20,10 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
+from tests.support.duplicates import run_merge
 from tests.support.judges import judge_reply
-from tests.test_duplicates import run_merge
-from tests.test_judge import TOPIC
-from tests.test_ledger import SMALL, claims, edges_of, run
-from tests.test_ledger_origins import FROM_PASSAGE, integrating
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.ledger import FROM_PASSAGE, SMALL, claims, edges_of, integrating, run
+from tests.support.sessions import QUESTIONS, TOPIC, scripted
 
 AGREE = "Pricing works when revenue funds buses and exemptions protect workers."
 # a copied field description ("one sentence"), and a reason of two words
@@ -126,7 +124,7 @@ def test_a_duplicate_with_a_hollow_reason_merges_no_stub(
     def judged(call: ScriptedCall, **rules: Any) -> Any:
         return hollowed(lambda c: judge_reply(c, **rules), reason)(call)
 
-    monkeypatch.setattr(tests.test_duplicates, "judge_reply", judged)
+    monkeypatch.setattr(tests.support.duplicates, "judge_reply", judged)
     _, tensions, _, recorder, merged = run_merge(store)
     assert merged == [] and all(t.status is TensionStatus.STUB for t in tensions)
     assert store.edges("s", EdgeType.DUPLICATES) == []

@@ -16,10 +16,10 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import connect
 from dagmca.store.push import push_session
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.ask_sessions import run_fairness, run_prices
 from tests.support.bolt_server import BoltServer
+from tests.support.cli import dagmca
 from tests.support.cypher_sessions import built_corpus
-from tests.test_ask import run_fairness, run_prices
-from tests.test_cli import dagmca
 
 
 @pytest.fixture

@@ -18,18 +18,16 @@ from dagmca.store.push import push_session
 from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.bolt_server import BoltServer
+from tests.support.cli import assert_user_error, dagmca
 from tests.support.cookbook import CookbookQuery, load_cookbook
 from tests.support.cypher_constructs import CONSTRUCTS, REFUSED
-from tests.support.cypher_sessions import CORPUS, RICH, built_corpus, rich_session
-from tests.test_cli import assert_user_error, dagmca
+from tests.support.cypher_sessions import RICH, STORES
 
 ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = load_cookbook(ROOT / "examples" / "queries.cypher")
 # The Bolt server of the tests (ArcadeDB) has no full-text index, so this query's rows
 # are compared with nothing; test_the_embedded_store_searches_the_texts checks it alone.
 NOT_ON_THE_TEST_SERVER = {"search-the-texts"}
-# The store each comparison runs on, and the session its `$session` names.
-STORES = {"rich": (rich_session, RICH, [RICH]), "corpus": (built_corpus, CORPUS[0], list(CORPUS))}
 
 # The language's corners: grouping, null, ordering, arithmetic, UNION, paths, predicates.
 PROBES = [

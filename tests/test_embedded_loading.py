@@ -16,7 +16,7 @@ from dagmca.store.embedded import CypherSyntaxError, load, query, rows
 from dagmca.store.embedded.values import Graph, output
 from dagmca.store.networkx_view import store_records
 from dagmca.store.sqlite import SQLiteStore
-from tests.test_embedded_cypher import STORES
+from tests.support.cypher_sessions import STORES
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import dagmca
+from tests.support.cli import dagmca
 
 ROOT = Path(__file__).resolve().parents[1]
 PASSAGE = ROOT / "examples" / "congestion_pricing.txt"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,6 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from dagmca.api import Workspace
 from dagmca.cli.app import app, main
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError, UserError
@@ -22,58 +20,18 @@ from dagmca.evaluation import EvalReport, Task, load_tasks, parse_arms
 from dagmca.evaluation.arms import matched_vote, vote_for
 from dagmca.evaluation.graph import judged_edges, ran_edge
 from dagmca.evaluation.judging import CriterionJudgement, PairJudgement, combine, judge_pair
-from dagmca.evaluation.running import EvalPlan, run_eval
 from dagmca.evaluation.scoring import normalise, pick_choice, score
 from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, sign_test, wilson, win_rate
 from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType, NodeKind, role_of
 from dagmca.graph.schema import ModelRole
-from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
-from dagmca.prompts.schemas import ShortAnswer
-from dagmca.similarity import HashingEmbedder
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.store import open_store
 from dagmca.store.check import check_evaluation
-
-EVAL = "ev"
-SID = re.compile(r"^ev-(?P<arm>.+)-(?P<task>t\d+)-r(?P<repeat>\d+)(?:-s\d+)?$")  # -sK: a vote's sample
-BASE = SessionConfig.model_validate({"llm": "fake"})
-Answers = Callable[[str, str, int], str | None]  # (arm slug, task, repeat) -> short answer
-
-
-def scripted(answers: Answers, judge: Callable[[ScriptedCall], Any] | None = None) -> ScriptedLLM:
-    def respond(call: ScriptedCall) -> Any:
-        if call.schema is ShortAnswer:
-            m = SID.match(call.meta.debate.split("/")[0])
-            assert m is not None, call.meta.debate
-            given = answers(m["arm"], m["task"], int(m["repeat"]))
-            return {"answer": given if given is not None else "no answer"}
-        if call.schema is PairJudgement:
-            assert judge is not None
-            return judge(call)
-        return default_responder(call)
-
-    return ScriptedLLM(respond)
+from tests.support.evals import BASE, EVAL, Answers, longer_wins, run, scripted
 
 
 def tasks(n: int, **kw: object) -> list[Task]:
     return [Task.model_validate({"id": f"t{i}", "question": f"What is {i} + {i}?", **kw}) for i in range(n)]
-
-
-def run(
-    tmp_path: Path,
-    client: ScriptedLLM,
-    found: list[Task],
-    arms: str,
-    base: SessionConfig = BASE,
-    **kw: object,
-) -> tuple[EvalReport, Workspace]:
-    plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms(arms, base.model_dump()), **kw)  # type: ignore[arg-type]
-    ws = Workspace(tmp_path / "e.db", embedder=HashingEmbedder())
-
-    async def main() -> EvalReport:
-        async with ws:
-            return await run_eval(ws, plan, base, client=client)
-
-    return asyncio.run(main()), ws
 
 
 def arm(report: EvalReport, name: str) -> object:
@@ -299,20 +257,12 @@ def test_the_graph_has_the_evaluation_its_sessions_and_verdicts_and_a_rerun_make
     assert again.model_dump(exclude={"eval_id"}) == report.model_dump(exclude={"eval_id"})
 
 
-def _longer(c: ScriptedCall) -> object:  # the longer answer wins, in either order
-    a, _, b = c.messages[-1]["content"].partition("Answer A:")[2].partition("Answer B:")
-    return {
-        "reasoning": "the longer answer says more",
-        "verdict": "A" if len(a) > len(b) else "B" if len(b) > len(a) else "tie",
-    }
-
-
 def test_an_arm_against_its_own_repeat_has_a_noise_floor_interval_holding_half(tmp_path: Path) -> None:
     found = [
         Task(id=f"t{i}", question=f"What follows from fact {i}?", passage=f"Fact {i}.") for i in range(8)
     ]
     report, _ = run(
-        tmp_path, scripted(lambda a, t, r: "x", _longer), found, "single", repeats=2, noise_floor=True
+        tmp_path, scripted(lambda a, t, r: "x", longer_wins), found, "single", repeats=2, noise_floor=True
     )
     floor = report.noise_floor
     assert floor is not None and floor.kind == "judged" and floor.wins + floor.losses + floor.ties == 8

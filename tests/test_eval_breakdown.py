@@ -25,8 +25,8 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.ledger import final_claims
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
+from tests.support.evals import EVAL
 from tests.support.strong_fake import LONG_PASSAGE, SENTENCES, StrongModel
-from tests.test_eval import EVAL
 
 BASE = SessionConfig.model_validate({"llm": "fake"})
 

@@ -12,7 +12,7 @@ from dagmca.cli.app import app
 from dagmca.evaluation import Task
 from dagmca.graph import NodeKind
 from dagmca.store import open_store
-from tests.test_eval import EVAL, run, scripted
+from tests.support.evals import EVAL, run, scripted
 
 
 def _tally_first_rounds(db: Path, tallies: dict[str, dict[str, int]], arm: str = "mca") -> None:

@@ -21,18 +21,7 @@ from dagmca.evaluation.judging import PairJudgement
 from dagmca.graph import CallPhase
 from dagmca.llm.base import LLMError
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.store import open_store
-from tests.test_eval import BASE, _longer, run, scripted
-
-TASKS = (
-    '{"id": "t1", "question": "What is 2+2?", "answer": "4"}\n'
-    '{"id": "t2", "question": "What is 3+3?", "answer": "6"}\n'
-)
-
-
-def all_calls(db: Path) -> int:
-    with open_store(str(db)) as st:
-        return sum(len(st.calls(s.id)) for s in st.sessions())
+from tests.support.evals import BASE, TASKS, all_calls, longer_wins, open_tasks, run, scripted
 
 
 @pytest.mark.slow
@@ -105,7 +94,7 @@ def test_an_unreachable_judge_stops_the_eval_with_exit_3_before_it_spends(
 
 def _dying_judge(broken: set[str]) -> ScriptedLLM:
     """Sessions answer; the judge's endpoint fails for the tasks in `broken`."""
-    healthy = scripted(lambda a, t, r: "x", _longer)
+    healthy = scripted(lambda a, t, r: "x", longer_wins)
 
     def respond(call: ScriptedCall) -> Any:
         if call.schema is PairJudgement and any(f"fact {t}?" in call.prompt for t in broken):
@@ -113,10 +102,6 @@ def _dying_judge(broken: set[str]) -> ScriptedLLM:
         return healthy.responder(call)
 
     return ScriptedLLM(respond)
-
-
-def open_tasks(n: int) -> list[Task]:
-    return [Task(id=f"t{i}", question=f"What follows from fact {i}?", passage=f"Fact {i}.") for i in range(n)]
 
 
 def test_a_judge_that_fails_mid_eval_leaves_pairs_unjudged_never_ties_and_a_rerun_finishes_them(
@@ -127,7 +112,7 @@ def test_a_judge_that_fails_mid_eval_leaves_pairs_unjudged_never_ties_and_a_reru
     assert report.unjudged == 2 and report.no_verdict == 0
     (c,) = report.comparisons
     assert c.wins + c.losses + c.ties == 2  # the two read pairs; the others are no tie
-    healthy = scripted(lambda a, t, r: "x", _longer)
+    healthy = scripted(lambda a, t, r: "x", longer_wins)
     again, _ = run(tmp_path, healthy, found, "single,mca:rounds=1")
     assert again.unjudged == 0
     (c,) = again.comparisons
@@ -140,7 +125,7 @@ def test_a_judge_that_fails_mid_eval_leaves_pairs_unjudged_never_ties_and_a_reru
 
 
 def test_a_reply_that_fails_validation_in_one_order_is_no_verdict_not_a_tie(tmp_path: Path) -> None:
-    good = scripted(lambda a, t, r: "x", _longer)
+    good = scripted(lambda a, t, r: "x", longer_wins)
 
     def respond(call: ScriptedCall) -> Any:
         if call.schema is PairJudgement and call.meta.agent.startswith("judge-yx"):

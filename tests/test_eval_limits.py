@@ -19,8 +19,8 @@ from dagmca.graph import CallPhase
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
+from tests.support.evals import EVAL, longer_wins, scripted
 from tests.support.fault_server import FaultServer
-from tests.test_eval import EVAL, _longer, scripted
 
 BASE = SessionConfig.model_validate({"llm": "fake"})
 
@@ -46,7 +46,7 @@ def pair_calls(client: ScriptedLLM) -> list[ScriptedCall]:
 
 
 def test_sessions_run_at_once_and_the_judge_never_pass_the_eval_concurrency(tmp_path: Path) -> None:
-    client = scripted(lambda a, t, r: "x", _longer)
+    client = scripted(lambda a, t, r: "x", longer_wins)
     client.delay = 0.01  # calls overlap, so each session alone would fill its own slots
     found = [*open_tasks(3), Task(id="t7", question="What is 7 + 7?", answer="14")]
     cfg = BASE.model_copy(update={"concurrency": 2})
@@ -72,7 +72,7 @@ def test_every_arm_and_repeat_shares_one_backend_whatever_its_seed(tmp_path: Pat
 
 
 def test_the_judges_calls_are_in_the_spend_and_the_totals_add_up(tmp_path: Path) -> None:
-    client = scripted(lambda a, t, r: "x", _longer)
+    client = scripted(lambda a, t, r: "x", longer_wins)
     report = run(tmp_path, client, open_tasks(3), "single,mca:rounds=1", BASE)
     spend = report.spend
     assert spend is not None
@@ -88,13 +88,13 @@ def test_the_judges_calls_count_against_the_eval_budget_and_a_raised_one_finishe
     tmp_path: Path,
 ) -> None:
     found, arms = open_tasks(3), "single,mca:rounds=1"
-    free = run(tmp_path / "free", scripted(lambda a, t, r: "x", _longer), found, arms, BASE)
+    free = run(tmp_path / "free", scripted(lambda a, t, r: "x", longer_wins), found, arms, BASE)
     assert free.spend is not None
     sessions = free.spend.arms.calls
     # one slot at a time, so each call sees what the one before it spent; room for the
     # sessions and one judge call (a call must leave two for the final integration)
     tight = BASE.model_copy(update={"concurrency": 1, "max_llm_calls": sessions + 3})
-    client = scripted(lambda a, t, r: "x", _longer)
+    client = scripted(lambda a, t, r: "x", longer_wins)
     report = run(tmp_path, client, found, arms, tight)
     assert report.skipped == 0 and report.unjudged == 3
     (row,) = report.comparisons  # the unjudged pairs, counted apart: never ties

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from dagmca.llm.local import LOCAL_MODEL_NAME
-from tests.test_cli import dagmca
+from tests.support.cli import dagmca
 
 pytestmark = pytest.mark.local_model
 

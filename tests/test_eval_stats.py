@@ -19,8 +19,7 @@ from dagmca.evaluation.scoring import Score
 from dagmca.evaluation.stats import sign_flip_test, sign_test, task_interval
 from dagmca.llm.base import LLMError
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from tests.test_eval import run, scripted
-from tests.test_eval_identity import open_tasks
+from tests.support.evals import open_tasks, run, scripted
 
 
 def _record(arm: str, task: str, repeat: int, correct: bool) -> RunRecord:

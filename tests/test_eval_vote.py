@@ -22,7 +22,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
-from tests.test_eval import BASE, EVAL
+from tests.support.evals import BASE, EVAL
 
 SAMPLING: ContextVar[tuple[float, int | None]] = ContextVar("sampling", default=(0.0, None))
 
@@ -122,7 +122,7 @@ def test_the_json_carries_each_arms_tokens_and_cost_and_the_match_rule_and_a_rer
     from typer.testing import CliRunner
 
     from dagmca.cli.app import app, main
-    from tests.test_eval_identity import TASKS, all_calls
+    from tests.support.evals import TASKS, all_calls
 
     path, db = tmp_path / "tasks.jsonl", tmp_path / "e.db"
     path.write_text(TASKS, encoding="utf-8")
@@ -177,10 +177,9 @@ def test_the_judge_reads_the_reference_and_prefers_the_answer_that_matches_it(tm
 
 def test_an_open_tasks_vote_is_universal_self_consistency_one_call_picking_a_sample(tmp_path: Path) -> None:
     from dagmca.evaluation.consistency import ConsistentPick
-    from tests.test_eval import _longer, scripted
-    from tests.test_eval_identity import open_tasks
+    from tests.support.evals import longer_wins, open_tasks, scripted
 
-    base = scripted(lambda a, t, r: "x", _longer)
+    base = scripted(lambda a, t, r: "x", longer_wins)
 
     def respond(call: ScriptedCall) -> Any:
         if call.schema is ConsistentPick:
@@ -214,7 +213,7 @@ def test_the_dry_run_projects_a_vote_at_its_targets_size_and_first_vote_at_nothi
     from typer.testing import CliRunner
 
     from dagmca.cli.app import app
-    from tests.test_eval_identity import TASKS
+    from tests.support.evals import TASKS
 
     path = tmp_path / "tasks.jsonl"
     path.write_text(TASKS, encoding="utf-8")

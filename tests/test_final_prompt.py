@@ -13,7 +13,7 @@ from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
 from tests.conftest import RunSession
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 POSITION_A = "Pricing works when revenue funds buses, and position marker alpha-one holds."
 POSITION_B = "Pricing works when revenue funds buses, and position marker beta-two holds."

@@ -19,13 +19,10 @@ from dagmca.llm.prices import resolve_prices
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.similarity import PIECE_WORDS, HashingEmbedder, MiniLMEmbedder, pieces
 from tests.conftest import RunSession
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import LOWERS, QUESTIONS, RAISES, TOPIC, scripted
 
 DATA = Path(__file__).parent / "data" / "judge_calibration.jsonl"
 POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers", "topic"}}
-
-RAISES = "A congestion charge raises the prices that shops in the centre must charge their customers."
-LOWERS = "A congestion charge does not raise the prices that shops in the centre must charge their customers."
 
 
 class Record:
@@ -149,9 +146,6 @@ def test_no_relation_or_merge_without_a_verdict(run_fake: RunSession) -> None:
         assert st.edges("s1", type_) == []
     judged = [e for e in record.events if isinstance(e, PairJudged)]
     assert [e.verdict for e in judged] == ["undecided"] and "failed" in judged[0].reason
-
-
-TOPIC = "Whether shops in the centre would lose suburban visitors is what the traders keep asking about."
 
 
 def topic_is_not_an_answer(question: str, text: str) -> tuple[str, str]:

@@ -14,7 +14,6 @@ import json
 import re
 import sqlite3
 from collections import Counter
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -22,122 +21,25 @@ import pytest
 
 from dagmca.config import SessionConfig
 from dagmca.debate.estimate import project
-from dagmca.graph import CallPhase, ClaimNode, EdgeRecord, EdgeType, NodeKind, Phase, node_from_record
-from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_structured
+from dagmca.graph import CallPhase, ClaimNode, EdgeType, NodeKind, Phase, node_from_record
+from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.llm.prices import Prices
 from dagmca.metrics import measures
 from dagmca.metrics.ledger import ClaimLine, arm_shares, claim_lines
 from dagmca.metrics.session import session_metrics
-from dagmca.similarity import Embedder, HashingEmbedder, MiniLMEmbedder
+from dagmca.similarity import HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.workspace.session import SessionMode, run_and_report
+from dagmca.workspace.session import SessionMode
 from tests.conftest import PASSAGE, run_scripted
-from tests.support.judges import ledger_reply, sentences_of
+from tests.support.judges import sentences_of
+from tests.support.ledger import JOINED, SAID, SMALL, A, B, C, claims, debate, edges_of, judge_rule, run
 from tests.support.opened import open_state
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
-# a main debate only, two leaves under the root, two rounds, no observers
-SMALL: dict[str, Any] = dict(cpp=2, depth=2, rounds=2, max_depth=0, monitor_every="off", ledger="final")
-
-A = "Congestion charges cut traffic because each driver pays for the delay imposed on others."
-B = "Revenue from the charge should fund night buses for early-shift workers."
-C = "A flat charge takes a larger share of a cleaner's wage than of a lawyer's."
-TURN_CLAIM = "Congestion charges raise traffic in the charged zone within the first year."
-SAID = {  # (agent, phase, round) -> what it says; the rest say nothing to trace
-    ("L1N1", "respond", 1): f"{B} Exemptions for carers are hard to police.",
-    ("L1N2", "respond", 1): f"{C} {TURN_CLAIM}",
-    ("L1N1", "lateral", 1): f"{A} {B}",
-    ("L0N1", "observe", 1): f"{A} The two answers disagree on fairness.",
-    ("L1N2", "respond", 2): f"{A} Stockholm kept its charge after a vote.",
-}
 COPIED = A  # a turn's sentence, copied
-JOINED = (  # one leaf's point and the other's, joined
-    "Funding night buses from the charge answers the objection that a flat charge takes a larger "
-    "share of a cleaner's wage."
-)
 UNSAID = "Cities should pilot the charge for a year before holding a binding referendum."
 REVERSED = "Congestion charges lower traffic in the charged zone within the first year."
-PARTS = {JOINED: (B, C)}
-
-
-def judge_rule(paraphrases: dict[str, str] | None = None) -> Rule:
-    """A judge that reads the texts: states when the text has the claim (or, given, the
-    sentence the claim paraphrases) word for word; partial when it has one of the
-    claim's parts; otherwise unrelated, however many words they share."""
-
-    def rule(claim: str, text: str) -> tuple[str, str]:
-        source = (paraphrases or {}).get(claim, claim)
-        if source.rstrip(".") in text:
-            return "states", source
-        for part in PARTS.get(claim, ()):
-            if part in text:
-                return "partial", part
-        return "unrelated", ""
-
-    return rule
-
-
-Rule = Callable[[str, str], tuple[str, str]]
-
-
-def debate(said: dict[tuple[str, str, int], str], final: str, rule: Rule) -> Any:
-    """A scripted session: each agent's turns as `said` (by agent, phase and round: the
-    n-th call of an agent's phase is its round n), the final answer `final`, and the
-    ledger's judge by `rule`."""
-    seen: Counter[tuple[str, str]] = Counter()
-
-    def respond(call: ScriptedCall) -> Any:
-        traced = ledger_reply(call, sentences_of, rule)
-        if traced is not None:
-            return traced
-        if call.schema is not None:
-            return default_structured(call.schema, call.prompt)
-        if call.meta.phase == CallPhase.FINAL:
-            return final
-        key = (call.meta.agent, call.meta.phase)
-        seen[key] += 1
-        text = said.get((*key, seen[key]))
-        return text or f"{call.meta.agent} in {call.meta.phase} of round {seen[key]} has nothing to add."
-
-    return respond
-
-
-def run(
-    store: SQLiteStore,
-    tmp_path: Path,
-    responder: Any,
-    *,
-    embedder: Embedder | None = None,
-    mode: SessionMode = SessionMode.NEW,
-    session: str = "s1",
-    **settings: Any,
-) -> tuple[Any, Any, ScriptedLLM]:
-    """A whole session on the scripted fake, as the CLI wires it, with `embedder` (the
-    hashing one by default) and, for a resumed run, `mode`."""
-    cfg = SessionConfig(**{"llm": "fake", "cache": False, "agent_memory": "session", **settings})
-    fake = ScriptedLLM(responder)
-
-    async def go() -> tuple[Any, Any]:
-        async with open_state(
-            cfg, store, client=fake, session_id=session, passage=PASSAGE,
-            embedder=embedder or HashingEmbedder(), mode=mode,
-        ) as state:  # fmt: skip
-            result = await run_and_report(state, title="test", model="scripted", out_dir=tmp_path / session)
-        return result, state
-
-    result, state = asyncio.run(go())
-    return result, state, fake
-
-
-def claims(store: SQLiteStore, session: str = "s1") -> dict[str, ClaimNode]:
-    """The session's claims, by their text."""
-    found = [node_from_record(r) for r in store.nodes(session)]
-    return {n.text: n for n in found if isinstance(n, ClaimNode)}
-
-
-def edges_of(store: SQLiteStore, claim: ClaimNode, type_: EdgeType) -> list[EdgeRecord]:
-    return [e for e in store.edges(claim.session, type_) if e.source == claim.id]
 
 
 def lines(store: SQLiteStore, session: str = "s1") -> list[ClaimLine]:
@@ -393,7 +295,7 @@ def test_a_final_written_anew_gets_its_claims_traced_and_the_old_ones_superseded
 # -- the command, and the cookbook on a real Bolt server -------------------------------------
 @pytest.mark.slow
 def test_dagmca_ledger_traces_a_session_run_without_it(tmp_path: Path) -> None:
-    from tests.test_cli import dagmca
+    from tests.support.cli import dagmca
 
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")
@@ -492,7 +394,7 @@ def test_the_viewer_lists_the_finals_claims_and_a_click_draws_and_selects_their_
 @pytest.mark.local_model
 @pytest.mark.slow
 def test_the_bundled_model_completes_a_session_with_the_ledger(tmp_path: Path) -> None:
-    from tests.test_cli import dagmca
+    from tests.support.cli import dagmca
 
     passage = tmp_path / "p.txt"
     passage.write_text(PASSAGE, encoding="utf-8")

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-import tests.test_ledger as ledger_tests
+import tests.support.ledger as ledger_support
 from dagmca.debate.dag.judge import quoted_sentence
 from dagmca.graph import CallPhase, EdgeType
 from dagmca.llm.fake import ScriptedCall
@@ -20,36 +20,24 @@ from dagmca.prompts.ledger import entailment_schema
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.judges import ledger_reply, sentences_of
+from tests.support.ledger import (
+    DRAWN,
+    FROM_PASSAGE,
+    INFERRED,
+    REPEATS,
+    SMALL,
+    B,
+    C,
+    claims,
+    debate,
+    edges_of,
+    integrating,
+    judge_rule,
+    run,
+)
 from tests.support.strong_fake import LONG_PASSAGE
-from tests.test_ledger import SAID, SMALL, B, C, claims, debate, edges_of, judge_rule, run
 
-FROM_PASSAGE = "Congestion is a cost each driver imposes on others."  # the passage's own sentence
 FABRICATED = "Seoul abolished its congestion charge in 2019 after a binding referendum."
-DRAWN = "Night buses paid for by the charge would offset what a flat charge takes from a cleaner's wage."
-INFERRED = "Each driver in a jam slows down the other drivers around them."
-REPEATS = {**SAID, ("L1N1", "respond", 2): f"{FROM_PASSAGE} So the charge prices a real cost."}
-
-
-def entail_rule(claim: str, texts: list[str]) -> list[tuple[int, str]]:
-    """DRAWN follows from B (L1N1's) and C (L1N2's) together; INFERRED from the passage's
-    second sentence alone; nothing else follows."""
-    if claim == DRAWN:
-        return [(i, s) for i, t in enumerate(texts) for s in (B, C) if i and s in t]
-    if claim == INFERRED and FROM_PASSAGE.rstrip(".") in texts[0]:
-        return [(0, FROM_PASSAGE)]
-    return []
-
-
-def integrating(final: str) -> Any:
-    """The scripted debate of tests/test_ledger.py (one agent repeating the passage's
-    sentence), an integrator writing `final`, and the entailment judge of `entail_rule`."""
-    responder = debate(REPEATS, final, judge_rule())
-
-    def respond(call: ScriptedCall) -> Any:
-        traced = ledger_reply(call, sentences_of, judge_rule(), entail_rule)
-        return traced if traced is not None else responder(call)
-
-    return respond
 
 
 def test_a_copied_passage_sentence_is_passage_and_a_fabricated_claim_is_unsupported(
@@ -142,7 +130,7 @@ def test_a_long_passages_sentence_is_quoted_as_text_0_and_checked_against_the_sa
     """A long passage reaches prompts as a map of sections: the ledger judge reads text 0
     as the passage's own sentences nearest the claim, quoted, so an integrator that
     copies one of them gets origin `passage`, by that sentence."""
-    monkeypatch.setattr(ledger_tests, "PASSAGE", LONG_PASSAGE)
+    monkeypatch.setattr(ledger_support, "PASSAGE", LONG_PASSAGE)
     final = f"{LONG_SENTENCE} {FABRICATED}"
     _, state, fake = run(store, tmp_path, integrating(final), **SMALL, context_window=4096)
     assert state.passage_mode == "sections"

@@ -39,7 +39,7 @@ from dagmca.llm.stack.meter import Meter
 from dagmca.llm.stack.restore import Earlier, Replaying
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import run_scripted
-from tests.test_determinism import pure
+from tests.support.determinism import pure
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -10,26 +10,23 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-from collections.abc import Awaitable, Callable
 from contextlib import AsyncExitStack
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from dagmca.errors import UserError
 from dagmca.mcp.readonly import refuse_writes
 from dagmca.mcp.tools import RUN_CALL_CAP
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.ask_sessions import run_prices
 from tests.support.fault_server import FaultServer
+from tests.support.mcp_client import call, over_stdio, refused, server_args
 from tests.support.sandbox import process_env
-from tests.test_ask import run_prices
 
 TOOLS = {"list_sessions", "show_session", "ask", "search", "query", "get_node", "open_questions", "run"}
-Work = Callable[[ClientSession], Awaitable[None]]
 
 
 @pytest.fixture(scope="module")
@@ -46,44 +43,6 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture
 def graph(pristine: Path, tmp_path: Path) -> Path:
     return Path(shutil.copy(pristine, tmp_path / "graph.db"))
-
-
-def server_args(store: Path, *extra: str) -> list[str]:
-    llm = [] if "--llm" in extra else ["--llm", "fake"]
-    return ["-m", "dagmca", "mcp", "--store", str(store), *llm, *extra]
-
-
-def over_stdio(store: Path, work: Work, *extra: str, env: dict[str, str] | None = None) -> None:
-    """`work` in a client session with `dagmca mcp` started over stdio."""
-    params = StdioServerParameters(
-        command=sys.executable, args=server_args(store, *extra), env=process_env(env), cwd=store.parent
-    )
-
-    async def go() -> None:
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            await work(session)
-
-    asyncio.run(asyncio.wait_for(go(), 240))
-
-
-async def call(session: ClientSession, tool: str, /, **arguments: Any) -> Any:
-    """A tool's data; a tool error fails the test."""
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content
-    data = result.structured_content
-    assert data is not None
-    return data["result"] if set(data) == {"result"} else data
-
-
-async def refused(session: ClientSession, tool: str, /, **arguments: Any) -> str:
-    """The one line of a tool error."""
-    result = await session.call_tool(tool, arguments)
-    assert result.is_error
-    [content] = result.content
-    text = str(getattr(content, "text", ""))
-    assert len(text.splitlines()) == 1 and "Traceback" not in text, text
-    return text
 
 
 def stored_counts(path: Path) -> tuple[int, int]:

@@ -12,13 +12,10 @@ from dagmca.prompts.schemas import PairVerdict
 from dagmca.store.check import check_store
 from tests.conftest import RunSession
 from tests.support.judges import first_shown
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import CHANGES, LOWERS, QUESTIONS, RAISES, scripted
 
 WORKERS = "Pricing works when revenue funds buses and exemptions protect workers."
 LOW_WAGE = "Pricing works when revenue funds buses and exemptions protect low wage workers."
-RAISES = "A congestion charge raises the prices that shops in the centre must charge their customers."
-CHANGES = "A congestion charge changes the prices that shops in the centre must charge their customers."
-LOWERS = "A congestion charge does not raise the prices that shops in the centre must charge their customers."
 
 
 class Record:

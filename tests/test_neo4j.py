@@ -23,9 +23,9 @@ from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession
 from tests.support.bolt_server import BoltServer, free_port
+from tests.support.cli import dagmca
 from tests.support.cookbook import load_cookbook
-from tests.test_cli import dagmca
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = ROOT / "examples" / "queries.cypher"

@@ -15,8 +15,8 @@ from dagmca.store.check import check_store
 from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import RunSession, run_scripted
-from tests.test_cli import dagmca
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.cli import dagmca
+from tests.support.sessions import QUESTIONS, scripted
 
 PERSPECTIVES = ("analytical", "creative", "critical", "practical")
 ROUTED = dict(

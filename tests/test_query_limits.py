@@ -15,9 +15,9 @@ from mcp import ClientSession
 
 from dagmca.store.embedded import CypherSyntaxError, Deadline, Graph, QueryTimeout, Unsupported, load, run
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.cli import dagmca
+from tests.support.mcp_client import call, over_stdio, refused
 from tests.support.synthetic import synthetic_session
-from tests.test_cli import dagmca
-from tests.test_mcp import call, over_stdio, refused
 
 CARTESIAN = "MATCH (a:Node), (b:Node), (c:Node) RETURN count(*) AS n"
 NODES = 400  # a three-way product of them is 64 million rows: none of it finishes in seconds

@@ -11,8 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
 
 from dagmca.config import SessionConfig
 from dagmca.debate.session import SessionResult
@@ -25,10 +23,12 @@ from dagmca.llm.retry import RetryPolicy
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace.session import run_and_report
 from tests.conftest import PASSAGE
+from tests.support.cli import dagmca
+from tests.support.determinism import relative
 from tests.support.fault_server import CLIENT_KIND, FAULTS, FaultServer
-from tests.test_cli import dagmca
-from tests.test_determinism import relative
+from tests.support.opened import open_state
 
 KEY = "sk-test-Secret-4f9a1c77e2b04d8c"
 SMALL = {

@@ -18,16 +18,16 @@ from dagmca.debate.session import RevisitOutcome
 from dagmca.debate.state import SessionState
 from dagmca.graph import DebateNode, DebateOrigin, EdgeType, TensionNode, TensionStatus
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
-from dagmca.workspace.session import revisit_and_report
-from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace.session import revisit_and_report
 from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
+from tests.support.cli import dagmca
+from tests.support.criteria import responder
 from tests.support.judges import judge_reply, stub_parts
-from tests.test_cli import dagmca
-from tests.test_dag_criteria import responder
-from tests.test_pipeline import QUESTIONS
+from tests.support.opened import open_state
+from tests.support.sessions import QUESTIONS
 
 
 def test_revisit_explores_a_stub_the_new_context_makes_relevant(
@@ -212,8 +212,7 @@ def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions
     from its CONTRADICTS edge, and a final integrated after it gives both positions."""
     from dagmca.debate.dag.integrator import integrate
     from dagmca.graph import CallPhase
-    from tests.test_merge_orders import CHANGES, LOWERS, RAISES
-    from tests.test_pipeline import scripted
+    from tests.support.sessions import CHANGES, LOWERS, RAISES, scripted
 
     def rule(a: str, b: str) -> str:
         pair = {a, b}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import PASSAGE
-from tests.test_cli import dagmca
+from tests.support.cli import dagmca
 
 pytestmark = pytest.mark.slow  # dagmca processes
 

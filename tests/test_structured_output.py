@@ -15,8 +15,8 @@ import pytest
 from dagmca.graph import NodeKind
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE
+from tests.support.cli import dagmca
 from tests.support.fault_server import FaultServer
-from tests.test_cli import dagmca
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import assert_user_error, dagmca
+from tests.support.cli import assert_user_error, dagmca
 
 GOOD = [
     {"id": "a1", "type": "add", "question": "What is 2 + 3?", "answer": "5"},

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_cli import dagmca
+from tests.support.cli import dagmca
 
 pytestmark = pytest.mark.local_model
 STREAM = Path(__file__).parents[1] / "examples" / "swarm" / "mixed.jsonl"

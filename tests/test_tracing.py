@@ -32,13 +32,13 @@ from dagmca.config import SessionConfig
 from dagmca.errors import SettingsError
 from dagmca.graph import CallRecord, SessionNode, node_from_record
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace.session import run_and_report
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
+from tests.support.opened import open_state
 from tests.support.sandbox import process_env
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 # a session that branches (three branches of the main debate), judges and merges them
 BRANCHING = {

@@ -26,7 +26,7 @@ from dagmca.store import open_store
 from dagmca.store.check import check_store
 from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.judges import judge_reply
-from tests.test_pipeline import flag
+from tests.support.sessions import flag
 
 QUESTION = "Who pays for the upkeep of the street trees?"
 RESTATED = "Who pays for the upkeep of the city's trees?"  # most of its wording is the branch's question

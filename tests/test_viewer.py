@@ -18,8 +18,8 @@ from dagmca.graph import EdgeType, NodeKind
 from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.browser import Browser, Page, chromium_path
+from tests.support.cli import dagmca
 from tests.support.synthetic import synthetic_session
-from tests.test_cli import dagmca
 
 HOSTILE = (
     "Cities should price road space. <script>alert(1)</script> Critics say \"no\" and 'never' "

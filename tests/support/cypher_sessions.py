@@ -12,7 +12,7 @@ from pathlib import Path
 from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.sqlite import SQLiteStore
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
-from tests.test_pipeline import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 SHOPS = "Shops in the centre lose few suburban visitors."
 RICH = "s1"
@@ -94,3 +94,7 @@ def built_corpus(store: SQLiteStore, out_dir: Path) -> None:
     asyncio.run(job.run(todo, llm, HashingEmbedder()))
     if [o.status for o in job.outcomes.values()] != ["done", "done"]:
         raise RuntimeError(f"the corpus build failed: {job.outcomes}")
+
+
+# The store each comparison runs on, and the session its `$session` names.
+STORES = {"rich": (rich_session, RICH, [RICH]), "corpus": (built_corpus, CORPUS[0], list(CORPUS))}
