@@ -34,6 +34,7 @@ from dagmca.graph import EdgeRecord, NodeRecord
 from dagmca.store import embedded
 from dagmca.store import statements as neo4j_statements
 from dagmca.store.networkx_view import store_records
+from dagmca.store.rows import edge_row, node_row
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.cypher_constructs import CONSTRUCTS
 from tests.support.cypher_sessions import RICH, rich_session
@@ -96,7 +97,7 @@ def statements(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> list[tuple[s
     by_kind: dict[tuple[Any, tuple[str, ...]], list[dict[str, Any]]] = defaultdict(list)
     temporal: dict[tuple[Any, tuple[str, ...]], set[str]] = defaultdict(set)
     for i, n in enumerate(nodes):
-        row = neo4j_statements.node_row(n, i)
+        row = node_row(n, i)
         temporal[(n.kind, tuple(n.labels))] |= {k for k, v in row["props"].items() if hasattr(v, "isoformat")}
         row["props"] = {k: _plain(v) for k, v in row["props"].items()}
         by_kind[(n.kind, tuple(n.labels))].append(row)
@@ -107,7 +108,7 @@ def statements(nodes: list[NodeRecord], edges: list[EdgeRecord]) -> list[tuple[s
         out.append((neo4j_statements.create_nodes(kind, extra) + times, rows))
     by_type: dict[Any, list[dict[str, Any]]] = defaultdict(list)
     for i, e in enumerate(edges):
-        row = neo4j_statements.edge_row(e, i)
+        row = edge_row(e, i)
         row["props"] = {k: _plain(v) for k, v in row["props"].items()}
         by_type[e.type].append(row)
     out += [(neo4j_statements.create_edges(t), rows) for t, rows in by_type.items()]

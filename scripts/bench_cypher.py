@@ -215,17 +215,16 @@ def _arcadedb_load(records: Records) -> Any:
     import arcadedb_embedded
 
     from dagmca.store import statements
+    from dagmca.store.rows import edge_row, node_row
 
     db = arcadedb_embedded.create_database(str(Path(tempfile.mkdtemp()) / "db"))
     for statement in statements.schema_statements():
         db.command("opencypher", statement)
     with db.transaction():
         for i, n in enumerate(records[0]):
-            db.command(
-                "opencypher", statements.create_nodes(n.kind, n.labels), {"rows": [statements.node_row(n, i)]}
-            )
+            db.command("opencypher", statements.create_nodes(n.kind, n.labels), {"rows": [node_row(n, i)]})
         for i, e in enumerate(records[1]):
-            db.command("opencypher", statements.create_edges(e.type), {"rows": [statements.edge_row(e, i)]})
+            db.command("opencypher", statements.create_edges(e.type), {"rows": [edge_row(e, i)]})
     return db
 
 

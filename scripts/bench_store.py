@@ -39,6 +39,7 @@ from dagmca.graph import EdgeRecord, NodeRecord
 from dagmca.store import statements
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import BoltTarget, Neo4jStore, connect
+from dagmca.store.rows import edge_row, node_row
 from dagmca.store.sqlite import SQLiteStore, sqlite_edge_row, sqlite_node_row
 from tests.support.synthetic import synthetic_session
 
@@ -95,14 +96,14 @@ def bolt_baseline(store: Neo4jStore, rows: Rows, batch: int) -> float:
         groups: dict[str, list[dict[str, Any]]] = {}
         for seq, n in enumerate(nodes[i : i + batch], i + 1):
             labels = "".join(f":{x}" for x in (statements.NODE_LABEL, n.kind.value, *n.labels))
-            groups.setdefault(labels, []).append(statements.node_row(n, seq))
+            groups.setdefault(labels, []).append(node_row(n, seq))
         store.run_batches(
             [(f"UNWIND $rows AS row CREATE (n{labels}) SET n = row.props", r) for labels, r in groups.items()]
         )
     for i in range(0, len(edges), batch):
         by_type: dict[str, list[dict[str, Any]]] = {}
         for seq, e in enumerate(edges[i : i + batch], i + 1):
-            by_type.setdefault(e.type.value, []).append(statements.edge_row(e, seq))
+            by_type.setdefault(e.type.value, []).append(edge_row(e, seq))
         store.run_batches(
             [
                 (

@@ -14,6 +14,7 @@ from dagmca.errors import EndpointError, UserError
 from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import deletion, statements
 from dagmca.store.base import GraphStore, StoreError
+from dagmca.store.rows import edge_row, node_row, to_edge, to_node
 from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import memory_call_log, sidecar
 from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
@@ -139,8 +140,8 @@ class Neo4jStore(GraphStore):
         keyed = {(e.source, e.target, e.type, e.key): e for e in edges}
         if not latest and not keyed:
             return
-        node_rows = [(n, statements.node_row(n, self._seq())) for n in latest.values()]
-        edge_rows = [(k, statements.edge_row(e, self._seq())) for k, e in keyed.items()]
+        node_rows = [(n, node_row(n, self._seq())) for n in latest.values()]
+        edge_rows = [(k, edge_row(e, self._seq())) for k, e in keyed.items()]
         try:
             created = self._write(node_rows, edge_rows, careful=self._careful)
         except neo4j_errors.ConstraintError:
@@ -233,20 +234,20 @@ class Neo4jStore(GraphStore):
 
     def get_node(self, node_id: str) -> NodeRecord | None:
         rows = self._read(statements.get_node(), {"id": node_id})
-        return statements.to_node(rows[0]["props"], rows[0]["labels"]) if rows else None
+        return to_node(rows[0]["props"], rows[0]["labels"]) if rows else None
 
     def nodes(self, session: str, kind: NodeKind | None = None) -> list[NodeRecord]:
         rows = self._read(statements.session_nodes(kind), {"session": session})
-        return [statements.to_node(r["props"], r["labels"]) for r in rows]
+        return [to_node(r["props"], r["labels"]) for r in rows]
 
     def edges(self, session: str, type_: EdgeType | None = None) -> list[EdgeRecord]:
         rows = self._read(statements.session_edges(type_), {"session": session})
         rows += self._read(statements.session_edges(type_, from_outside=True), {"session": session})
         rows.sort(key=lambda r: r["props"].get("seq", 0))
-        return [statements.to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
+        return [to_edge(r["source"], r["target"], r["type"], r["props"]) for r in rows]
 
     def sessions(self) -> list[NodeRecord]:
-        return [statements.to_node(r["props"], r["labels"]) for r in self._read(statements.sessions(), {})]
+        return [to_node(r["props"], r["labels"]) for r in self._read(statements.sessions(), {})]
 
     def counts(self, session: str) -> tuple[int, int]:
         row = self._read(statements.count_session(), {"session": session})[0]

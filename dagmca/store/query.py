@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from dagmca.errors import UserError
-from dagmca.store.statements import from_temporal
+from dagmca.store.rows import from_temporal
 
 if TYPE_CHECKING:
     import neo4j

@@ -1,18 +1,19 @@
-"""Every Cypher statement dagmca sends, as named builders, and the pure row mappers.
+"""Every Cypher statement dagmca sends, as named builders (the rows they take and give
+back are mapped to and from records in rows.py).
 
 Values reach Cypher only as parameters. Labels and relationship types cannot be
-parameters in Neo4j 5, so builders take them only from `NodeKind`, `STUB_LABEL`
+parameters in Neo4j 5, so builders take them only from `NodeKind`, `EXTRA_LABELS`
 and `EdgeType`: the enums are the whitelist. Everything here is plain Neo4j 5
 Cypher (no APOC, no map-valued properties), which ArcadeDB's Bolt plugin also runs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Sequence
 from typing import Any
 
-from dagmca.graph import STUB_LABEL, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import EdgeType, NodeKind
+from dagmca.store.rows import EXTRA_LABELS
 
 NODE_LABEL = "Node"
 # Where earlier versions kept the call log and the response cache in the user's graph
@@ -25,14 +26,6 @@ ID_CONSTRAINT = "dagmca_node_id"
 CLAIM_LABEL = "BuildClaim"
 CLAIM_CONSTRAINT = "dagmca_claim_key"
 FULLTEXT_INDEX = "dagmca_text"
-# Properties the store itself owns on every node, beside the record's own props.
-NODE_KEYS = ("id", "session", "created_at", "seq")
-EDGE_KEYS = ("session", "seq")
-# Timestamps: temporal values in Neo4j (so Cypher can compare them with datetime() and
-# durations), ISO strings everywhere else.
-TIME_KEYS = frozenset({"created_at", "started_at", "finished_at", "updated_at", "at"})
-
-_EXTRA_LABELS = frozenset({STUB_LABEL})
 
 # Indexes on what the cookbook (examples/queries.cypher) filters by.
 _INDEXES = (
@@ -50,10 +43,10 @@ _INDEXES = (
     ("dagmca_persona_name", NodeKind.PERSONA.value, "name"),
 )
 # The texts a full-text query searches: questions, turns, resolutions, the final.
-_FULLTEXT_KINDS = (
+FULLTEXT_KINDS = (
     NodeKind.DEBATE, NodeKind.TENSION, NodeKind.TURN, NodeKind.SYNTHESIS, NodeKind.FINAL,
 )  # fmt: skip
-_FULLTEXT_PROPS = ("question", "text", "resolution")
+FULLTEXT_PROPS = ("question", "text", "resolution")
 
 
 def schema_statements() -> list[str]:
@@ -71,8 +64,8 @@ def claim_constraint() -> str:
 
 def fulltext_index() -> str:
     """The full-text index over the texts (Neo4j 5; not every Bolt server has them)."""
-    labels = "|".join(k.value for k in _FULLTEXT_KINDS)
-    props = ", ".join(f"n.{p}" for p in _FULLTEXT_PROPS)
+    labels = "|".join(k.value for k in FULLTEXT_KINDS)
+    props = ", ".join(f"n.{p}" for p in FULLTEXT_PROPS)
     return f"CREATE FULLTEXT INDEX {FULLTEXT_INDEX} IF NOT EXISTS FOR (n:{labels}) ON EACH [{props}]"
 
 
@@ -122,8 +115,8 @@ def contains_search(*, scoped: bool) -> str:
     """The portable search, for a Bolt server without full-text indexes: the nodes of
     the full-text index's kinds whose texts contain any of `$terms` (lower case),
     scored by how many they contain, at most `$limit`; `scoped`: of `$sessions` only."""
-    labels = " OR ".join(f"n:{k.value}" for k in _FULLTEXT_KINDS)
-    body = " + ' ' + ".join(f"coalesce(n.{p}, '')" for p in _FULLTEXT_PROPS)
+    labels = " OR ".join(f"n:{k.value}" for k in FULLTEXT_KINDS)
+    body = " + ' ' + ".join(f"coalesce(n.{p}, '')" for p in FULLTEXT_PROPS)
     where = " AND n.session IN $sessions" if scoped else ""
     return (
         f"MATCH (n:{NODE_LABEL}) WHERE ({labels}){where} WITH n, toLower({body}) AS body "
@@ -200,7 +193,7 @@ def show_constraints() -> str:
 
 
 def _labels(kind: NodeKind, extra: Sequence[str]) -> str:
-    bad = [label for label in extra if label not in _EXTRA_LABELS]
+    bad = [label for label in extra if label not in EXTRA_LABELS]
     if bad:
         raise ValueError(f"label {bad[0]!r} is not in the schema")
     return "".join(f":{label}" for label in (kind.value, *sorted(extra)))
@@ -219,7 +212,7 @@ def update_nodes(kind: NodeKind, extra_labels: Sequence[str]) -> list[str]:
     ]
     _labels(kind, extra_labels)  # the whitelist check
     if kind is NodeKind.TENSION:
-        for label in sorted(_EXTRA_LABELS):
+        for label in sorted(EXTRA_LABELS):
             change = (
                 f"NOT n:{label} SET n:{label}" if label in extra_labels else f"n:{label} REMOVE n:{label}"
             )
@@ -310,84 +303,3 @@ def count_session() -> str:
         "OPTIONAL MATCH (n)-[r]-() WHERE r.session = $session "
         "RETURN count(DISTINCT n) AS nodes, count(DISTINCT r) AS edges"
     )
-
-
-# -- pure row mapping ---------------------------------------------------------
-
-
-def node_row(record: NodeRecord, seq: int) -> dict[str, Any]:
-    clash = set(record.props) & set(NODE_KEYS)
-    if clash:
-        raise ValueError(f"node property {sorted(clash)[0]!r} is reserved by the store")
-    props: dict[str, Any] = {k: to_temporal(k, v) for k, v in record.props.items()}
-    props.update(
-        id=record.id, session=record.session, created_at=to_temporal("created_at", record.created_at)
-    )
-    return {"id": record.id, "seq": seq, "props": props}
-
-
-def edge_row(record: EdgeRecord, seq: int) -> dict[str, Any]:
-    clash = set(record.props) & set(EDGE_KEYS)
-    if clash:
-        raise ValueError(f"edge property {sorted(clash)[0]!r} is reserved by the store")
-    props: dict[str, Any] = {k: to_temporal(k, v) for k, v in record.props.items()}
-    props["session"] = record.session
-    return {"source": record.source, "target": record.target, "key": record.key, "seq": seq, "props": props}
-
-
-_KINDS = frozenset(kind.value for kind in NodeKind)
-
-
-def to_node(props: Mapping[str, Any], labels: Sequence[str]) -> NodeRecord:
-    kinds = [NodeKind(label) for label in labels if label in _KINDS]
-    if len(kinds) != 1:
-        raise ValueError(f"node {props.get('id')!r} has kind labels {sorted(labels)}")
-    extra = tuple(sorted(label for label in labels if label in _EXTRA_LABELS))
-    return NodeRecord(
-        id=props["id"],
-        kind=kinds[0],
-        session=props["session"],
-        created_at=from_temporal(props["created_at"]),
-        labels=extra,
-        props={k: from_temporal(v) for k, v in props.items() if k not in NODE_KEYS},
-    )
-
-
-def to_edge(source: str, target: str, type_: str, props: Mapping[str, Any]) -> EdgeRecord:
-    return EdgeRecord(
-        source=source,
-        target=target,
-        type=EdgeType(type_),
-        session=props["session"],
-        props={k: from_temporal(v) for k, v in props.items() if k not in EDGE_KEYS},
-    )
-
-
-def to_temporal(key: str, value: Any) -> Any:
-    """A timestamp property as a datetime (the driver sends it as a temporal value),
-    when it is in the form dagmca writes (UTC, milliseconds), which reads back the same;
-    any other text stays text."""
-    if key in TIME_KEYS and isinstance(value, str):
-        try:
-            when = datetime.fromisoformat(value)
-        except ValueError:
-            return value
-        if when.tzinfo is not None and _iso(when) == value:
-            return when
-    return value
-
-
-def _iso(when: datetime) -> str:
-    return when.astimezone(UTC).isoformat(timespec="milliseconds")
-
-
-def from_temporal(value: Any) -> Any:
-    """A temporal value read back as the ISO string the records carry (UTC, milliseconds)."""
-    # imported here: the driver takes a third of a second to import, and the embedded
-    # store's Cypher uses this module's builders without it
-    import neo4j.time
-
-    if isinstance(value, neo4j.time.DateTime):
-        native = value.to_native()
-        return _iso(native if native.tzinfo is not None else native.replace(tzinfo=UTC))
-    return value

@@ -266,9 +266,9 @@ class Engine:
             )
         terms = {w for w in _words(str(words or "")) if w not in ("and", "or", "not")}
         found: list[tuple[float, Any]] = []
-        for kind in statements._FULLTEXT_KINDS:
+        for kind in statements.FULLTEXT_KINDS:
             for node in self.graph.by_label.get(kind.value, []):
-                text = " ".join(str(node.props[p]) for p in statements._FULLTEXT_PROPS if node.props.get(p))
+                text = " ".join(str(node.props[p]) for p in statements.FULLTEXT_PROPS if node.props.get(p))
                 tokens = _words(text)
                 hits = sum(1 for t in tokens if t in terms)
                 if hits:

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from dagmca.graph import EdgeRecord, NodeRecord
-from dagmca.store.statements import NODE_LABEL, TIME_KEYS, to_temporal
+from dagmca.store.rows import TIME_KEYS, to_temporal
+from dagmca.store.statements import NODE_LABEL
 
 # A node and a relationship as the graph is built from them, without pydantic's
 # validation (the store's own rows, read only): id, session, kind, extra labels,
