@@ -31,14 +31,15 @@ from openai import AsyncOpenAI
 from pydantic import BaseModel
 
 from dagmca.config import SessionConfig
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import Completion, LLMClient, Message, Request
 from dagmca.llm.factory import open_backend
 from dagmca.llm.local import LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.structured import response_format
-from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import MiniLMEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace import BaseWorkspace
+from dagmca.workspace.session import run_and_report
 
 REFERENCE = {
     "cpp": 3,
@@ -72,26 +73,16 @@ class Recording(LLMClient):
     async def count_tokens(self, text: str) -> int | None:
         return await self.inner.count_tokens(text)
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        body = self.inner._kwargs(max_tokens, temperature, seed)
-        wire, _ = self.inner.wire(messages, schema)
+    async def complete(self, request: Request) -> Completion:
+        schema = request.schema
+        body = self.inner._kwargs(request.max_tokens, request.temperature, request.seed)
+        wire, _ = self.inner.wire(request.messages, schema)
         if schema is not None:
             fmt = response_format(schema, self.inner.mode, self.inner.decision_first)
             if fmt is not None:
                 body["response_format"] = fmt
         start = time.perf_counter()
-        done = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+        done = await self.inner.complete(request)
         self.spans.append((start, time.perf_counter()))
         self.requests.append({"messages": wire, **body})
         self.completion_tokens += done.usage.completion_tokens
@@ -113,11 +104,10 @@ def in_session(passage: str, folder: Path) -> tuple[list[dict[str, Any]], int, f
     embedder = MiniLMEmbedder()
 
     async def go() -> None:
-        async with open_state(
-            cfg, store, client=client, session_id="bench", passage=passage, embedder=embedder
-        ) as state:
-            embedder.warm_up()
-            await run_and_report(state, title="bench", model=client.model, out_dir=folder / "out")
+        async with BaseWorkspace(store, embedder=embedder) as ws:
+            opened = ws.open_session(cfg, session_id="bench", passage=passage, client=client)
+            async with opened as session:
+                await run_and_report(session.state, title="bench", model=client.model, out_dir=folder / "out")
 
     try:
         asyncio.run(go())

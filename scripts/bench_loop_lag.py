@@ -7,7 +7,7 @@ the embedded SQLite store.
 
 The session is the default shape on the scripted fake LLM, every call taking --delay
 seconds (an endpoint's latency), with the real embedding model, wired as `dagmca run`
-wires it (runner.open_state, the embedder warmed up after the pre-flight). A probe task
+wires it (Workspace.open_session, the embedder warmed up as the workspace opens). A probe task
 sleeps 5 ms at a time and records how late it wakes: with nothing blocking the loop
 that is well under a millisecond; a store write or a model load on the loop shows up
 as its full duration.
@@ -28,11 +28,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from dagmca.config import SessionConfig
 from dagmca.llm.fake import ScriptedLLM
-from dagmca.runner import open_state, run_and_report
 from dagmca.similarity import MiniLMEmbedder
 from dagmca.store.base import GraphStore
 from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
+from dagmca.workspace import BaseWorkspace
+from dagmca.workspace.session import run_and_report
 from tests.conftest import PASSAGE
 from tests.support.bolt_server import BoltServer
 
@@ -56,11 +57,10 @@ def one_session(store: GraphStore, session: str, out: Path, delay: float) -> dic
         task = asyncio.create_task(probe(stop, lags))
         embedder = MiniLMEmbedder()
         client = ScriptedLLM(delay=delay)
-        async with open_state(
-            cfg, store, client=client, session_id=session, passage=PASSAGE, embedder=embedder
-        ) as state:
-            embedder.warm_up()
-            await run_and_report(state, title="lag", model="scripted", out_dir=out / session)
+        async with BaseWorkspace(store, embedder=embedder) as ws:
+            opened = ws.open_session(cfg, session_id=session, passage=PASSAGE, client=client)
+            async with opened as s:
+                await run_and_report(s.state, title="lag", model="scripted", out_dir=out / session)
         stop.set()
         await task
         embedder.close()

@@ -11,9 +11,8 @@ from typing import Protocol
 from dagmca.config import SessionConfig
 from dagmca.corpus.build import Build
 from dagmca.corpus.sources import Passage, collect
-from dagmca.errors import EndpointError, UserError
+from dagmca.errors import UserError
 from dagmca.graph import Strict
-from dagmca.llm.base import EndpointDown
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 
@@ -107,13 +106,10 @@ async def run_build(
     )
     todo = await asyncio.to_thread(job.plan)  # its reads wait on the store's thread
     if todo:
-        backend = await ws.backend(cfg, client)
         if watch is not None:
             watch.start(job)
         try:
-            await job.run(todo, backend.client, ws.embedder)
-        except EndpointDown as exc:
-            raise EndpointError(str(exc), "every finished turn is kept; run the same build again") from None
+            await job.run(todo, ws, client)
         finally:
             if watch is not None:
                 watch.stop()

@@ -21,7 +21,7 @@ from dagmca.errors import EndpointError
 from dagmca.graph import ModelRole
 from dagmca.llm.base import EndpointDown, LLMClient
 from dagmca.llm.factory import context_window, open_backend
-from dagmca.llm.metered import MeteredLLM, role_terms
+from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import TokenCounter
 from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
@@ -83,16 +83,7 @@ async def answer_with_client(
     `client`, which stays open: it is the caller's (a workspace's backend, shared by its
     sessions and asks, so that asking again starts no second model server)."""
     final = cfg.role(ModelRole.FINAL)
-    llm = MeteredLLM(
-        client,
-        concurrency=cfg.concurrency,
-        terms=role_terms(cfg, client),
-        cache=background,
-        read_cache=cfg.cache,
-        record=lambda call: background.record_calls([call]),
-        session=ask_session_id(),
-        down_after=cfg.endpoint_down_after,
-    )
+    llm = MeteredLLM.for_session(cfg, client, calls=background, session=ask_session_id())
     try:
         await llm.ping()
         window = context_window(final, client).tokens

@@ -210,7 +210,7 @@ def compare(
     no cache reads), so the numbers are the protocol's own."""
     values = cfg.model_dump()
     from dagmca.api.sync import in_workspace
-    from dagmca.runner import new_session_id
+    from dagmca.workspace.stored import new_session_id
 
     specs = _arms(protocols)
     configs = {a.name: o.build_config({**values, **ARM_SETTINGS, "protocol": a.protocol}) for a in specs}

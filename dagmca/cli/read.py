@@ -142,7 +142,7 @@ def status(
     """Where a session is: phase, active debates and their rounds, agents, calls, tokens,
     cost, elapsed time, last event. Reads the session's status.json, so it works while
     another process runs the session."""
-    from dagmca.runner import reports_dir
+    from dagmca.workspace.stored import reports_dir
 
     folder = reports_dir(resolve_store(store), session, out_dir)
     path = folder / "status.json"

@@ -1,6 +1,6 @@
 """`dagmca run`, `resume` and `revisit`: the commands that spend LLM calls on a session.
 
-The pipeline (`dagmca.runner` and all below it) is imported inside the commands, so
+The pipeline (`dagmca.workspace` and all below it) is imported inside the commands, so
 that `dagmca --help` and the reading commands start without loading it."""
 
 from __future__ import annotations
@@ -19,15 +19,14 @@ from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import progress
-from dagmca.cli.render import (
-    claims_row,
+from dagmca.cli.render import claims_row, role_calls_text
+from dagmca.cli.summary import (
     degenerate_count,
     fitting_rows,
     guard_row,
     ledger_row,
     projection_row,
     projection_table,
-    role_calls_text,
     summary_table,
 )
 from dagmca.cli.verdicts import Verdicts
@@ -99,16 +98,16 @@ def run(
         show_projection(cfg, text, json_out=False, asked=asked is not None)
         return
     check_backend(cfg)
-    from dagmca import runner
+    from dagmca.workspace import stored as by_id
 
     o.check_session_id(session)
     location = resolve_store(store)
-    session_id = session or runner.new_session_id(text or asked or "")
+    session_id = session or by_id.new_session_id(text or asked or "")
 
     # Everything that can be checked without spending is checked above; now the store.
     with open_store(location, create=True) as graph_store:
         graph_store.init_schema()
-        target = runner.reports_dir(location, session_id, out_dir)
+        target = by_id.reports_dir(location, session_id, out_dir)
         title = title_of(asked or text, passage.stem if passage is not None else session_id)
         started = time.monotonic()
         # --quiet prints nothing before the run, so its projection is made for the summary
@@ -212,9 +211,9 @@ def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig
     """A session's own settings, with what `resume` or `revisit` was told to change: a
     moved endpoint (--llm, --base-url, --model, --local-model) or a raised budget. A session that ended
     with its budget spent stays so unless a budget flag raises it."""
-    from dagmca import runner
+    from dagmca.workspace import stored as by_id
 
-    stored = runner.stored_config(node)
+    stored = by_id.stored_config(node)
     given = {k: v for k, v in overrides.items() if v is not None}
     cfg = o.build_config({**stored.model_dump(), **given})
     check_backend(cfg)
@@ -261,7 +260,7 @@ def resume(
     replayed from the cache, the rest is asked, with the session's own settings (an
     endpoint that moved and a raised budget can be given). Budgets count what earlier
     runs spent."""
-    from dagmca import runner
+    from dagmca.workspace import stored as by_id
 
     location = resolve_store(store)
     with open_existing(location) as st:
@@ -270,7 +269,7 @@ def resume(
             out.print(f"session {session} is already done; nothing to resume")
             return
         cfg = resumed_config(node, overrides)
-        target = runner.reports_dir(location, session, out_dir)
+        target = by_id.reports_dir(location, session, out_dir)
         started = time.monotonic()
         projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
         display = Verdicts(None if quiet else progress(err))
@@ -295,14 +294,14 @@ def revisit(
     """Later, with new context: re-check a finished session's open stubs, explore the
     relevant ones into the same DAG, and integrate again. Budgets count what earlier
     runs spent."""
-    from dagmca import runner
+    from dagmca.workspace import stored as by_id
 
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
         cfg = resumed_config(node, overrides)
         new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
-        target = runner.reports_dir(location, session, out_dir)
+        target = by_id.reports_dir(location, session, out_dir)
         display = None if quiet else progress(err)
         result = in_session(
             st,

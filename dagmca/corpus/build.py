@@ -28,6 +28,7 @@ from dagmca.config import SessionConfig
 from dagmca.corpus.link import (
     FINISHED,
     LINK_CLAIM,
+    BuildSessions,
     Link,
     Step,
     StepResult,
@@ -39,15 +40,14 @@ from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
 from dagmca.errors import DagmcaError
 from dagmca.graph import SessionNode, node_from_record
-from dagmca.llm.base import LLMClient
-from dagmca.llm.gate import Gate
 from dagmca.llm.limiter import RateLimiter
-from dagmca.llm.metered import Budget, MeteredLLM, Pool
-from dagmca.runner import SharedResources, open_state, run_and_report, stored_config
-from dagmca.similarity import Embedder
+from dagmca.llm.metered import MeteredLLM
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.store.lease import holder_id, renewing, take
+from dagmca.workspace import BaseWorkspace, ClientLike
+from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
+from dagmca.workspace.stored import stored_config
 
 CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
 RENEW_S = 30.0
@@ -141,30 +141,21 @@ class Build:
         return todo
 
     # -- the run -----------------------------------------------------------------------
-    async def run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
-        """Every passage of `todo`; traced (--otel), one trace whose build span is the
-        parent of every session's."""
+    async def run(self, todo: list[Passage], ws: BaseWorkspace, client: ClientLike | None = None) -> None:
+        """Every passage of `todo`, each session opened in `ws` on the backend of the
+        build's settings (or `client`); traced (--otel), one trace whose build span is
+        the parent of every session's."""
         cfg = self.cfg
         attrs = {"dagmca.passages": len(todo)}
         with tracing.group("build", otel=cfg.otel, content=cfg.otel_content, attributes=attrs):
-            await self._run(todo, client, embedder)
+            backend = await ws.backend(cfg, client)
+            self.limiter = getattr(backend.client, "limiter", None)
+            await self._run(todo, BuildSessions(ws, backend, SharedResources.of(ws.store, cfg)))
 
-    async def _run(self, todo: list[Passage], client: LLMClient, embedder: Embedder) -> None:
-        self.limiter = getattr(client, "limiter", None)
-        # a store already behind a thread (a workspace's) is used as it is and left open,
-        # with the client: both are the workspace's
-        background = self.store if isinstance(self.store, BackgroundStore) else BackgroundStore(self.store)
-        own = background is not self.store
-        shared = SharedResources(
-            background,
-            Gate(self.cfg.concurrency),
-            Pool(Budget(self.cfg.max_llm_calls, self.cfg.max_tokens, self.cfg.max_cost_usd)),
-        )
+    async def _run(self, todo: list[Passage], sessions: BuildSessions) -> None:
+        background = sessions.store
         slots = asyncio.Semaphore(self.parallel)
-        tasks = {
-            p.id: asyncio.create_task(self._session(p, shared, slots, client, embedder), name=p.id)
-            for p in todo
-        }
+        tasks = {p.id: asyncio.create_task(self._session(p, sessions, slots), name=p.id) for p in todo}
         links: list[asyncio.Task[None]] = []
         self._owner = asyncio.current_task()
         try:
@@ -173,7 +164,7 @@ class Build:
             for p in todo:
                 await tasks[p.id]
                 if self.outcomes[p.id].status == "linking":
-                    links.append(await self._schedule_link(p, shared, client, embedder))
+                    links.append(await self._schedule_link(p, sessions))
             await asyncio.gather(*links)
         except asyncio.CancelledError:
             # a claim lost: nothing more is written under it, and the loss is the error
@@ -189,30 +180,22 @@ class Build:
             # link claim) is given up: another worker takes the passage over at once
             for key in list(self._renewals):
                 await self._release(background, key)
-            try:
-                await background.flush()
-            finally:
-                if own:
-                    embedder.keep_in(None)  # the sessions kept their vectors through this thread
-                    background.close()
-                    await client.aclose()
+            await background.flush()
 
     async def _session(
         self,
         p: Passage,
-        shared: SharedResources,
+        sessions: BuildSessions,
         slots: asyncio.Semaphore,
-        client: LLMClient,
-        embedder: Embedder,
     ) -> None:
         outcome = self.outcomes[p.id]
         async with slots:
-            store = shared.store
+            store = sessions.store
             if not await self._claim(store, p.id):
                 outcome.status, outcome.detail = "claimed by another worker", ""
                 return
             # renewed until the passage is linked (or given up), not only while it runs
-            self._renewals[p.id] = self._renew(shared.store, p.id)
+            self._renewals[p.id] = self._renew(store, p.id)
             try:
                 node = await store.aread(lambda s: s.get_node(p.id))
                 if node is not None and node.props.get("linked_at"):  # by another worker meanwhile
@@ -225,42 +208,34 @@ class Build:
                     return
                 cfg = stored_config(node) if node is not None else self.cfg
                 outcome.status, outcome.ran = "running", True
-                async with open_state(
-                    cfg,
-                    self.store,
-                    client=client,
-                    session_id=p.id,
-                    passage=p.text,
-                    embedder=embedder,
-                    events=PassageEvents(outcome),
-                    earlier="replay" if node is not None else None,
-                    shared=shared,
-                ) as state:
-                    outcome.meters.append(state.llm)
+                mode = SessionMode.RESUME if node is not None else SessionMode.NEW
+                async with sessions.open(cfg, p.id, p.text, mode, PassageEvents(outcome)) as opened:
+                    outcome.meters.append(opened.state.handles.llm)
                     result = await run_and_report(
-                        state, title=p.title, model=client.model, out_dir=self.reports(p.id)
+                        opened.state,
+                        title=p.title,
+                        model=opened.state.handles.llm.model,
+                        out_dir=self.reports(p.id),
                     )
                 status = result.session.status
                 outcome.status = "linking" if status in FINISHED else "failed"
                 outcome.detail = status
             except BaseException:
                 outcome.status = "failed"
-                await self._release(shared.store, p.id)
+                await self._release(store, p.id)
                 raise
             finally:
                 outcome.ended = time.monotonic()
             if outcome.status == "failed":
-                await self._release(shared.store, p.id)
+                await self._release(store, p.id)
 
-    async def _schedule_link(
-        self, p: Passage, shared: SharedResources, client: LLMClient, embedder: Embedder
-    ) -> asyncio.Task[None]:
+    async def _schedule_link(self, p: Passage, sessions: BuildSessions) -> asyncio.Task[None]:
         """Start judging every earlier finished session's open stubs against `p`: one
         step per session, after the steps of earlier passages on that session. The
         build's revisit branches are offered to the sessions in passage and session
         order as the steps are made, so the graph does not depend on which step
         finishes first; an offer a session does not take is not made again."""
-        store = shared.store
+        store = sessions.store
         if LINK_CLAIM not in self._renewals:  # the right to change other sessions, store-wide
             while not await self._claim(store, LINK_CLAIM):
                 await asyncio.sleep(1.0)  # another worker is linking
@@ -276,10 +251,10 @@ class Build:
             offered = min(base.max_revisits, self.cross_revisits)
             self.cross_revisits -= offered
             step = Step(p, against, other, base.model_copy(update={"max_revisits": offered}))
-            task = asyncio.create_task(self._step(self._chain.get(other.id), step, shared, client, embedder))
+            task = asyncio.create_task(self._step(self._chain.get(other.id), step, sessions))
             self._chain[other.id] = task
             steps.append(task)
-        finish = asyncio.create_task(self._finish_link(p, against, steps, shared))
+        finish = asyncio.create_task(self._finish_link(p, against, steps, sessions))
         self._chain[p.id] = finish
         return finish
 
@@ -287,36 +262,31 @@ class Build:
         self,
         before: asyncio.Task[Any] | None,
         step: Step,
-        shared: SharedResources,
-        client: LLMClient,
-        embedder: Embedder,
+        sessions: BuildSessions,
     ) -> StepResult:
         if before is not None:
             await before
         outcome = self.outcomes[step.passage.id]
         return await link_step(
             step,
-            self.store,
-            shared,
-            client=client,
-            embedder=embedder,
+            sessions,
             reports=self.reports,
             events=PassageEvents(outcome),
             meters=outcome.meters,
         )
 
     async def _finish_link(
-        self, p: Passage, against: SessionNode, steps: list[asyncio.Task[StepResult]], shared: SharedResources
+        self, p: Passage, against: SessionNode, steps: list[asyncio.Task[StepResult]], sessions: BuildSessions
     ) -> None:
         outcome = self.outcomes[p.id]
         try:
             for result in await asyncio.gather(*steps):
                 self.links += result.links
                 self.checked += result.checked
-            await mark_linked(shared, against, p)
+            await mark_linked(sessions, against, p)
             outcome.status = "done" if outcome.ran else "finished earlier"
         finally:
-            await self._release(shared.store, p.id)
+            await self._release(sessions.store, p.id)
 
     async def _claim(self, store: BackgroundStore, key: str) -> bool:
         # the passage's session id is its key: a `resume` of that session is refused meanwhile

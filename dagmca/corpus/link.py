@@ -8,6 +8,7 @@ check is a `CHECKED_AGAINST` relationship to the passage's Session node."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,14 +25,43 @@ from dagmca.graph import (
     node_from_record,
     utcnow,
 )
-from dagmca.llm.base import LLMClient
+from dagmca.llm.factory import Backend
 from dagmca.llm.metered import MeteredLLM
-from dagmca.runner import SharedResources, open_state, revisit_and_report
-from dagmca.similarity import Embedder
-from dagmca.store.base import GraphStore
+from dagmca.store.background import BackgroundStore
+from dagmca.workspace import BaseWorkspace, Handed
+from dagmca.workspace.session import OpenSession, SessionMode, SharedResources, revisit_and_report
 
 LINK_CLAIM = "_link"  # the claim a worker holds while it changes other sessions
 FINISHED = frozenset({"done", "degraded", "budget_exhausted"})
+DOWN_FIX = "every finished turn is kept; run the same build again"
+
+
+@dataclass(frozen=True)
+class BuildSessions:
+    """How a build opens its sessions: the workspace's lifecycle, on the build's one
+    backend, concurrency limit and spend."""
+
+    ws: BaseWorkspace
+    backend: Backend | Handed
+    shared: SharedResources
+
+    @property
+    def store(self) -> BackgroundStore:
+        return self.shared.store
+
+    def open(
+        self, cfg: SessionConfig, session_id: str, passage: str, mode: SessionMode, events: EventSink
+    ) -> AbstractAsyncContextManager[OpenSession]:
+        return self.ws.open_session(
+            cfg,
+            session_id=session_id,
+            passage=passage,
+            mode=mode,
+            events=events,
+            backend=self.backend,
+            shared=self.shared,
+            fix_when_down=DOWN_FIX,
+        )
 
 
 @dataclass(frozen=True)
@@ -73,11 +103,8 @@ def finished_others(sessions: list[NodeRecord], p: Passage, skip: set[str]) -> l
 
 async def link_step(
     step: Step,
-    store: GraphStore,
-    shared: SharedResources,
+    sessions: BuildSessions,
     *,
-    client: LLMClient,
-    embedder: Embedder,
     reports: Callable[[str], Path],
     events: EventSink,
     meters: list[MeteredLLM],
@@ -87,26 +114,17 @@ async def link_step(
     revisit branches (as many as it was offered) that `REFERENCES` the passage's main
     debate; a session with no open stub is not opened."""
     p, other = step.passage, step.other
-    tensions = await shared.store.aread(lambda s: s.nodes(other.id, NodeKind.TENSION))
+    tensions = await sessions.store.aread(lambda s: s.nodes(other.id, NodeKind.TENSION))
     if not any(t.props.get("status") == TensionStatus.STUB.value for t in tensions):
         return StepResult([])
-    async with open_state(
-        step.cfg,
-        store,
-        client=client,
-        session_id=other.id,
-        passage=p.text,
-        embedder=embedder,
-        events=events,
-        earlier="charge",
-        shared=shared,
-    ) as state:
-        meters.append(state.llm)
+    async with sessions.open(step.cfg, other.id, p.text, SessionMode.REVISIT, events) as opened:
+        state = opened.state
+        meters.append(state.handles.llm)
         result = await revisit_and_report(
             state, context=p.text, out_dir=reports(other.id), against=step.against
         )
         references = [
-            state.edge(
+            state.handles.edge(
                 branch,
                 f"{p.id}/main",
                 EdgeType.REFERENCES,
@@ -119,16 +137,16 @@ async def link_step(
             state.write([], references)
     links = [Link("answered", p.id, other.id, stub) for stub in result.superseded]
     links += [Link("revisited", p.id, other.id, branch) for branch in result.explored]
-    return StepResult(links, state.revisits_used, result.checked)
+    return StepResult(links, state.counts.revisits_used, result.checked)
 
 
-async def mark_linked(shared: SharedResources, against: SessionNode, p: Passage) -> None:
+async def mark_linked(sessions: BuildSessions, against: SessionNode, p: Passage) -> None:
     """The passage is finished: every earlier session was judged against it. Read again
     first: the Session node may have changed since the link began."""
-    record = await shared.store.aread(lambda s: s.get_node(against.id))
+    record = await sessions.store.aread(lambda s: s.get_node(against.id))
     node = node_from_record(record) if record is not None else against
     if not isinstance(node, SessionNode):
         raise ValueError(f"{against.id} is not a session")
     node.source = p.source
     node.linked_at = utcnow()
-    shared.store.write([node.to_record()])
+    sessions.store.write([node.to_record()])

@@ -118,7 +118,7 @@ class _Eval:
     ) -> None:
         self.ws, self.plan, self.base, self.client, self.on_done = ws, plan, base, client, on_done
         # one gate, one rate limiter per endpoint and one spend for every session and the judge
-        self.runner = EvalSessions(ws, base, client)
+        self.eval_sessions = EvalSessions(ws, base, client)
         self.store = ws.store
         self.values = base.model_dump()
         self.limit = asyncio.Semaphore(max(1, plan.parallel or default_parallel(base)))
@@ -137,21 +137,21 @@ class _Eval:
             node = await self.store.aread(lambda s: s.get_node(sid))
             same_task(self.plan.eval_id, node, task)
             if _ended(node):  # what it spent in an earlier run counts against the eval's budgets
-                self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
+                self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
             else:
                 # written only under its lease, looked at again once held: another eval of
                 # this id, or a `dagmca resume` of the session, may be writing it now
-                async with self.runner.lease(sid):
+                async with self.eval_sessions.lease(sid):
                     node = await self.store.aread(lambda s: s.get_node(sid))
                     if node is None:
-                        if self.runner.spent_out():  # not run: a rerun with a raised budget runs it
+                        if self.eval_sessions.spent_out():  # not run: a rerun with a raised budget runs it
                             self.skipped += 1
                             return None
-                        await self.runner.run(cfg, sid, task.passage, task.question)
+                        await self.eval_sessions.run(cfg, sid, task.passage, task.question)
                     else:
-                        self.runner.charge(await self.store.aread(lambda s: s.calls(sid)))
+                        self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
                         if not _ended(node):
-                            await self.runner.resume(sid)
+                            await self.eval_sessions.resume(sid)
         ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
@@ -205,7 +205,7 @@ class _Eval:
         if task.judged and len(found) > 1:  # no rule clusters open answers: one call picks
             # logged apart from the samples' own, which size the vote on a rerun
             log = f"{first.record.session}-usc"
-            llm = await self.runner.metered(log)
+            llm = await self.eval_sessions.metered(log)
             tokens = self.base.role(ModelRole.FINAL).flag_tokens()
             picked = await most_consistent(llm, task.question, found, max_tokens=tokens, seed=self.base.seed)
             await self.store.flush()
@@ -296,7 +296,7 @@ async def run_eval(
         len(plan.arms) > 1 or plan.noise_floor
     )
     if needs_judge and judge is None:
-        await e.runner.check_judge()
+        await e.eval_sessions.check_judge()
     e.store.write(nodes=[evaluation_record(eval_id, judge_model="", **header)])
     # traced (--otel): one trace, the eval's span the parent of every session's
     traced = {"dagmca.eval": eval_id}
@@ -307,8 +307,8 @@ async def run_eval(
     if needs_judge:
         # the judge's calls of earlier runs count against the eval's budgets; asked again,
         # they are answered from the cache
-        e.runner.charge(await e.store.aread(lambda s: s.calls(eval_id)))
-        llm, judge_model = (judge, _model_of(judge)) if judge is not None else await e.runner.judge(eval_id)
+        e.eval_sessions.charge(await e.store.aread(lambda s: s.calls(eval_id)))
+        llm, judge_model = (judge, _model_of(judge)) if judge is not None else await e.eval_sessions.judge(eval_id)
         jobs = pairs(
             plan.tasks, plan.arms, plan.repeats, plan.judge_trials, judge_all=plan.judge_all,
             noise=plan.noise_floor,

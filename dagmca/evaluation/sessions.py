@@ -14,20 +14,19 @@ from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 
 from dagmca.config import SessionConfig
-from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError
 from dagmca.graph import CallRecord, ModelRole
 from dagmca.llm.factory import Backend
-from dagmca.llm.gate import Gate
-from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
+from dagmca.llm.metered import MeteredLLM, Pool
 from dagmca.llm.routing import routes_of
 from dagmca.passage import title_of
-from dagmca.runner import SharedResources, run_and_report, stored_config
 from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, Handed
-from dagmca.workspace.backends import Sharing, backend_key
+from dagmca.workspace.backends import backend_key
 from dagmca.workspace.lease import held
+from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
+from dagmca.workspace.stored import stored_config
 
 
 def prompt_tokens(calls: Sequence[CallRecord]) -> int:
@@ -50,8 +49,7 @@ class EvalSessions:
     def __init__(self, ws: Workspace, base: SessionConfig, client: ClientLike | None) -> None:
         self.ws, self.base, self.client = ws, base, client
         self.store: BackgroundStore = ws.store
-        budget = Budget(base.max_llm_calls, base.max_tokens, base.max_cost_usd)
-        self.shared = SharedResources(store=self.store, gate=Gate(base.concurrency), pool=Pool(budget))
+        self.shared = SharedResources.of(self.store, base)
         self._backends: dict[str, Backend | Handed] = {}
         self._starting = asyncio.Lock()
 
@@ -88,7 +86,7 @@ class EvalSessions:
     async def run(self, cfg: SessionConfig, session: str, passage: str | None, question: str) -> None:
         """A new session `session` answering `question` (on `passage`); the caller holds
         its `lease`."""
-        await self._go(cfg, session, passage or "", question, title_of(question, session), None)
+        await self._go(cfg, session, passage or "", question, title_of(question, session), SessionMode.NEW)
 
     async def resume(self, session: str) -> None:
         """A session cut short, finished with its stored settings; its finished calls
@@ -98,7 +96,8 @@ class EvalSessions:
         cfg = stored_config(node)
         asked = str(node.props.get("question") or "") or None
         title = str(node.props.get("title", session))
-        await self._go(cfg, session, str(node.props.get("passage", "")), asked, title, "replay")
+        passage = str(node.props.get("passage", ""))
+        await self._go(cfg, session, passage, asked, title, SessionMode.RESUME)
 
     async def _go(
         self,
@@ -107,17 +106,23 @@ class EvalSessions:
         passage: str,
         question: str | None,
         title: str,
-        earlier: str | None,
+        mode: SessionMode,
     ) -> None:
         """The workspace's session, on the eval's backend, gate and spend."""
         folder = self.ws.reports_dir(session)
         fix = "every finished session is kept; run the eval again to finish it"
-        sharing = Sharing(await self.backend(cfg), self.shared, fix)
-
-        async def work(state: SessionState, model: str) -> None:
-            await run_and_report(state, title=title, model=model, out_dir=folder)
-
-        await self.ws._session(cfg, session, passage, None, None, earlier, work, question, sharing)
+        opened = self.ws.open_session(
+            cfg,
+            session_id=session,
+            passage=passage,
+            question=question,
+            mode=mode,
+            backend=await self.backend(cfg),
+            shared=self.shared,
+            fix_when_down=fix,
+        )
+        async with opened as s:
+            await run_and_report(s.state, title=title, model=s.model, out_dir=folder)
 
     async def check_judge(self) -> None:
         """The judge's pre-flight, before any session runs: an eval whose judge cannot
@@ -136,17 +141,9 @@ class EvalSessions:
         return self._metered(await self.backend(self.base), session)
 
     def _metered(self, backend: Backend | Handed, session: str) -> MeteredLLM:
-        return MeteredLLM(
-            backend.client,
-            concurrency=self.base.concurrency,
-            terms=role_terms(self.base, backend.client),
-            cache=self.store,
-            read_cache=self.base.cache,
-            record=lambda call: self.store.record_calls([call]),
-            session=session,
-            down_after=self.base.endpoint_down_after,
-            gate=self.shared.gate,
-            pool=self.pool,
+        shared = self.shared
+        return MeteredLLM.for_session(
+            self.base, backend.client, calls=self.store, session=session, gate=shared.gate, pool=shared.pool
         )
 
     async def judge(self, eval_id: str) -> tuple[MeteredLLM, str]:

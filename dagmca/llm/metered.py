@@ -10,9 +10,9 @@ cut reply, and the count of requests made; then the role's backend."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
@@ -56,6 +56,12 @@ def role_terms(cfg: SessionConfig, client: LLMClient) -> dict[ModelRole, RoleTer
         own = cfg.role(role)
         terms[role] = RoleTerms(resolve_prices(own, routes[role].client.model), own.llm != "local")
     return terms
+
+
+class CallLog(ResponseCache, Protocol):
+    """Where a session's replies are kept and its calls recorded (the store's thread)."""
+
+    def record_calls(self, calls: Sequence[CallRecord]) -> None: ...
 
 
 class MeteredLLM(LLMClient):
@@ -106,6 +112,37 @@ class MeteredLLM(LLMClient):
         self.earlier = Earlier(self.meter)
         self.routes: dict[ModelRole, Route] = routes_of(inner)
         self.stacks = {role: self._stack(role, route) for role, route in self.routes.items()}
+
+    @classmethod
+    def for_session(
+        cls,
+        cfg: SessionConfig,
+        client: LLMClient,
+        *,
+        calls: CallLog,
+        session: str,
+        budget: Budget | None = None,
+        replaying: bool = False,
+        gate: Gate | None = None,
+        pool: Pool | None = None,
+    ) -> MeteredLLM:
+        """The client of a session, an eval's judge, an ask or a swarm under `cfg`: each
+        role at its own model's prices, its cut replies continued unless it is local,
+        every call logged under `session` in `calls`, which also keeps the replies (read
+        back per `cfg.cache`, or always when `replaying` a resumed session's calls)."""
+        return cls(
+            client,
+            concurrency=cfg.concurrency,
+            budget=budget,
+            terms=role_terms(cfg, client),
+            cache=calls,
+            read_cache=cfg.cache or replaying,
+            record=lambda call: calls.record_calls([call]),
+            session=session,
+            down_after=cfg.endpoint_down_after,
+            gate=gate,
+            pool=pool,
+        )
 
     def _stack(self, role: ModelRole, route: Route) -> LLMClient:
         terms = self.terms[role]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dagmca.config import SessionConfig
 from dagmca.evaluation.sessions import spent
 from dagmca.llm.gate import Gate
-from dagmca.llm.metered import Budget, MeteredLLM, Pool, role_terms
+from dagmca.llm.metered import Budget, MeteredLLM, Pool
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 
@@ -19,17 +19,8 @@ async def swarm_client(
     budgets: a rerun's budget is the swarm's, not what is left of this run's."""
     backend = await ws.backend(cfg, client)
     store = ws.store
-    pool = Pool(Budget(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd))
+    pool = Pool(Budget.of(cfg))
     pool.calls, pool.tokens, pool.cost_usd = spent(await store.aread(lambda s: s.calls(swarm_id)))
-    return MeteredLLM(
-        backend.client,
-        concurrency=cfg.concurrency,
-        terms=role_terms(cfg, backend.client),
-        cache=store,
-        read_cache=cfg.cache,
-        record=lambda call: store.record_calls([call]),
-        session=swarm_id,
-        down_after=cfg.endpoint_down_after,
-        gate=Gate(cfg.concurrency),
-        pool=pool,
+    return MeteredLLM.for_session(
+        cfg, backend.client, calls=store, session=swarm_id, gate=Gate(cfg.concurrency), pool=pool
     )

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 from dagmca.config import SessionConfig
 from dagmca.llm.base import LLMClient
 from dagmca.llm.factory import Backend, open_backend
-from dagmca.runner import SharedResources
 
 if TYPE_CHECKING:
     from openai import AsyncOpenAI
@@ -53,17 +52,6 @@ class Handed:
 
     client: LLMClient
     model: str
-
-
-@dataclass
-class Sharing:
-    """What a session shares with the others it runs among (an eval's): one backend,
-    one concurrency gate and one spend against their budgets (`shared`), and the fix
-    that an unreachable endpoint's error names."""
-
-    backend: Backend | Handed
-    shared: SharedResources
-    fix: str
 
 
 def wrap_client(cfg: SessionConfig, client: ClientLike) -> Handed:

@@ -11,7 +11,8 @@ local model server, one rate limiter). Nothing here prints or exits: failures ar
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+import contextlib
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, cast
@@ -19,30 +20,17 @@ from typing import TYPE_CHECKING, Any, TypeVar, cast
 from dagmca.config import SessionConfig
 from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult, ledger_session
-from dagmca.debate.state import SessionState
 from dagmca.errors import EndpointError, UserError
 from dagmca.graph import NodeKind, NodeRecord
 from dagmca.llm.base import EndpointDown
 from dagmca.llm.factory import Backend
-from dagmca.llm.gate import Gate
-from dagmca.llm.metered import Budget, Pool
 from dagmca.passage import check_text, title_of
-from dagmca.runner import (
-    Display,
-    SharedResources,
-    open_state,
-    reports_dir,
-    revisit_and_report,
-    run_and_report,
-    stored_config,
-)
-from dagmca.runner import new_session_id as _new_session_id
 from dagmca.similarity import Embedder
 from dagmca.similarity.choose import make_embedder
 from dagmca.store import open_store, require_session, resolve_store
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.workspace.backends import Backends, ClientLike, Handed, Sharing
+from dagmca.workspace.backends import Backends, ClientLike, Handed
 from dagmca.workspace.inputs import (
     BUDGETS,
     MAX_QUESTION_BYTES,
@@ -54,11 +42,20 @@ from dagmca.workspace.inputs import (
 from dagmca.workspace.lease import continuable, finished, held
 from dagmca.workspace.reading import Reading
 from dagmca.workspace.results import LedgerReport, RevisitResult, RunResult
+from dagmca.workspace.session import (
+    Display,
+    OpenSession,
+    SessionMode,
+    SharedResources,
+    revisit_and_report,
+    run_and_report,
+    session_state,
+)
+from dagmca.workspace.stored import new_session_id, reports_dir, stored_config
 
 if TYPE_CHECKING:
     import neo4j
 
-T = TypeVar("T")
 W = TypeVar("W", bound="BaseWorkspace")
 
 
@@ -187,7 +184,7 @@ class BaseWorkspace(Reading):
         text = check_text(passage, cfg.max_passage_bytes) if passage is not None else ""
         asked = check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
         background, _ = self._opened()
-        session_id = session or _new_session_id(text or asked or "")
+        session_id = session or new_session_id(text or asked or "")
         # under the session's lease, so that no other process makes the same id meanwhile
         async with held(background, session_id):
             found = await background.aread(lambda s: s.get_node(session_id))
@@ -199,11 +196,12 @@ class BaseWorkspace(Reading):
             folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
             name = title or title_of(asked or text, session_id)
 
-            async def work(state: SessionState, model: str) -> RunResult:
-                result = await run_and_report(state, title=name, model=model, out_dir=folder)
-                return self._result(result, state, folder)
-
-            return await self._session(cfg, session_id, text, client, events, None, work, asked)
+            opened = self.open_session(
+                cfg, session_id=session_id, passage=text, question=asked, client=client, events=events
+            )
+            async with opened as s:
+                result = await run_and_report(s.state, title=name, model=s.model, out_dir=folder)
+                return self._result(result, s, folder)
 
     async def resume(
         self,
@@ -239,11 +237,13 @@ class BaseWorkspace(Reading):
         asked = str(node.props["question"]) if node.props.get("question") else None
         folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
 
-        async def work(state: SessionState, model: str) -> RunResult:
-            result = await run_and_report(state, title=title, model=model, out_dir=folder)
-            return self._result(result, state, folder)
-
-        return await self._session(cfg, session, text, client, events, "replay", work, asked)
+        mode = SessionMode.RESUME
+        opened = self.open_session(
+            cfg, session_id=session, passage=text, question=asked, mode=mode, client=client, events=events
+        )
+        async with opened as s:
+            result = await run_and_report(s.state, title=title, model=s.model, out_dir=folder)
+            return self._result(result, s, folder)
 
     async def revisit(
         self,
@@ -270,13 +270,15 @@ class BaseWorkspace(Reading):
             folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
             asked = str(node.props["question"]) if node.props.get("question") else None
 
-            async def work(state: SessionState, model: str) -> RevisitResult:
-                r = await revisit_and_report(state, context=context, out_dir=folder)
-                spend = spend_of(state.llm)
-                return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
-
             text = new_text or str(node.props["passage"])
-            return await self._session(cfg, session, text, client, events, "charge", work, asked)
+            mode = SessionMode.REVISIT
+            opened = self.open_session(
+                cfg, session_id=session, passage=text, question=asked, mode=mode, client=client, events=events
+            )
+            async with opened as s:
+                r = await revisit_and_report(s.state, context=context, out_dir=folder)
+                spend = spend_of(s.state.handles.llm)
+                return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
 
     async def ledger(
         self,
@@ -302,15 +304,16 @@ class BaseWorkspace(Reading):
             if cfg.ledger_mode() == "off":  # asked for by this call, whatever the run said
                 cfg = cfg.model_copy(update={"ledger": "final"})
 
-            async def work(state: SessionState, model: str) -> LedgerReport:
-                traced = await ledger_session(state)
-                return await self._claims(session, traced.untraced, spend_of(state.llm).calls)
-
             text = str(node.props["passage"])
-            return await self._session(cfg, session, text, client, events, "charge", work)
+            opened = self.open_session(
+                cfg, session_id=session, passage=text, mode=SessionMode.REVISIT, client=client, events=events
+            )
+            async with opened as s:
+                traced = await ledger_session(s.state)
+                return await self._claims(session, traced.untraced, spend_of(s.state.handles.llm).calls)
 
-    def _result(self, result: SessionResult, state: SessionState, out_dir: Path) -> RunResult:
-        spend = spend_of(state.llm)
+    def _result(self, result: SessionResult, opened: OpenSession, out_dir: Path) -> RunResult:
+        spend = spend_of(opened.state.handles.llm)
         problems = list(result.session.problems)
         return RunResult(result.session, result.final, spend, self.location, out_dir, problems)
 
@@ -332,47 +335,53 @@ class BaseWorkspace(Reading):
             )
         return node, cfg
 
-    async def _session(
+    @contextlib.asynccontextmanager
+    async def open_session(
         self,
-        cfg: SessionConfig,
+        settings: SessionConfig,
+        *,
         session_id: str,
         passage: str,
-        client: ClientLike | None,
-        events: EventSink | None,
-        earlier: Any,
-        work: Callable[[SessionState, str], Awaitable[T]],
         question: str | None = None,
-        sharing: Sharing | None = None,
-    ) -> T:
+        mode: SessionMode = SessionMode.NEW,
+        client: ClientLike | None = None,
+        backend: Backend | Handed | None = None,
+        shared: SharedResources | None = None,
+        events: EventSink | None = None,
+        fix_when_down: str | None = None,
+    ) -> AsyncIterator[OpenSession]:
+        """One session of this workspace, ready to run: what `run`, `resume`, `revisit`,
+        `ledger`, a build and an eval each do inside it. The caller holds the session's
+        lease (`run` and the others do). `backend`: one the caller already has (else the
+        workspace's for `settings`, or `client` wrapped); `shared`: the concurrency limit
+        and spend of the group it runs in (a build's, an eval's; else its own). An
+        endpoint that goes down is an `EndpointError` whose fix is `fix_when_down`
+        (default: resume the session); every finished turn is kept either way."""
         background, embedder = self._opened()
-        backend = sharing.backend if sharing else await self._backends.get(cfg, client)
-        # a session run alone has its own concurrency limit and budgets; the store's thread is the workspace's
-        shared = (
-            sharing.shared if sharing else SharedResources(background, Gate(cfg.concurrency), Pool(Budget()))
-        )
+        backend = backend or await self._backends.get(settings, client)
+        group = shared or SharedResources.alone(background, settings)
         try:
-            async with open_state(
-                cfg,
-                background,
+            async with session_state(
+                settings,
                 client=backend.client,
                 session_id=session_id,
                 passage=passage,
                 embedder=embedder,
+                shared=group,
+                mode=mode,
                 events=events,
-                earlier=earlier,
-                shared=shared,
                 question=question,
             ) as state:
                 # a live view (the CLI's progress) also reads the meter between events
                 live = callable(getattr(events, "start", None)) and callable(getattr(events, "stop", None))
                 display = cast(Display, events) if live else None
                 if display is not None:
-                    display.start(state.llm.meter)
+                    display.start(state.handles.llm.meter)
                 try:
-                    return await work(state, backend.model)
+                    yield OpenSession(state, backend.model)
                 finally:
                     if display is not None:
                         display.stop()
         except EndpointDown as exc:
             fix = f"every finished turn is kept; `dagmca resume {session_id} --store {self.location}` goes on"
-            raise EndpointError(str(exc), sharing.fix if sharing else fix) from None
+            raise EndpointError(str(exc), fix_when_down or fix) from None

@@ -11,10 +11,10 @@ from collections.abc import AsyncIterator
 from dagmca.config import SessionConfig
 from dagmca.errors import DagmcaError, UserError
 from dagmca.graph import NodeRecord
-from dagmca.runner import stored_config
 from dagmca.store.background import BackgroundStore
 from dagmca.store.lease import acquire, holder_id, renewing
 from dagmca.workspace.inputs import BUDGETS
+from dagmca.workspace.stored import stored_config
 
 FINISHED = ("done", "degraded")  # the sessions `revisit` takes: their run ended
 # settings that change how a run is carried out but no answer in it: an existing

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel
 
@@ -12,12 +13,20 @@ from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import BudgetExhausted, Wrapper
 from dagmca.llm.stack.meter import Meter
 
+if TYPE_CHECKING:
+    from dagmca.config import SessionConfig
+
 
 @dataclass
 class Budget:
     max_calls: int | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+
+    @classmethod
+    def of(cls, cfg: SessionConfig) -> Budget:
+        """The budgets `cfg` sets (--max-llm-calls, --max-tokens, --max-cost-usd)."""
+        return cls(cfg.max_llm_calls, cfg.max_tokens, cfg.max_cost_usd)
 
     def broken_by(self, calls: int, tokens: int, cost: float, reserve_calls: int) -> bool:
         """Whether `reserve_calls` more calls, each like the average so far, would
