@@ -8,11 +8,12 @@ import asyncio
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 from dagmca import aio
 from dagmca.api.building import BuildResult
 from dagmca.api.workspace import DEFAULT_ARMS, Workspace
+from dagmca.config.overrides import OpenEvalOverrides, OpenOverrides
 from dagmca.evaluation import Arm, EvalReport, Task
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
@@ -32,7 +33,7 @@ def run(
     title: str | None = None,
     embedder: Embedder | None = None,
     reports: str | Path | None = None,
-    **overrides: Any,
+    **overrides: Unpack[OpenOverrides],
 ) -> RunResult:
     """Debate `passage` (or answer `question`, about the passage when there is one) as a
     new session in `store` and return its result: the same as `Workspace(store).run(...)`,
@@ -67,7 +68,7 @@ def build(
     cross_revisits: int = 3,
     embedder: Embedder | None = None,
     reports: str | Path | None = None,
-    **overrides: Any,
+    **overrides: Unpack[OpenEvalOverrides],
 ) -> BuildResult:
     """Debate many passages (files, folders, JSONL) into `store`, a session each: the
     same as `Workspace(store).build(...)`, opened and closed around it. Run it again to

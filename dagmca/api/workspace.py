@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Unpack
 
 from dagmca.api.building import BuildResult, BuildWatcher, run_build
 from dagmca.ask.corpus import Sessions
 from dagmca.ask.models import Answer
+from dagmca.config.overrides import EvalOverrides, Overrides
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
@@ -52,7 +53,7 @@ class Workspace(BaseWorkspace):
         parallel: int | None = None,
         cross_revisits: int = 3,
         watch: BuildWatcher | None = None,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> BuildResult:
         """Debate many passages into the store, as `dagmca build` does: a session per
         passage (text files, folders of *.txt and *.md, JSONL files of {id, text}),
@@ -83,7 +84,7 @@ class Workspace(BaseWorkspace):
         client: ClientLike | None = None,
         judge: Completer | None = None,
         on_done: Callable[[RunRecord], None] | None = None,
-        **overrides: Any,
+        **overrides: Unpack[EvalOverrides],
     ) -> EvalReport:
         """Run (or finish) an evaluation, as `dagmca eval` does: every arm over every task
         `repeats` times as a question session, scored against the tasks' answers or
@@ -123,7 +124,7 @@ class Workspace(BaseWorkspace):
         settings: SettingsLike = None,
         client: ClientLike | None = None,
         retrieve_only: bool = False,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> Answer:
         """Ask the stored graph: an answer citing the nodes it rests on, every citation
         checked, with the dissent beside it. `sessions`: `"all"` reads every session of

@@ -15,9 +15,10 @@ import contextlib
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast
 
 from dagmca.config import SessionConfig
+from dagmca.config.overrides import Overrides
 from dagmca.debate.events import EventSink
 from dagmca.debate.session import SessionResult, ledger_session
 from dagmca.errors import EndpointError, UserError
@@ -170,7 +171,7 @@ class BaseWorkspace(Reading):
         title: str | None = None,
         events: EventSink | None = None,
         out_dir: str | Path | None = None,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> RunResult:
         """Debate `passage` as a new session and return when it ends. With a `question`
         the debates address it and the final answer carries a short `answer`; the
@@ -211,7 +212,7 @@ class BaseWorkspace(Reading):
         client: ClientLike | None = None,
         events: EventSink | None = None,
         out_dir: str | Path | None = None,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> RunResult:
         """Finish a session that was killed, interrupted or stopped: finished calls are
         replayed from the cache, the rest asked. `overrides` may move the endpoint or
@@ -254,7 +255,7 @@ class BaseWorkspace(Reading):
         client: ClientLike | None = None,
         events: EventSink | None = None,
         out_dir: str | Path | None = None,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> RevisitResult:
         """Judge a finished session's open stubs against new context (`passage`, else
         its own final answer), explore the relevant ones and integrate again."""
@@ -287,7 +288,7 @@ class BaseWorkspace(Reading):
         settings: SessionConfig | None = None,
         events: EventSink | None = None,
         client: ClientLike | None = None,
-        **overrides: Any,
+        **overrides: Unpack[Overrides],
     ) -> LedgerReport:
         """Trace a finished session's claims (the emergence ledger) with its own settings
         and `overrides` (a `ledger` mode, a raised budget): what is already traced is
@@ -318,7 +319,7 @@ class BaseWorkspace(Reading):
         return RunResult(result.session, result.final, spend, self.location, out_dir, problems)
 
     async def _stored(
-        self, session: str, overrides: Mapping[str, Any], settings: SessionConfig | None = None
+        self, session: str, overrides: Mapping[str, object], settings: SessionConfig | None = None
     ) -> tuple[Any, SessionConfig]:
         background, _ = self._opened()
         node = await background.aread(lambda s: require_session(s, session))

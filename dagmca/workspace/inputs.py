@@ -19,7 +19,7 @@ from dagmca.workspace.results import RoleShare, Spend
 SettingsLike = SessionConfig | Mapping[str, Any] | None
 
 
-def settings_from(settings: SettingsLike, overrides: Mapping[str, Any] | None = None) -> SessionConfig:
+def settings_from(settings: SettingsLike, overrides: Mapping[str, object] | None = None) -> SessionConfig:
     """A SessionConfig from what a caller handed in: a SessionConfig, or a mapping of
     setting names, with `overrides` on top. A bad name or value is a SettingsError."""
     base = settings.model_dump() if isinstance(settings, SessionConfig) else dict(settings or {})
