@@ -1,20 +1,25 @@
 """Sessions in one store, as a library: `BaseWorkspace` runs, resumes, revisits and
-traces sessions and reads them back. `dagmca.api.Workspace` builds on it."""
+traces sessions and reads them back, each opened by `BaseWorkspace.open_session`, the
+one lifecycle of a session. `dagmca.api.Workspace` builds on it."""
 
 from dagmca.workspace.backends import ClientLike, Handed
 from dagmca.workspace.core import BaseWorkspace
 from dagmca.workspace.inputs import SettingsLike, settings_from
 from dagmca.workspace.results import LedgerReport, RevisitResult, RoleShare, RunResult, Spend
+from dagmca.workspace.session import OpenSession, SessionMode, SharedResources
 
 __all__ = [
     "BaseWorkspace",
     "ClientLike",
     "Handed",
     "LedgerReport",
+    "OpenSession",
     "RevisitResult",
     "RoleShare",
     "RunResult",
+    "SessionMode",
     "SettingsLike",
+    "SharedResources",
     "Spend",
     "settings_from",
 ]
