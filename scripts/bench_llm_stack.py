@@ -21,7 +21,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dagmca.llm.base import CallMeta  # noqa: E402
+from dagmca.llm.base import CallMeta, Request  # noqa: E402
 from dagmca.llm.fake import ScriptedLLM  # noqa: E402
 from dagmca.llm.metered import MeteredLLM  # noqa: E402
 from dagmca.llm.stack.base import Wrapper  # noqa: E402
@@ -55,7 +55,7 @@ async def per_call(calls: int) -> dict[str, float]:
                 {"role": "system", "content": "You take part in a debate."},
                 {"role": "user", "content": f"{BODY}\nTurn {i}: answer."},
             ]
-            await llm.complete(messages, max_tokens=200, meta=meta)
+            await llm.complete(Request(messages, max_tokens=200, meta=meta))
         out[label] = (time.process_time() - started) / calls * 1e6
     return out
 
@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--own-keys", action="store_true")
     args = parser.parse_args()
     if args.own_keys:
-        Wrapper.key_of = lambda self, meta, *request: self.key(*request)  # type: ignore[method-assign]
+        Wrapper.key_of = lambda self, request: self.key(request)  # type: ignore[method-assign]
     got = asyncio.run(per_call(args.calls))
     label = "own keys" if args.own_keys else "one key"
     print(f"{label}: miss {got['miss']:.1f} us/call, hit {got['hit']:.1f} us/call")

@@ -25,7 +25,7 @@ from dagmca.api import Workspace
 from dagmca.config import SessionConfig
 from dagmca.evaluation import EvalReport, Task, parse_arms
 from dagmca.evaluation.running import EvalPlan, run_eval
-from dagmca.llm.base import CallMeta, Completion, Message
+from dagmca.llm.base import Completion, Request
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
@@ -36,18 +36,9 @@ SAMPLING: ContextVar[tuple[float, int | None]] = ContextVar("sampling", default=
 class Sampling(ScriptedLLM):
     """A scripted model whose replies see each call's temperature and seed."""
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: Any = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        SAMPLING.set((temperature, seed))
-        return await super().complete(messages, schema=schema, max_tokens=max_tokens, meta=meta)
+    async def complete(self, request: Request) -> Completion:
+        SAMPLING.set((request.temperature, request.seed))
+        return await super().complete(request)
 
 
 def right_when_sampling(call: ScriptedCall) -> Any:

@@ -16,9 +16,8 @@ import re
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any
 
-from dagmca.llm.base import Completion, Message, Usage
+from dagmca.llm.base import Completion, Request, Usage
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.sqlite import SQLiteStore
@@ -32,7 +31,8 @@ _TAG = re.compile(r"^\[(\w+)\] ")
 
 
 class SkillModel:
-    async def complete(self, messages: list[Message], *, seed: int | None = None, **_: Any) -> Completion:
+    async def complete(self, request: Request) -> Completion:
+        messages, seed = request.messages, request.seed
         task = messages[-1]["content"]
         tag = _TAG.match(task)
         shown = [m["content"] for m in messages[1:-1] if m["role"] == "user"]

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from openai import AsyncOpenAI
 
+from dagmca.llm.base import Request
 from dagmca.llm.limiter import MARGIN, RateLimiter
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.retry import RetryPolicy
@@ -109,7 +110,10 @@ def test_the_backend_waits_for_the_limiter_and_reports_429s() -> None:
 
         async def go() -> None:
             await asyncio.gather(
-                *(backend.complete([{"role": "user", "content": f"q{i}"}], max_tokens=20) for i in range(12))
+                *(
+                    backend.complete(Request([{"role": "user", "content": f"q{i}"}], max_tokens=20))
+                    for i in range(12)
+                )
             )
             await backend.aclose()
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from openai import AsyncOpenAI
 
+from dagmca.llm.base import Request
 from dagmca.llm.local import LOCAL_MODEL_NAME, LocalModelServer
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.prompts.schemas import TensionFlag
@@ -38,10 +39,12 @@ def test_structured_output_from_the_real_model(local_server: LocalModelServer) -
         b = OpenAIBackend(AsyncOpenAI(base_url=local_server.base_url, api_key="local"), LOCAL_MODEL_NAME)
         await b.ping()
         done = await b.complete(
-            [{"role": "user", "content": f"Passage: {PASSAGE}\nFlag one tension as JSON."}],
-            schema=TensionFlag,
-            max_tokens=120,
-            seed=1,
+            Request(
+                [{"role": "user", "content": f"Passage: {PASSAGE}\nFlag one tension as JSON."}],
+                schema=TensionFlag,
+                max_tokens=120,
+                seed=1,
+            )
         )
         await b.aclose()
         return done.parsed  # type: ignore[no-any-return]

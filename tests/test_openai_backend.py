@@ -13,7 +13,7 @@ import pytest
 from openai import AsyncOpenAI
 
 from dagmca.errors import EndpointError
-from dagmca.llm.base import Completion, LLMError
+from dagmca.llm.base import Completion, LLMError, Request
 from dagmca.llm.openai_backend import OpenAIBackend
 from dagmca.llm.openai_call import make_client, read_completion
 from dagmca.llm.retry import RetryableFault, RetryPolicy
@@ -98,7 +98,7 @@ GOOD = {"category": "gap", "urgency": 0.6, "question": "Who pays?", "excerpt": "
 def test_structured_output_is_sent_as_json_schema_and_validated(server: Any) -> None:
     url, seen = server(lambda body, n: (200, chat(json.dumps({**GOOD, "urgency": 27186}))))
     done = asyncio.run(
-        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+        backend(url).complete(Request([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50))
     )
     assert seen[0]["response_format"]["type"] == "json_schema"
     assert seen[0]["max_tokens"] == 50
@@ -109,7 +109,7 @@ def test_structured_output_is_sent_as_json_schema_and_validated(server: Any) -> 
 def test_one_repair_retry_shows_the_model_its_error(server: Any) -> None:
     url, seen = server(lambda body, n: (200, chat("not json" if n == 1 else json.dumps(GOOD))))
     done = asyncio.run(
-        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+        backend(url).complete(Request([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50))
     )
     assert done.repaired and done.parsed.question == "Who pays?"
     assert len(seen) == 2 and "not valid JSON" in seen[1]["messages"][-1]["content"]
@@ -119,7 +119,9 @@ def test_invalid_twice_is_an_llm_error(server: Any) -> None:
     url, seen = server(lambda body, n: (200, chat('{"category": "nope"}')))
     with pytest.raises(LLMError):
         asyncio.run(
-            backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+            backend(url).complete(
+                Request([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+            )
         )
     assert len(seen) == 2
 
@@ -128,7 +130,7 @@ def test_truncated_json_is_salvaged_without_another_call(server: Any) -> None:
     cut = json.dumps(GOOD)[:-20]
     url, seen = server(lambda body, n: (200, chat(cut, finish="length")))
     done = asyncio.run(
-        backend(url).complete([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50)
+        backend(url).complete(Request([{"role": "user", "content": "x"}], schema=TensionFlag, max_tokens=50))
     )
     assert len(seen) == 1 and done.parsed.question == "Who pays?"
 
@@ -136,19 +138,19 @@ def test_truncated_json_is_salvaged_without_another_call(server: Any) -> None:
 def test_empty_choices_and_server_errors_are_retried_then_llm_errors(server: Any) -> None:
     url, seen = server(lambda body, n: (200, {**chat("x"), "choices": []}))
     with pytest.raises(LLMError, match="no choices") as empty:
-        asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+        asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
     assert len(seen) == 3 and empty.value.faults == ["empty_choices"] * 3 and empty.value.retries == 2
     url, seen = server(
         lambda body, n: (500 if n < 3 else 200, {"error": {"message": "boom"}} if n < 3 else chat("ok"))
     )
-    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    done = asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
     assert done.text == "ok" and done.retries == 2 and done.faults == ["server_error", "server_error"]
 
 
 def test_client_errors_are_not_retried(server: Any) -> None:
     url, seen = server(lambda body, n: (400, {"error": {"message": "bad request"}}))
     with pytest.raises(LLMError, match="BadRequest"):
-        asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+        asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
     assert len(seen) == 1
 
 
@@ -169,17 +171,17 @@ def test_the_reply_is_read_from_the_body_as_the_endpoint_sent_it(server: Any) ->
     cached = {**chat("hi", "length"), "usage": {"prompt_tokens": 9, "completion_tokens": 4,
                                                  "prompt_tokens_details": {"cached_tokens": 7}}}  # fmt: skip
     url, _ = server(lambda body, n: (200, cached))
-    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    done = asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
     assert (done.text, done.finish_reason) == ("hi", "length")
     assert (done.usage.prompt_tokens, done.usage.completion_tokens, done.usage.cached_tokens) == (9, 4, 7)
     bare = {"choices": [{"message": {"role": "assistant", "content": None}}]}
     url, _ = server(lambda body, n: (200, bare))
-    done = asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+    done = asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
     assert (done.text, done.finish_reason, done.usage.total) == ("", "", 0)
     for odd in ({"object": "list", "data": []}, {"choices": [{"message": {"content": ["a", "b"]}}]}):
         url, seen = server(lambda body, n, odd=odd: (200, odd))  # type: ignore[misc]
         with pytest.raises(LLMError, match="gave up after 3 tries") as failed:
-            asyncio.run(backend(url).complete([{"role": "user", "content": "x"}], max_tokens=5))
+            asyncio.run(backend(url).complete(Request([{"role": "user", "content": "x"}], max_tokens=5)))
         assert len(seen) == 3 and failed.value.faults == ["malformed_body"] * 3
 
 
@@ -261,7 +263,7 @@ def test_a_client_dagmca_builds_sends_through_the_sdk_and_its_faults_are_classif
             client = make_client(url, "sk-ours", 5)
             try:
                 return await OpenAIBackend(client, "m", policy=FAST).complete(
-                    [{"role": "user", "content": "x"}], max_tokens=5
+                    Request([{"role": "user", "content": "x"}], max_tokens=5)
                 )
             finally:
                 await client.close()  # and with it the aiohttp session
@@ -332,7 +334,7 @@ def test_a_client_behind_a_proxy_sends_through_it_and_a_redirect_is_followed(
             client = make_client(url, "sk-ours", 5)
             try:
                 done = await OpenAIBackend(client, "m", policy=FAST).complete(
-                    [{"role": "user", "content": "x"}], max_tokens=5
+                    Request([{"role": "user", "content": "x"}], max_tokens=5)
                 )
                 return done.text
             finally:

@@ -22,7 +22,7 @@ from dagmca.ask.prompt import pack, reply_schema
 from dagmca.ask.retrieval import RetrievalSettings, Retriever
 from dagmca.ask.snapshot import load_corpus
 from dagmca.graph import CallPhase
-from dagmca.llm.base import CallMeta, LLMClient, LLMError
+from dagmca.llm.base import CallMeta, LLMClient, LLMError, Request
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter, known_window
 from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import Embedder
@@ -131,13 +131,9 @@ async def answer(
     fitted = {"left_out": packed.left_out, "omitted_chars": packed.prompt.omitted_chars}
     base = base.model_copy(update={"retrieved": retrieved, **fitted})
     try:
+        schema = reply_schema(tuple(packed.included))
         done = await llm.complete(
-            packed.prompt.messages,
-            schema=reply_schema(tuple(packed.included)),
-            max_tokens=max_tokens,
-            temperature=0.0,
-            seed=seed,
-            meta=meta,
+            Request(packed.prompt.messages, schema=schema, max_tokens=max_tokens, seed=seed, meta=meta)
         )
     except LLMError as exc:
         return base.model_copy(update={"status": "failed", "note": f"the model's call failed: {exc}"})

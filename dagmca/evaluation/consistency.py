@@ -17,7 +17,7 @@ from dagmca.evaluation.records import RunRecord
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, normalise, parse_number, pick_choice, score
 from dagmca.evaluation.tasks import Task
 from dagmca.graph.schema import CallPhase, Strict
-from dagmca.llm.base import CallMeta, LLMError, Message
+from dagmca.llm.base import CallMeta, LLMError, Message, Request
 
 Match = Literal["tokens", "calls"]
 MATCHES: tuple[Match, ...] = ("tokens", "calls")
@@ -133,10 +133,10 @@ async def most_consistent(
         return texts[0][0] if texts else None
     meta = CallMeta(agent="self-consistency", phase=CallPhase.FINAL.value)
     try:
+        messages = usc_messages(question, [t for _, t in texts])
         done = await llm.complete(
-            usc_messages(question, [t for _, t in texts]), schema=ConsistentPick, max_tokens=max_tokens,
-            seed=seed, meta=meta,
-        )  # fmt: skip
+            Request(messages, schema=ConsistentPick, max_tokens=max_tokens, seed=seed, meta=meta)
+        )
     except LLMError:
         return None
     parsed: Any = done.parsed

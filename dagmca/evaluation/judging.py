@@ -11,11 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from dagmca.errors import EndpointError
 from dagmca.graph.schema import CallPhase, Strict
-from dagmca.llm.base import CallMeta, Completion, LLMError, Message
+from dagmca.llm.base import CallMeta, Completion, LLMError, Message, Request
 from dagmca.llm.stack.base import BudgetExhausted
 
 # recorded with every eval and in its identity: verdicts of another prompt are not
@@ -56,16 +56,7 @@ class PairJudgement(Strict):
 
 
 class Completer(Protocol):
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion: ...
+    async def complete(self, request: Request) -> Completion: ...
 
 
 @dataclass(frozen=True)
@@ -165,13 +156,11 @@ async def judge_pair(
         first, second = (answer, baseline) if order == "xy" else (baseline, answer)
         meta = CallMeta(agent=f"judge-{order}-{trial}", phase=CallPhase.PAIR.value)
         try:
-            done = await llm.complete(
-                pair_messages(question, passage, first, second, reference),
-                schema=PairJudgement,
-                max_tokens=max_tokens,
-                seed=seed + trial,
-                meta=meta,
+            messages = pair_messages(question, passage, first, second, reference)
+            request = Request(
+                messages, schema=PairJudgement, max_tokens=max_tokens, seed=seed + trial, meta=meta
             )
+            done = await llm.complete(request)
         except BudgetExhausted:  # not asked: the pair is left for a rerun, not made a tie
             raise
         except EndpointError as exc:  # the judge's endpoint is down: a rerun asks again

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import lru_cache
 from typing import Annotated, Any, TypedDict, TypeVar
 
@@ -46,6 +46,34 @@ class CallMeta(Strict):
     # the request's response-cache key, made once by the outermost layer of the stack
     # that needs it and read by those below (a hash of the whole request, not free)
     key: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One call as every layer of the stack and every backend receives it. A layer that
+    changes something passes on `dataclasses.replace(request, ...)` (or `with_meta`),
+    never a Request rebuilt field by field, so a field it does not know reaches the
+    backend as given.
+
+    A frozen dataclass rather than a pydantic model: it is made by code on every call,
+    and copied by layers, and its fields are typed already, so it is not validated.
+    Equal when its fields are (the messages by content, the schema by class, the meta
+    by value). Not hashable: the messages are a list of dicts; where a request needs an
+    identity, the response cache's key (`Wrapper.key`) is it. A new field that changes
+    the reply belongs in that key too (llm/cache.py), left out at its default so the
+    keys of earlier runs still match."""
+
+    messages: list[Message]
+    _: KW_ONLY
+    max_tokens: int
+    schema: type[BaseModel] | None = None
+    temperature: float = 0.0
+    seed: int | None = None
+    meta: CallMeta = field(default_factory=CallMeta)
+
+    def with_meta(self, **changes: Any) -> Request:
+        """This request with `changes` made to its meta."""
+        return replace(self, meta=self.meta.model_copy(update=changes))
 
 
 class Completion(BaseModel):
@@ -114,7 +142,8 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
 
 
 class LLMClient(ABC):
-    """complete(messages, schema=..., max_tokens=..., temperature=...) -> Completion."""
+    """`complete(request) -> Completion`: every backend and every layer of the stack
+    takes one Request (its messages, schema, output cap, sampling and meta)."""
 
     model: str
     # how structured output is obtained (the pre-flight may negotiate it; see structured.py)
@@ -156,16 +185,7 @@ class LLMClient(ABC):
         """Take a mode negotiated before, instead of negotiating."""
 
     @abstractmethod
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion: ...
+    async def complete(self, request: Request) -> Completion: ...
 
     async def ping(self) -> None:  # noqa: B027 - optional hook, default: nothing to check
         """Pre-flight: raise if the endpoint or model cannot be used."""

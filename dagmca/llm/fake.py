@@ -14,7 +14,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Request, Usage
 
 
 @dataclass
@@ -23,6 +23,7 @@ class ScriptedCall:
     schema: type[BaseModel] | None
     meta: CallMeta
     max_tokens: int
+    request: Request | None = None  # as the fake received it (None: a call made up by a test)
 
     @property
     def prompt(self) -> str:
@@ -204,17 +205,9 @@ class ScriptedLLM(LLMClient):
         self.in_flight = 0
         self.max_in_flight = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        call = ScriptedCall(list(messages), schema, meta or CallMeta(), max_tokens)
+    async def complete(self, request: Request) -> Completion:
+        schema, max_tokens = request.schema, request.max_tokens
+        call = ScriptedCall(list(request.messages), schema, request.meta, max_tokens, request)
         self.calls.append(call)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)

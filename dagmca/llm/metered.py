@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError, SettingsError
 from dagmca.graph import CallRecord, ModelRole, role_of
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import Completion, LLMClient, Message, Request
 from dagmca.llm.cache import ResponseCache
 from dagmca.llm.gate import Gate
 from dagmca.llm.prices import Prices, resolve_prices
@@ -188,27 +188,10 @@ class MeteredLLM(LLMClient):
         return {role.value: route.client.model for role, route in self.routes.items()}
 
     # -- calls ---------------------------------------------------------------------
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        meta = meta or CallMeta()
-        role = role_of(meta.phase)
-        return await self.stacks[role].complete(
-            messages,
-            schema=schema,
-            max_tokens=max_tokens,
-            # before the stack: the cache key and the request both carry it
-            temperature=self.routes[role].temperature_for(temperature, meta),
-            seed=seed,
-            meta=meta,
-        )
+    async def complete(self, request: Request) -> Completion:
+        role = role_of(request.meta.phase)
+        # the role's temperature before the stack: the cache key and the request both carry it
+        return await self.stacks[role].complete(self.routes[role].applied(request))
 
     async def ping(self) -> None:
         """Every backend's pre-flight, once each (in the roles' order), through the stack

@@ -18,7 +18,7 @@ from dagmca import aio
 from dagmca.errors import EndpointError
 from dagmca.graph import Strict
 from dagmca.llm import retry as r
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall, Text, Usage
+from dagmca.llm.base import Completion, LLMClient, LLMError, Message, PreflightCall, Request, Text, Usage
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.openai_call import post_chat
 from dagmca.llm.retry import RetryableFault, RetryPolicy
@@ -312,18 +312,10 @@ class OpenAIBackend(LLMClient):
                 await asyncio.sleep(self.policy.delay(attempt, r.retry_after(exc), self._rng))
         raise AssertionError("unreachable")
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        kwargs = self._kwargs(max_tokens, temperature, seed)
-        wire_messages, _ = self.wire(messages, schema)
+    async def complete(self, request: Request) -> Completion:
+        schema = request.schema
+        kwargs = self._kwargs(request.max_tokens, request.temperature, request.seed)
+        wire_messages, _ = self.wire(request.messages, schema)
         if schema is not None:
             fmt = response_format(schema, self.mode, self.decision_first)
             if fmt is not None:

@@ -4,13 +4,13 @@ the role's temperature when the role sets one."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel
 
 from dagmca.graph import ModelRole, role_of
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message, PreflightCall
+from dagmca.llm.base import CallMeta, Completion, LLMClient, Message, PreflightCall, Request
 from dagmca.llm.limiter import RateLimiter
 
 
@@ -28,6 +28,12 @@ class Route:
         if self.temperature is None:
             return asked
         return max(asked, self.temperature) if meta.reask else self.temperature
+
+    def applied(self, request: Request) -> Request:
+        """`request` at the role's temperature (the same request when that changes
+        nothing)."""
+        temperature = self.temperature_for(request.temperature, request.meta)
+        return request if temperature == request.temperature else replace(request, temperature=temperature)
 
 
 class RoutingClient(LLMClient):
@@ -72,26 +78,9 @@ class RoutingClient(LLMClient):
         limiter = getattr(self.debate, "limiter", None)
         return limiter if isinstance(limiter, RateLimiter) else None
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        meta = meta or CallMeta()
-        route = self.route(meta)
-        return await route.client.complete(
-            messages,
-            schema=schema,
-            max_tokens=max_tokens,
-            temperature=route.temperature_for(temperature, meta),
-            seed=seed,
-            meta=meta,
-        )
+    async def complete(self, request: Request) -> Completion:
+        route = self.route(request.meta)
+        return await route.client.complete(route.applied(request))
 
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         return self.debate.wire(messages, schema)

@@ -28,7 +28,7 @@ from dagmca.evaluation.judging import Completer
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
 from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
-from dagmca.llm.base import CallMeta
+from dagmca.llm.base import CallMeta, Request
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
 from dagmca.similarity import Embedder
@@ -165,7 +165,7 @@ async def _attempt(
     started = time.monotonic()
     prompt = messages(agent, task, plan.context, counter)
     meta = CallMeta(agent=agent.name, debate=f"{plan.swarm_id}/{router_kind}/{repeat}", phase="swarm")
-    done = await model.complete(prompt, max_tokens=plan.reply_tokens, temperature=0.0, seed=seed, meta=meta)
+    done = await model.complete(Request(prompt, max_tokens=plan.reply_tokens, seed=seed, meta=meta))
     answer = done.text or ""
     if task.is_code:
         outcome = await asyncio.to_thread(sandbox.run, program(task, answer), plan.limits)

@@ -6,10 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel
-
 from dagmca.graph import CallRecord
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Request
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import PREFLIGHT, BudgetExhausted, Wrapper
 from dagmca.llm.stack.meter import Meter
@@ -42,24 +40,12 @@ class Accounting(Wrapper):
         self.session = session
         self.role = role
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        meta = meta or CallMeta()
-        if not meta.key:  # made once here, for the cache and the replays below
-            key = self.key(messages, schema, max_tokens, temperature, seed)
-            meta = meta.model_copy(update={"key": key})
+    async def complete(self, request: Request) -> Completion:
+        if not request.meta.key:  # made once here, for the cache and the replays below
+            request = request.with_meta(key=self.key(request))
+        meta = request.meta
         try:
-            done = await self.inner.complete(
-                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-            )
+            done = await self.inner.complete(request)
         except BudgetExhausted:
             self.meter.refused += 1
             raise
@@ -164,18 +150,7 @@ class CountRequests(Wrapper):
         self.meter = meter
         self.role = role
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         self.meter.calls += 1
         self.meter.of(self.role, self.model).calls += 1
-        return await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+        return await self.inner.complete(request)

@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, PreflightCall
+from dagmca.llm.base import Completion, LLMClient, LLMError, Message, PreflightCall, Request
 from dagmca.llm.cache import cache_key
 
 PREFLIGHT = "pre-flight"  # the agent of the calls that negotiate with the endpoint
@@ -28,47 +28,20 @@ class Wrapper(LLMClient):
         self.model = inner.model
         self.sampling = inner.sampling
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        return await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+    async def complete(self, request: Request) -> Completion:
+        return await self.inner.complete(request)
 
-    def key(
-        self,
-        messages: list[Message],
-        schema: type[BaseModel] | None,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-    ) -> str:
+    def key(self, request: Request) -> str:
         """The response cache's key of a request: a pure function of it, so each layer
         that needs it (the cache, the records, the replays) derives the same one."""
-        wire_messages, wire_schema = self.inner.wire(messages, schema)
-        return cache_key(self.model, wire_messages, wire_schema, max_tokens, temperature, seed, self.sampling)
+        messages, schema = self.inner.wire(request.messages, request.schema)
+        r = request
+        return cache_key(self.model, messages, schema, r.max_tokens, r.temperature, r.seed, self.sampling)
 
-    def key_of(
-        self,
-        meta: CallMeta | None,
-        messages: list[Message],
-        schema: type[BaseModel] | None,
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-    ) -> str:
+    def key_of(self, request: Request) -> str:
         """The request's key as a layer above made it (on the call's meta), else made
         here: the same request gets the same key at every layer."""
-        if meta is not None and meta.key:
-            return meta.key
-        return self.key(messages, schema, max_tokens, temperature, seed)
+        return request.meta.key or self.key(request)
 
     def wire(self, messages: list[Message], schema: type[BaseModel] | None) -> tuple[list[Message], Any]:
         return self.inner.wire(messages, schema)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message
+from dagmca.llm.base import Completion, EndpointDown, LLMClient, LLMError, Request
 from dagmca.llm.stack.base import BudgetExhausted, Wrapper
 
 
@@ -39,20 +37,9 @@ class Breaking(Wrapper):
         super().__init__(inner)
         self.breaker = breaker
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         try:
-            result = await self.inner.complete(
-                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-            )
+            result = await self.inner.complete(request)
         except BudgetExhausted:
             raise
         except LLMError as exc:

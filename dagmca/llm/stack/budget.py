@@ -5,10 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pydantic import BaseModel
-
 from dagmca.graph import CallPhase
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import CallMeta, Completion, LLMClient, Request
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import BudgetExhausted, Wrapper
 from dagmca.llm.stack.meter import Meter
@@ -100,20 +98,9 @@ class Budgeted(Wrapper):
         self.allowance = allowance
         self.prices = prices or Prices()
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        if not self.allowance.allows(meta or CallMeta()):
+    async def complete(self, request: Request) -> Completion:
+        if not self.allowance.allows(request.meta):
             raise BudgetExhausted("budget spent: call skipped")
-        result = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+        result = await self.inner.complete(request)
         self.allowance.spent(result.usage.total, self.prices.cost(result.usage))
         return result

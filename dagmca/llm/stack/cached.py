@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import Completion, LLMClient, Request
 from dagmca.llm.cache import ResponseCache, decode, encode
 from dagmca.llm.stack.base import Wrapper
 
@@ -23,25 +21,14 @@ class Cached(Wrapper):
         self.cache = cache
         self.read = read
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        key = self.key_of(meta, messages, schema, max_tokens, temperature, seed)
+    async def complete(self, request: Request) -> Completion:
+        key = self.key_of(request)
         if self.read:
             raw = await self.cache.acache_get(key)
-            hit = decode(raw, schema) if raw is not None else None
+            hit = decode(raw, request.schema) if raw is not None else None
             if hit is not None:
                 return hit
-        result = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+        result = await self.inner.complete(request)
         self.cache.cache_put(key, self.model, encode(result))
         return result
 

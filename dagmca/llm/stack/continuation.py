@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from dataclasses import replace
 
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message
+from dagmca.llm.base import Completion, LLMClient, LLMError, Message, Request
 from dagmca.llm.degenerate import loop_reason
 from dagmca.llm.stack.base import Wrapper
 
@@ -23,42 +23,23 @@ class Continuation(Wrapper):
         super().__init__(inner)
         self.continue_cut = continue_cut
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        result = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
-        if schema is not None or result.finish_reason != "length":
+    async def complete(self, request: Request) -> Completion:
+        result = await self.inner.complete(request)
+        if request.schema is not None or result.finish_reason != "length":
             return result
         if not self.continue_cut:
             return result.model_copy(
                 update={"text": result.text.rstrip() + CUT_MARK, "faults": [*result.faults, "cut_at_cap"]}
             )
-        return await self._continued(result, messages, max_tokens, temperature, seed, meta)
+        return await self._continued(result, request)
 
-    async def _continued(
-        self,
-        result: Completion,
-        messages: list[Message],
-        max_tokens: int,
-        temperature: float,
-        seed: int | None,
-        meta: CallMeta | None,
-    ) -> Completion:
+    async def _continued(self, result: Completion, request: Request) -> Completion:
         text, usage, finish, faults = result.text, result.usage, result.finish_reason, list(result.faults)
         retries = result.retries
         if loop_reason(text) is None:
-            cap = max(32, max_tokens // 2)
+            cap = max(32, request.max_tokens // 2)
             follow: list[Message] = [
-                *messages,
+                *request.messages,
                 {"role": "assistant", "content": text},
                 {
                     "role": "user",
@@ -68,9 +49,7 @@ class Continuation(Wrapper):
                 },
             ]
             try:
-                more = await self.inner.complete(
-                    follow, max_tokens=cap, temperature=temperature, seed=seed, meta=meta
-                )
+                more = await self.inner.complete(replace(request, messages=follow, max_tokens=cap))
             except LLMError as exc:  # the reply stands, marked; what the try met is counted
                 more = None
                 retries, faults = retries + exc.retries, [*faults, *exc.faults]

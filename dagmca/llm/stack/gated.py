@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import Completion, LLMClient, Request
 from dagmca.llm.gate import Gate
 from dagmca.llm.stack.base import Wrapper
 
@@ -18,17 +16,6 @@ class Gated(Wrapper):
         super().__init__(inner)
         self.gate = gate
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         async with self.gate:
-            return await self.inner.complete(
-                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-            )
+            return await self.inner.complete(request)

@@ -10,11 +10,12 @@ schema, so every judged schema is covered."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from pydantic import BaseModel
 
-from dagmca.llm.base import CallMeta, Completion, LLMError, Message
+from dagmca.llm.base import Completion, LLMError, Message, Request
 from dagmca.llm.degenerate import REASK_TEMPERATURE, field_descriptions, reason_degeneration, scaffolding
 from dagmca.llm.stack.base import Wrapper
 
@@ -82,34 +83,22 @@ class Reasons(Wrapper):
     again); one still hollow is returned marked degenerate. A failed re-ask leaves the
     first reply, marked. Plain replies pass as they are."""
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        done = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+    async def complete(self, request: Request) -> Completion:
+        done = await self.inner.complete(request)
+        schema, messages = request.schema, request.messages
         if schema is None or done.parsed is None:
             return done
         why = hollow_reason(done.parsed, messages, schema)
         if why is None:
             return done
-        again_meta = (meta or CallMeta()).model_copy(update={"reask": True, "key": ""})
+        reask = replace(
+            request,
+            temperature=max(REASK_TEMPERATURE, request.temperature),
+            seed=(request.seed or 0) + 1,
+            meta=request.meta.model_copy(update={"reask": True, "key": ""}),
+        )
         try:
-            again = await self.inner.complete(
-                messages,
-                schema=schema,
-                max_tokens=max_tokens,
-                temperature=max(REASK_TEMPERATURE, temperature),
-                seed=(seed or 0) + 1,
-                meta=again_meta,
-            )
+            again = await self.inner.complete(reask)
         except LLMError:  # the first reply stands, marked: the call itself succeeded
             return done.model_copy(update={"degenerate": why})
         still = hollow_reason(again.parsed, messages, schema) if again.parsed is not None else why

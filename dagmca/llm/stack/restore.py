@@ -3,10 +3,8 @@ not each run's."""
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from dagmca.graph import CallRecord
-from dagmca.llm.base import CallMeta, Completion, LLMClient, Message
+from dagmca.llm.base import Completion, LLMClient, Request
 from dagmca.llm.stack.base import PREFLIGHT, Wrapper
 from dagmca.llm.stack.meter import Meter
 
@@ -49,19 +47,8 @@ class Replaying(Wrapper):
         super().__init__(inner)
         self.earlier = earlier
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
-        done = await self.inner.complete(
-            messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-        )
+    async def complete(self, request: Request) -> Completion:
+        done = await self.inner.complete(request)
         if done.cache_hit:
-            self.earlier.replayed(self.key_of(meta, messages, schema, max_tokens, temperature, seed))
+            self.earlier.replayed(self.key_of(request))
         return done

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import time
 
-from pydantic import BaseModel
-
 from dagmca import tracing
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import Completion, LLMClient, LLMError, Request, Usage
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import PREFLIGHT, BudgetExhausted, Wrapper
 
@@ -24,47 +22,26 @@ class Traced(Wrapper):
         self.prices = prices or Prices()
         self.role = role
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        schema: type[BaseModel] | None = None,
-        max_tokens: int,
-        temperature: float = 0.0,
-        seed: int | None = None,
-        meta: CallMeta | None = None,
-    ) -> Completion:
+    async def complete(self, request: Request) -> Completion:
         if not tracing.active():
-            return await self.inner.complete(
-                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-            )
-        meta = meta or CallMeta()
+            return await self.inner.complete(request)
         start = time.time_ns()
         try:
-            done = await self.inner.complete(
-                messages, schema=schema, max_tokens=max_tokens, temperature=temperature, seed=seed, meta=meta
-            )
+            done = await self.inner.complete(request)
         except BudgetExhausted:
             raise
         except LLMError as exc:
-            tracing.call(self._call(meta, start, messages, max_tokens, temperature, schema is not None, exc))
+            tracing.call(self._call(request, start, exc))
             raise
-        tracing.call(self._call(meta, start, messages, max_tokens, temperature, schema is not None, done))
+        tracing.call(self._call(request, start, done))
         return done
 
-    def _call(
-        self,
-        meta: CallMeta,
-        start: int,
-        messages: list[Message],
-        max_tokens: int,
-        temperature: float,
-        structured: bool,
-        outcome: Completion | LLMError,
-    ) -> tracing.Call:
+    def _call(self, request: Request, start: int, outcome: Completion | LLMError) -> tracing.Call:
         """The Call of a call that has just ended, answered or failed: built on every
         call of a traced run, once."""
         end = time.time_ns()
+        meta, max_tokens, temperature = request.meta, request.max_tokens, request.temperature
+        structured, messages = request.schema is not None, request.messages
         if isinstance(outcome, LLMError):
             return tracing.Call(
                 self.model, self.role, meta.agent, meta.debate, meta.phase, start, end, messages,
