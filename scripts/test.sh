@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything, then runs the linters, the layer rules and the whole test suite.
 # `--fast`: the everyday lane, on a machine already set up: the linters and the tests
-# not marked slow (tests/support/lanes.py), without the documentation build or the Debian
-# packages, on every core (pytest-xdist). Other arguments go to pytest.
+# not marked slow (`@pytest.mark.slow` on the test; the other lanes: tests/support/lanes.py),
+# without the documentation build or the Debian packages, on every core (pytest-xdist).
+# Other arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" = "--fast" ]; then
