@@ -122,7 +122,9 @@ def top_layers(root: Path) -> list[list[str]]:
     for contract in config["tool"]["importlinter"]["contracts"]:
         if contract.get("type") != "layers":
             continue
-        layers = [[m.strip() for m in layer.split("|")] for layer in contract["layers"]]
+        # with containers, a layer names its modules by their tail inside each container
+        prefix = f"{PACKAGE}." if contract.get("containers") == [PACKAGE] else ""
+        layers = [[prefix + m.strip() for m in layer.split("|")] for layer in contract["layers"]]
         if all(m.count(".") == 1 and m.startswith(f"{PACKAGE}.") for layer in layers for m in layer):
             return [[_short(m) for m in layer] for layer in layers]
     raise SystemExit(f"gen_docs: {root / 'pyproject.toml'} has no layers contract of {PACKAGE}'s children")

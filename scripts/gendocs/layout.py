@@ -23,8 +23,24 @@ def module_rows(package: Path) -> list[list[str]]:
     return rows
 
 
+def contract_comments(text: str) -> list[str]:
+    """The comment right above each `[[tool.importlinter.contracts]]` table, in order:
+    what the contract protects, as pyproject.toml says it."""
+    said = []
+    chunks = text.split("[[tool.importlinter.contracts]]")
+    for chunk in chunks[:-1]:
+        lines = chunk.rstrip("\n").split("\n")
+        comment: list[str] = []
+        while lines and lines[-1].startswith("#"):
+            comment.insert(0, lines.pop().lstrip("#").strip())
+        said.append(" ".join(comment))
+    return said
+
+
 def page_layout() -> str:
-    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    config = tomllib.loads(text)
+    comments = contract_comments(text)
     linter = config.get("tool", {}).get("importlinter", {})
     out = [
         HEADER,
@@ -36,13 +52,17 @@ def page_layout() -> str:
         "[Architecture](../development/architecture.md) for why the layers are cut this way.\n",
         "## Import contracts\n",
     ]
-    for contract in linter.get("contracts", []):
+    for contract, said in zip(linter.get("contracts", []), comments, strict=False):
         out.append(f"### {escape(contract.get('name', contract.get('type', 'contract')))}\n")
+        if said:
+            out.append(f"{escape(said)}\n")
         kind = contract.get("type", "")
         out.append(f"Type: `{kind}`.\n")
         if "layers" in contract:
+            # one container: its layers' modules named in full
+            within = f"{contract['containers'][0]}." if len(contract.get("containers", [])) == 1 else ""
             rows = [
-                [str(i + 1), " \\| ".join(code(part.strip()) for part in layer.split("|"))]
+                [str(i + 1), " \\| ".join(code(within + part.strip()) for part in layer.split("|"))]
                 for i, layer in enumerate(contract["layers"])
             ]
             out.append(table(["layer (top first)", "modules"], rows))
