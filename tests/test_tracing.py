@@ -34,9 +34,9 @@ from dagmca.graph import CallRecord, SessionNode, node_from_record
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.workspace.session import run_and_report
+from dagmca.workspace.session import SessionMode, run_and_report
 from tests.conftest import PASSAGE, lens_by_lens, run_scripted
-from tests.support.opened import open_state
+from tests.support.opened import open_state, run_build
 from tests.support.sandbox import process_env
 from tests.support.sessions import QUESTIONS, scripted
 
@@ -310,18 +310,18 @@ def test_a_resumed_sessions_cache_hits_are_marked(otlp: Receiver, store: SQLiteS
     responder = lens_by_lens(scripted(QUESTIONS[:4]))
     first = SessionConfig(llm="fake", cache=True, agent_memory="session", max_llm_calls=12, **BRANCHING)
 
-    async def go(cfg: SessionConfig, earlier: Any) -> None:
+    async def go(cfg: SessionConfig, mode: SessionMode) -> None:
         async with open_state(
             cfg, store, client=ScriptedLLM(responder), session_id="s1", passage=PASSAGE,
-            embedder=HashingEmbedder(), earlier=earlier,
+            embedder=HashingEmbedder(), mode=mode,
         ) as state:  # fmt: skip
             await run_and_report(state, title="t", model="scripted", out_dir=tmp_path / "out")
 
-    asyncio.run(go(first, None))
+    asyncio.run(go(first, SessionMode.NEW))
     assert stored_session(store).status == "budget_exhausted"
     first_run = store.calls("s1")
     replayable = [r for r in first_run if not r.error]
-    asyncio.run(go(first.model_copy(update={"max_llm_calls": None}), "replay"))
+    asyncio.run(go(first.model_copy(update={"max_llm_calls": None}), SessionMode.RESUME))
     tracing.flush()
     session = stored_session(store)
     assert session.status == "done"
@@ -357,7 +357,7 @@ def test_a_build_is_the_parent_of_its_sessions(otlp: Receiver, tmp_path: Path) -
             Passage("p1", "p1.txt", "Another text here.", "Two"),
         ]
         job = Build(cfg, store, passages, reports=lambda s: tmp_path / s)
-        asyncio.run(job.run(job.plan(), ScriptedLLM(), HashingEmbedder()))
+        run_build(job, job.plan(), store, ScriptedLLM())
         tracing.flush()
         ids = {stored_session(store, p).trace_id for p in ("p0", "p1")}
     (trace_id,) = ids
