@@ -204,10 +204,10 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
     from dagmca.corpus.build import Build
     from dagmca.corpus.sources import Passage
     from dagmca.llm.fake import ScriptedLLM
-    from dagmca.similarity import HashingEmbedder
     from dagmca.store.neo4j import Neo4jStore, connect
     from tests.conftest import lens_by_lens
     from tests.support.cookbook import load_cookbook
+    from tests.support.opened import run_build
     from tests.support.sessions import QUESTIONS, scripted
 
     shops = "Shops in the centre lose few suburban visitors."
@@ -231,7 +231,7 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
         job = Build(cfg, store, [first, later], reports=lambda s: tmp_path / s)
         todo = job.plan()
         llm = ScriptedLLM(lens_by_lens(scripted(QUESTIONS[:4], stub=answers_shops)))
-        asyncio.run(job.run(todo, llm, HashingEmbedder()))
+        run_build(job, todo, store, llm)
         assert [o.status for o in job.outcomes.values()] == ["done", "done"]
         answered = [k for k in job.links if k.kind == "answered"]
         assert [(k.passage, k.session) for k in answered] == [("p1", "p0")]
