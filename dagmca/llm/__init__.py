@@ -1,6 +1,6 @@
 """The LLM layer: one async interface, the openai and local backends, a scripted fake."""
 
-from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Usage
+from dagmca.llm.base import CallMeta, Completion, LLMClient, LLMError, Message, Request, Usage
 from dagmca.llm.metered import Budget, MeteredLLM
 from dagmca.llm.prices import Prices
 
@@ -13,5 +13,6 @@ __all__ = [
     "Message",
     "MeteredLLM",
     "Prices",
+    "Request",
     "Usage",
 ]

@@ -77,6 +77,9 @@ class Request:
 
 
 class Completion(BaseModel):
+    """A reply: its text, the validated schema instance when the request gave a schema,
+    its usage, and what it met on the way (retries, faults, a repair, a cut)."""
+
     model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
     text: str
     parsed: Any = None  # the validated schema instance when a schema was given

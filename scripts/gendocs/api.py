@@ -24,6 +24,10 @@ def page_api() -> str:
         "::: dagmca.api.SwarmReport",
         "::: dagmca.config.roles.RoleSettings",
         "::: dagmca.errors",
+        # a client of one's own (client=): what it implements, takes and returns
+        "::: dagmca.llm.LLMClient",
+        "::: dagmca.llm.Request",
+        "::: dagmca.llm.Completion",
         "::: dagmca.testing.GraphStoreContract",
     ]
     return "\n".join(
