@@ -30,7 +30,7 @@ from dagmca.graph import (
     TensionStatus,
     edge,
 )
-from dagmca.llm.base import CallMeta, Completion, LLMError
+from dagmca.llm.base import CallMeta, Completion, LLMError, Request
 from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import ContextWindow
@@ -188,7 +188,7 @@ class SessionState:
         seed: int,
     ) -> Completion | None:
         try:
-            return await self.llm.complete(
+            request = Request(
                 prompt.messages,
                 schema=schema,
                 max_tokens=max_tokens,
@@ -196,6 +196,7 @@ class SessionState:
                 seed=seed,
                 meta=meta,
             )
+            return await self.llm.complete(request)
         except LLMError as exc:
             self.emit(CallFailed(debate=meta.debate, agent=meta.agent, error=str(exc)))
             return None
