@@ -6,7 +6,7 @@ import pytest
 
 from dagmca.graph import NodeKind, Phase
 from dagmca.team import build_tree
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 
 @pytest.mark.parametrize(
@@ -55,7 +55,7 @@ def test_main_debate_makes_exactly_the_table_calls(
     ]
     expected = 3 * build_tree(cpp, depth, ("a",)).calls_per_round(signals) + 1
     assert len(debate_calls) == expected
-    assert len(state.store.nodes("s1", NodeKind.ROUND)) == 3
+    assert len(state.handles.store.nodes("s1", NodeKind.ROUND)) == 3
 
 
 def test_phase_calls_run_concurrently(run_fake: RunSession) -> None:
@@ -80,7 +80,7 @@ def test_lateral_sees_siblings_only_and_convergence_stops_early(run_fake: RunSes
     _, state, fake = run_fake(same_answer, cpp=2, depth=3, rounds=4, max_depth=0)
     lateral = [c for c in fake.calls if c.meta.phase == "lateral" and c.meta.agent == "L2N1"]
     assert lateral and "L2N2" in lateral[0].prompt and "L2N3" not in lateral[0].prompt
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     assert main.converged and main.rounds == 2
 
 

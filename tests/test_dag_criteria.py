@@ -15,13 +15,14 @@ from dagmca.debate.dag.merging import components
 from dagmca.graph import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.store.check import check_store
 from dagmca.store.networkx_view import load_graph
+from tests.conftest import RunSession
 from tests.support.criteria import CRITERIA_SETTINGS, responder
-from tests.support.sessions import QUESTIONS, RunSession
+from tests.support.sessions import QUESTIONS
 
 
 def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession) -> None:
     result, state, _ = run_fake(responder, **CRITERIA_SETTINGS)
-    st = state.store
+    st = state.handles.store
     assert result.session.status == "done" and result.final is not None
     g = load_graph(st, "s1")
     kinds = Counter(d["kind"] for _, d in g.nodes(data=True))
@@ -34,7 +35,7 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     # flags are tied to the turns that raised them
     assert types["FLAGGED_AT"] >= sum(per_debate.values())
     # the selection chose a subset: three branches, the rest kept as stubs
-    branches = [d for d in state.debates.values() if d.origin is DebateOrigin.BRANCH]
+    branches = [d for d in state.graph.debates.values() if d.origin is DebateOrigin.BRANCH]
     assert len(branches) == 3
     stubs = [n for n, d in g.nodes(data=True) if "Stub" in d["labels"]]
     assert stubs and all(g.nodes[s]["status"] == "stub" for s in stubs)
@@ -57,7 +58,7 @@ def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession)
     assert ("s1/main/b3", next(n for n in superseded if g.nodes[n]["question"] == QUESTIONS[3])) in [
         (u, v) for u, v, k in g.edges(data="type") if k == "SUPERSEDES"
     ]
-    revisits = [d for d in state.debates.values() if d.origin is DebateOrigin.REVISIT]
+    revisits = [d for d in state.graph.debates.values() if d.origin is DebateOrigin.REVISIT]
     assert len(revisits) == 1 and revisits[0].question == QUESTIONS[4]
     explored = next(v for u, v, k in g.edges(data="type") if k == "EXPLORES" and u == revisits[0].id)
     assert g.nodes[explored]["status"] == "explored"
@@ -89,12 +90,12 @@ def test_max_nodes_caps_the_session(run_fake: RunSession) -> None:
         max_branches=3, max_depth=2, max_revisits=1, rounds=2, strategy="urgent", monitor_every="turn"
     )
     _, free, _ = run_fake(responder, session="free", **settings)
-    uncapped = len(free.node_ids)
+    uncapped = len(free.graph.node_ids)
     cap = uncapped // 3
     _, capped, _ = run_fake(responder, session="capped", max_nodes=cap, **settings)
-    assert len(capped.debates) < len(free.debates)
-    assert len(capped.node_ids) <= cap * 1.15, (len(capped.node_ids), cap)
-    assert check_store(capped.store, "capped") == []
+    assert len(capped.graph.debates) < len(free.graph.debates)
+    assert len(capped.graph.node_ids) <= cap * 1.15, (len(capped.graph.node_ids), cap)
+    assert check_store(capped.handles.store, "capped") == []
 
 
 @pytest.mark.slow

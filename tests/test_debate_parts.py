@@ -17,7 +17,7 @@ from dagmca.metrics.session import session_metrics
 from dagmca.prompts import lines
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_existing
-from tests.support.sessions import PASSAGE, RunSession
+from tests.conftest import PASSAGE, RunSession
 
 MARKER = "QUILLWORT-7"
 QUIET: dict[str, Any] = {"max_depth": 0, "cpp": 3, "depth": 2, "convergence_threshold": 1.0}
@@ -57,11 +57,11 @@ def test_a_leafs_disagreement_reaches_the_strange_loop_the_resolution_and_the_fi
     # every flag raised on the rounds' turns (not on the loop's own turn, checked after it)
     flagged = [
         t.question
-        for t in state.tensions_of.get("s1/main", {}).values()
+        for t in state.graph.tensions_of.get("s1/main", {}).values()
         if not any("strange_loop" in f for f in t.flags) and t.status.value != "duplicate"
     ]
     assert flagged and all(q in loop.prompt for q in flagged), "the loop sees the debate's flags"
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     parts = lines.load_parts(main.resolution_parts)
     assert parts is not None and parts["restored"] == 1
     assert any(MARKER in d for d in parts["disagreements"])
@@ -84,7 +84,7 @@ def test_a_strange_loop_that_answers_unchanged_leaves_the_root_output_as_it_was(
     # one loop: its word with a reason is no echo of its prompt (not asked again), and
     # an answer left unchanged is not reflected on twice
     assert [c.meta.reask for c in fake.calls if c.meta.phase == "strange_loop"] == [False]
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     parts = lines.load_parts(main.resolution_parts)
     assert parts is not None and parts["unchanged"] and parts["restored"] == 0
     assert parts["disagreements"] == ["L1N1 vs L1N2: whether the pilot generalises."]
@@ -204,7 +204,7 @@ def test_a_session_stored_before_parts_and_answers_still_reads() -> None:
 def test_a_session_without_a_question_stores_no_answers(run_fake: RunSession) -> None:
     _, state, fake = run_fake(rounds=1, **QUIET)
     assert not any("'Answer:'" in c.prompt for c in fake.calls)
-    nodes = [node_from_record(r) for r in state.store.nodes("s1")]
+    nodes = [node_from_record(r) for r in state.handles.store.nodes("s1")]
     assert all(n.answers is None for n in nodes if isinstance(n, RoundNode))
     laterals = [n for n in nodes if isinstance(n, TurnNode) and n.phase.value == "lateral"]
     assert laterals and all(t.answer is None and t.stance == "revised" for t in laterals)
@@ -252,10 +252,10 @@ def test_convergence_fires_on_reworded_prose_and_not_on_a_point_added(run_fake: 
         "monitor_every": "off",
     }
     _, state, _ = run_fake(_root_by_round(FIRST, REWORDED, REWORDED), **settings)
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     assert main.converged and main.rounds == 2
     _, state, _ = run_fake(_root_by_round(FIRST, ADDED, FIRST), session="s2", **settings)
-    main = state.debates["s2/main"]
+    main = state.graph.debates["s2/main"]
     assert not main.converged and main.rounds == 3
 
 
@@ -265,7 +265,7 @@ def test_a_reply_capped_too_short_for_the_format_is_not_asked_for_it(run_fake: R
     _, state, fake = run_fake(rounds=1, max_turn_tokens=64, **QUIET)
     prompts = [c.prompt for c in fake.calls if c.schema is None]
     assert prompts and not any(PARTS_ASKED in p or STANCE_ASKED in p for p in prompts)
-    parts = lines.load_parts(state.debates["s1/main"].resolution_parts)
+    parts = lines.load_parts(state.graph.debates["s1/main"].resolution_parts)
     assert parts is not None and not parts["parsed"] and parts["position"]
 
 

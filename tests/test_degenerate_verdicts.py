@@ -19,10 +19,11 @@ from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import RunSession
 from tests.support.duplicates import run_merge
 from tests.support.judges import judge_reply
 from tests.support.ledger import FROM_PASSAGE, SMALL, claims, edges_of, integrating, run
-from tests.support.sessions import QUESTIONS, TOPIC, RunSession, scripted
+from tests.support.sessions import QUESTIONS, TOPIC, scripted
 
 AGREE = "Pricing works when revenue funds buses and exemptions protect workers."
 # a copied field description ("one sentence"), and a reason of two words
@@ -63,7 +64,7 @@ def test_a_converge_with_a_hollow_reason_merges_nothing(run_fake: RunSession, re
                           pair=lambda a, b: "converge"), reason),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    st = state.store
+    st = state.handles.store
     assert st.nodes("s1", NodeKind.SYNTHESIS) == [] and st.edges("s1", EdgeType.MERGES_INTO) == []
     [judged] = [e for e in record.events if isinstance(e, PairJudged)]
     assert judged.degenerate and judged.verdict == "undecided"
@@ -81,7 +82,7 @@ def test_a_contradict_with_a_hollow_reason_relates_nothing(run_fake: RunSession)
                           pair=lambda a, b: "contradict"), "one sentence"),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    assert state.store.edges("s1", EdgeType.CONTRADICTS) == [] and state.contradictions == []
+    assert state.handles.store.edges("s1", EdgeType.CONTRADICTS) == [] and state.graph.contradictions == []
     assert [e.degenerate for e in record.events if isinstance(e, PairJudged)] == [True]
 
 
@@ -96,11 +97,11 @@ def test_an_answered_with_a_hollow_reason_closes_no_stub(run_fake: RunSession, r
         respond if reason is None else hollowed(respond, reason),
         max_branches=1, max_depth=1, max_revisits=0, rounds=1, strategy="urgent",
     )  # fmt: skip
-    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    stub = next(t for t in state.graph.tensions.values() if t.question == QUESTIONS[3])
     check = next(c for c in stub.revisit_checks if c.after == "s1/main/b1")
-    superseded = state.store.edges("s1", EdgeType.SUPERSEDES)
+    superseded = state.handles.store.edges("s1", EdgeType.SUPERSEDES)
     [edge] = [
-        e for e in state.store.edges("s1", EdgeType.CHECKED_AGAINST)
+        e for e in state.handles.store.edges("s1", EdgeType.CHECKED_AGAINST)
         if e.source == stub.id and e.target == "s1/main/b1"
     ]  # fmt: skip
     if reason is None:  # the same judge with a sound reason closes it
@@ -110,10 +111,10 @@ def test_an_answered_with_a_hollow_reason_closes_no_stub(run_fake: RunSession, r
     assert stub.status is TensionStatus.STUB and superseded == []
     assert (check.verdict, check.outcome, check.degenerate) == ("open", "open", True)
     assert "judged answered" in check.reason and edge.props["degenerate"] is True
-    stored = state.store.get_node(stub.id)
+    stored = state.handles.store.get_node(stub.id)
     assert stored is not None and stored.props["status"] == "stub"
-    assert session_metrics(state.store, "s1", HashingEmbedder()).degenerate_reasons >= 1
-    assert check_store(state.store, "s1") == []
+    assert session_metrics(state.handles.store, "s1", HashingEmbedder()).degenerate_reasons >= 1
+    assert check_store(state.handles.store, "s1") == []
 
 
 @pytest.mark.parametrize("reason", HOLLOW)

@@ -15,9 +15,9 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.gate import current_rank
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import RunSession
 from tests.support.determinism import pure, relative
 from tests.support.judges import duplicate_questions
-from tests.support.sessions import RunSession
 
 pytestmark = pytest.mark.slow
 
@@ -40,9 +40,9 @@ def test_the_graph_does_not_depend_on_latency(run_fake: RunSession) -> None:
         _, state, fake = run_fake(pure, session=salt, delay=latency(salt), **settings)
         # a stub is merged as a duplicate when its debate is committed, before the stub
         # checks against its resolution apply: their verdicts on it are dropped
-        merged = [t for t in state.tensions.values() if t.status is TensionStatus.DUPLICATE]
+        merged = [t for t in state.graph.tensions.values() if t.status is TensionStatus.DUPLICATE]
         assert merged and not any(t.revisit_checks for t in merged)
-        graphs.append(relative(state.store, salt))
+        graphs.append(relative(state.handles.store, salt))
         calls.append(sorted(c.prompt for c in fake.calls))
         # a level's branches run together, whichever parent they branch from: the
         # sub-branches of the first branch are still asking when those of another begin
@@ -97,7 +97,7 @@ def test_a_sub_branch_does_not_wait_for_its_parents_siblings(run_fake: RunSessio
     sibling = [i for i, d in enumerate(made) if d == "/main/b3"]
     assert children and sibling and min(children) < max(sibling), "b1's branches ran beside b3"
     _, instant, _ = run_fake(pure, session="instant", **settings)
-    assert relative(slow.store, "slow") == relative(instant.store, "instant")
+    assert relative(slow.handles.store, "slow") == relative(instant.handles.store, "instant")
 
 
 def test_a_failing_branch_stops_the_chain_at_once(run_fake: RunSession, store: SQLiteStore) -> None:
@@ -225,7 +225,7 @@ def test_a_debates_calls_wait_with_its_depth(run_fake: RunSession) -> None:
 
     settings = dict(max_branches=3, max_depth=2, max_revisits=2, rounds=2, monitor_every="turn")
     _, state, _ = run_fake(pure, session="rank", delay=note_rank, **settings)
-    depth = {d.id: d.depth for d in state.debates.values()}
+    depth = {d.id: d.depth for d in state.graph.debates.values()}
     own = [(rank, c) for rank, c in ranks if c.meta.phase not in ("judge", "merge", "final", "map", "ledger")]
     assert {depth[c.meta.debate] for _, c in own} == {0, 1, 2}
     assert all(rank == depth[c.meta.debate] for rank, c in own)

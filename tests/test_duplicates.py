@@ -22,10 +22,10 @@ from dagmca.prompts.schemas import DuplicateVerdict
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_provenance
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import PASSAGE
 from tests.support.duplicates import STUBS, TREES, run_merge
 from tests.support.judges import judge_reply
 from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE
 
 
 def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLiteStore) -> None:
@@ -56,7 +56,7 @@ def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLi
     assert (trees.id, EdgeType.FLAGGED_AT, "s/main/b1/r1/t1") in edges
     stored = store.get_node(again.id)
     assert stored is not None and stored.props["status"] == "duplicate" and "Stub" not in stored.labels
-    assert {t.id for t in state.open_stubs()} == {trees.id, benches.id, heat.id}
+    assert {t.id for t in state.graph.open_stubs()} == {trees.id, benches.id, heat.id}
     assert check_provenance(store.nodes("s"), store.edges("s")) == []
     # `check` finds a duplicate whose edge is missing
     edges_but_one = [e for e in store.edges("s") if e.type is not EdgeType.DUPLICATES or e.source != again.id]

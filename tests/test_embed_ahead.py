@@ -21,13 +21,13 @@ from dagmca.debate.state import SessionState
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.metrics.session import session_metrics
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.similarity.counts import EmbedCounts, EmbedPhase, counting
 from dagmca.similarity.queue import AHEAD_BATCH
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE
+from tests.conftest import PASSAGE
 
 T = TypeVar("T")
 
@@ -210,8 +210,8 @@ def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
     embedder = GatedEmbedder(per_text=0.001)
     state = run_session(store, tmp_path, embedder)
     embedder.close()
-    counts = state.embed_counts
-    assert state.debates["s1/main/b1"].status == "done", "the session branched"
+    counts = state.counts.embed_counts
+    assert state.graph.debates["s1/main/b1"].status == "done", "the session branched"
     assert len(embedder.encoded) == len(set(embedder.encoded)), "no text encoded twice"
     assert 0 < counts.embedded <= len(set(embedder.encoded))
     assert counts.hits > counts.embedded, "most lookups found their vectors at hand"
@@ -220,7 +220,7 @@ def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
     # a synthesis checked against the open stubs as soon as its merge call answered,
     # and a round's root output, sentence by sentence, against the round before: the
     # convergence check reads the text the round's last call has just written
-    syntheses = {s.resolution for s in state.syntheses.values()}
+    syntheses = {s.resolution for s in state.graph.syntheses.values()}
     roots = " ".join(str(r.props.get("root_output", "")) for r in store.nodes("s1", NodeKind.ROUND))
     late = [(p, t) for p, texts in embedder.awaited if p in DECISIONS for t in texts]
     assert all(

@@ -12,7 +12,8 @@ from dagmca.llm.tokens import TokenCounter
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
-from tests.support.sessions import QUESTIONS, RunSession, scripted
+from tests.conftest import RunSession
+from tests.support.sessions import QUESTIONS, scripted
 
 POSITION_A = "Pricing works when revenue funds buses, and position marker alpha-one holds."
 POSITION_B = "Pricing works when revenue funds buses, and position marker beta-two holds."
@@ -45,7 +46,7 @@ def test_every_contradiction_reaches_the_final_prompt_with_both_positions(run_fa
         pair=lambda a, b: "contradict",
     )
     _, state, fake = run_fake(respond, rounds=1, max_branches=2, max_depth=1, max_revisits=0)
-    assert len(state.contradictions) == 1
+    assert len(state.graph.contradictions) == 1
     prompt = final_prompt(fake.calls)
     positions = re.findall(
         r"\[C1\] Unreconciled: [^\n]*; the position of (\[B\d\]).*?:\n<turn>\n(.*?)\n</turn>", prompt, re.S
@@ -64,11 +65,15 @@ def test_the_final_text_keeps_only_citations_of_sections_it_was_given(run_fake: 
         return None if call.schema is not None else f"{call.meta.agent} on the passage."
 
     _, state, _ = run_fake(respond, rounds=1, **BARE)
-    final = state.final
+    final = state.graph.final
     assert final is not None
     assert final.text == "Pricing works [M]. Buses gain [M]. Inference: shops adapt."
     assert final.citations == ["M"] and final.removed_citations == ["B7", "Q9"]
-    edges = [e for e in state.store.edges(state.session_id, EdgeType.INTEGRATES) if e.source == final.id]
+    edges = [
+        e
+        for e in state.handles.store.edges(state.handles.session_id, EdgeType.INTEGRATES)
+        if e.source == final.id
+    ]
     assert [(e.props.get("label"), e.props.get("cited")) for e in edges] == [("M", True)]
 
 

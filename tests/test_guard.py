@@ -11,7 +11,8 @@ from typing import Any
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall
 from dagmca.store.check import check_store
-from tests.support.sessions import RunSession, excerpt_of, flag, no_flag
+from tests.conftest import RunSession, excerpt_of
+from tests.support.sessions import flag, no_flag
 
 LOOP = "The answer is: " * 30
 SOUND = "Pricing shifts trips to off-peak hours, and the revenue decides who gains."
@@ -33,7 +34,7 @@ def test_a_loop_is_asked_again_and_the_sound_reply_kept(run_fake: RunSession, tm
     result, state, fake = run_fake(respond, rounds=1, max_branches=0)
     reasks = [c for c in fake.calls if c.meta.reask]
     assert reasks and all(c.meta.agent == "L1N1" for c in reasks)
-    turns = state.store.nodes("s1", NodeKind.TURN)
+    turns = state.handles.store.nodes("s1", NodeKind.TURN)
     assert not any("The answer is" in str(t.props["text"]) for t in turns)
     assert not any(t.props.get("degenerate") for t in turns)
     assert result.session.reasks == len(reasks)
@@ -52,9 +53,9 @@ def test_a_loop_that_persists_is_marked_and_left_out(run_fake: RunSession, tmp_p
         return f"{SOUND} ({call.meta.agent}, {call.meta.phase}, {len(call.prompt) % 89})"
 
     result, state, fake = run_fake(respond, rounds=1, max_branches=0, monitor_every="turn")
-    root_turns = [t for t in state.store.nodes("s1", NodeKind.TURN) if t.props["agent"] == "L0N1"]
+    root_turns = [t for t in state.handles.store.nodes("s1", NodeKind.TURN) if t.props["agent"] == "L0N1"]
     assert root_turns and all(t.props["degenerate"] for t in root_turns)
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     assert main.degenerate
     # no observer read the loop, and the integrator did not get it as the resolution
     assert not any("The answer is: The answer is" in p for p in observed)
@@ -62,7 +63,7 @@ def test_a_loop_that_persists_is_marked_and_left_out(run_fake: RunSession, tmp_p
     assert "The answer is: The answer is" not in final_call.prompt
     assert result.session.reasks == len(root_turns)
     assert [e["mended"] for e in events(tmp_path, "reasked")] == [False] * len(root_turns)
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_an_echoing_tension_question_is_dropped(run_fake: RunSession, tmp_path: Path) -> None:
@@ -78,7 +79,7 @@ def test_an_echoing_tension_question_is_dropped(run_fake: RunSession, tmp_path: 
         return f"{SOUND} ({call.meta.agent}, {call.meta.phase}, {len(call.prompt) % 89})"
 
     result, state, _ = run_fake(respond, rounds=1, max_branches=0, observers=("skeptical",))
-    kept = [t.question for t in state.tensions.values()]
+    kept = [t.question for t in state.graph.tensions.values()]
     assert kept == ["Is a flat charge fair to low wage workers?"]
     assert result.session.dropped_tensions == 1
     dropped = events(tmp_path, "tension_dropped")

@@ -18,7 +18,8 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.prices import resolve_prices
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.similarity import PIECE_WORDS, HashingEmbedder, MiniLMEmbedder, pieces
-from tests.support.sessions import LOWERS, QUESTIONS, RAISES, TOPIC, RunSession, scripted
+from tests.conftest import RunSession
+from tests.support.sessions import LOWERS, QUESTIONS, RAISES, TOPIC, scripted
 
 DATA = Path(__file__).parent / "data" / "judge_calibration.jsonl"
 POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers", "topic"}}
@@ -108,7 +109,7 @@ def test_a_highly_similar_contradicting_pair_is_not_merged(run_fake: RunSession)
         scripted(QUESTIONS[:2], answers, pair=negation_judge),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    st = state.store
+    st = state.handles.store
     assert st.nodes("s1", NodeKind.SYNTHESIS) == []
     [contradicts] = st.edges("s1", EdgeType.CONTRADICTS)
     props = contradicts.props
@@ -124,10 +125,10 @@ def test_with_judge_embedding_similarity_alone_merges_and_says_so(run_fake: RunS
         scripted(QUESTIONS[:2], answers, pair=negation_judge),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1, judge="embedding",
     )  # fmt: skip
-    [synthesis] = state.store.nodes("s1", NodeKind.SYNTHESIS)
+    [synthesis] = state.handles.store.nodes("s1", NodeKind.SYNTHESIS)
     assert synthesis.props["method"] == "embedding" and "similarity alone" in str(synthesis.props["reason"])
     assert not any(c.schema is PairVerdict for c in fake.calls)  # no judge was asked
-    assert state.store.edges("s1", EdgeType.CONTRADICTS) == []  # nothing claimed without a verdict
+    assert state.handles.store.edges("s1", EdgeType.CONTRADICTS) == []  # nothing claimed without a verdict
 
 
 def test_no_relation_or_merge_without_a_verdict(run_fake: RunSession) -> None:
@@ -139,7 +140,7 @@ def test_no_relation_or_merge_without_a_verdict(run_fake: RunSession) -> None:
 
     record = Record()
     _, state, _ = run_fake(judge_fails, max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record)
-    st = state.store
+    st = state.handles.store
     assert st.nodes("s1", NodeKind.SYNTHESIS) == []
     for type_ in (EdgeType.CONTRADICTS, EdgeType.ELABORATES, EdgeType.MERGES_INTO):
         assert st.edges("s1", type_) == []
@@ -157,12 +158,12 @@ def test_a_stub_that_only_shares_its_topic_stays_open(run_fake: RunSession) -> N
         scripted([QUESTIONS[0], QUESTIONS[3]], {QUESTIONS[0]: TOPIC}, stub=topic_is_not_an_answer),
         max_branches=1, max_depth=1, max_revisits=0, rounds=1, strategy="urgent",
     )  # fmt: skip
-    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    stub = next(t for t in state.graph.tensions.values() if t.question == QUESTIONS[3])
     assert stub.status is TensionStatus.STUB
     check = next(c for c in stub.revisit_checks if c.after == "s1/main/b1")
     assert (check.method, check.verdict, check.outcome) == ("llm", "open", "open")
     assert check.similarity >= 0.65
-    assert state.store.edges("s1", EdgeType.SUPERSEDES) == []
+    assert state.handles.store.edges("s1", EdgeType.SUPERSEDES) == []
 
 
 def test_an_answer_the_judge_cannot_quote_does_not_close_a_stub(run_fake: RunSession) -> None:
@@ -175,7 +176,7 @@ def test_an_answer_the_judge_cannot_quote_does_not_close_a_stub(run_fake: RunSes
         scripted([QUESTIONS[0], QUESTIONS[3]], {QUESTIONS[0]: TOPIC}, stub=invents),
         max_branches=1, max_depth=1, max_revisits=1, rounds=1, strategy="urgent",
     )  # fmt: skip
-    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    stub = next(t for t in state.graph.tensions.values() if t.question == QUESTIONS[3])
     assert stub.status is not TensionStatus.SUPERSEDED
     check = next(c for c in stub.revisit_checks if c.after == "s1/main/b1")
     assert check.verdict == "relevant" and "not in the text" in check.reason

@@ -16,9 +16,9 @@ from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter
 from dagmca.prompts import ledger as ledger_prompts
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
-from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import role_window
-from tests.support.sessions import run_scripted
+from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import run_scripted
 
 LONG = " ".join(f"Sentence {i} says the toll moved traffic to street {i}." for i in range(400))
 
@@ -77,10 +77,10 @@ def test_a_session_sizes_its_judge_budget_from_the_judge_role(
         store, tmp_path, None, context_window=8_192, roles=roles, max_depth=0, rounds=1, ledger="final"
     )
     assert result.session.status == "done"
-    assert state.budget.window == 8_192
-    assert state.judge_budget is not None and state.judge_budget.window == judge
-    debate = next(iter(state.debates.values()))
-    assert state.frame(debate)().judging.window == judge
+    assert state.prompts.budget.window == 8_192
+    assert state.prompts.judge_budget is not None and state.prompts.judge_budget.window == judge
+    debate = next(iter(state.graph.debates.values()))
+    assert state.prompts.frame(debate)().judging.window == judge
 
 
 def test_a_judge_on_another_model_does_not_inherit_the_sessions_window() -> None:

@@ -31,10 +31,10 @@ from dagmca.similarity import HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import SessionMode
+from tests.conftest import PASSAGE, run_scripted
 from tests.support.judges import sentences_of
 from tests.support.ledger import JOINED, SAID, SMALL, A, B, C, claims, debate, edges_of, judge_rule, run
 from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE, run_scripted
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
 COPIED = A  # a turn's sentence, copied
@@ -176,7 +176,7 @@ def test_ledger_all_traces_each_resolution_but_not_to_its_own_turn(
     store: SQLiteStore, tmp_path: Path
 ) -> None:
     _, state, fake = run(store, tmp_path, debate(SAID, FINAL, judge_rule()), **{**SMALL, "ledger": "all"})
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     own = [c for c in claims(store).values() if c.stated_in == "s1/main"]
     assert own and sentences_of(main.resolution) == [c.text for c in sorted(own, key=lambda c: c.number)]
     giving = [n.id for n in store.nodes("s1") if n.props.get("text") == main.resolution]
@@ -429,7 +429,7 @@ def test_ledger_all_reads_a_resolution_in_parts_as_the_root_turn_that_gave_it(
         return scripted(call)
 
     _, state, _ = run(store, tmp_path, respond, **{**SMALL, "ledger": "all"})
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     assert main.resolution != ROOT_PARTS and ROOT_CLAIM in main.resolution  # rendered in parts
     giving = {n.id for n in store.nodes("s1", NodeKind.TURN) if n.props.get("text") == ROOT_PARTS}
     assert giving

@@ -133,7 +133,7 @@ def test_a_long_passages_sentence_is_quoted_as_text_0_and_checked_against_the_sa
     monkeypatch.setattr(ledger_support, "PASSAGE", LONG_PASSAGE)
     final = f"{LONG_SENTENCE} {FABRICATED}"
     _, state, fake = run(store, tmp_path, integrating(final), **SMALL, context_window=4096)
-    assert state.passage_mode == "sections"
+    assert state.prompts.passage_mode == "sections"
     copied = claims(store)[LONG_SENTENCE]
     [judged] = [c for c in fake.calls if c.meta.agent == "ledger" and f"trace: {LONG_SENTENCE}" in c.prompt]
     zero = judged.prompt.split("Text 0, the passage's sentences nearest the claim")[1].split("</turn>")[0]

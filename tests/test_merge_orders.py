@@ -10,8 +10,9 @@ from dagmca.debate.events import Event, PairJudged
 from dagmca.graph import CallPhase, EdgeType, NodeKind
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.store.check import check_store
+from tests.conftest import RunSession
 from tests.support.judges import first_shown
-from tests.support.sessions import CHANGES, LOWERS, QUESTIONS, RAISES, RunSession, scripted
+from tests.support.sessions import CHANGES, LOWERS, QUESTIONS, RAISES, scripted
 
 WORKERS = "Pricing works when revenue funds buses and exemptions protect workers."
 LOW_WAGE = "Pricing works when revenue funds buses and exemptions protect low wage workers."
@@ -45,9 +46,9 @@ def test_a_judge_biased_to_the_first_block_merges_nothing(run_fake: RunSession) 
         scripted(QUESTIONS[:2], answers, pair=first_shown(WORKERS)),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    b1, b2 = state.debates["s1/main/b1"], state.debates["s1/main/b2"]
+    b1, b2 = state.graph.debates["s1/main/b1"], state.graph.debates["s1/main/b2"]
     assert (b1.resolution, b2.resolution) == (WORKERS, LOW_WAGE)  # the judge favours b1 first
-    st = state.store
+    st = state.handles.store
     assert st.nodes("s1", NodeKind.SYNTHESIS) == [] and st.edges("s1", EdgeType.MERGES_INTO) == []
     judged = [e for e in record.events if isinstance(e, PairJudged)]
     assert [e.verdict for e in judged] == ["undecided"]
@@ -69,7 +70,7 @@ def test_an_unbiased_judge_still_merges_and_says_both_orders_agreed(run_fake: Ru
         scripted(QUESTIONS[:2], answers, pair=lambda a, b: "converge"),
         max_branches=2, max_depth=1, max_revisits=0, rounds=1,
     )  # fmt: skip
-    [synthesis] = state.store.nodes("s1", NodeKind.SYNTHESIS)
+    [synthesis] = state.handles.store.nodes("s1", NodeKind.SYNTHESIS)
     assert synthesis.props["verdict"] == "converge"
     merger = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     assert len(merger) == 1
@@ -95,7 +96,7 @@ def test_a_group_that_holds_a_contradicting_pair_is_never_merged(run_fake: RunSe
         scripted(QUESTIONS[:3], answers, pair=triangle),
         max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    st = state.store
+    st = state.handles.store
     judged = sorted(e.verdict for e in record.events if isinstance(e, PairJudged))
     assert judged == ["contradict", "converge", "converge"]  # b1~b2, b2~b3: one component
     assert st.nodes("s1", NodeKind.SYNTHESIS) == [] and st.edges("s1", EdgeType.MERGES_INTO) == []
@@ -122,7 +123,7 @@ def test_the_merger_hears_of_a_members_contradiction(run_fake: RunSession) -> No
         scripted(QUESTIONS[:3], answers, pair=rule),
         max_branches=3, max_depth=1, max_revisits=0, rounds=1,
     )  # fmt: skip
-    assert len(state.store.nodes("s1", NodeKind.SYNTHESIS)) == 1
+    assert len(state.handles.store.nodes("s1", NodeKind.SYNTHESIS)) == 1
     [merger] = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     assert "contradict: scripted judge: contradict" in merger.prompt
     assert LOWERS not in merger.prompt.split("What the judge found")[0]  # b3 is not merged
@@ -144,7 +145,7 @@ def test_a_pair_undecided_with_a_contradict_in_one_order_holds_its_group(run_fak
     )  # fmt: skip
     judged = sorted(e.verdict for e in record.events if isinstance(e, PairJudged))
     assert judged == ["converge", "converge", "undecided"]
-    assert state.store.nodes("s1", NodeKind.SYNTHESIS) == []
+    assert state.handles.store.nodes("s1", NodeKind.SYNTHESIS) == []
     assert not [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     held = [e for e in record.events if isinstance(e, PairJudged) and e.verdict == "converge"]
     assert all("not merged" in e.reason for e in held)
@@ -164,12 +165,12 @@ def test_the_merger_is_not_told_that_a_pair_never_judged_shares_a_claim(run_fake
         max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
     assert len([e for e in record.events if isinstance(e, PairJudged)]) == 2  # b1-b3 below the prefilter
-    [synthesis] = state.store.nodes("s1", NodeKind.SYNTHESIS)
+    [synthesis] = state.handles.store.nodes("s1", NodeKind.SYNTHESIS)
     [merger] = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     told = merger.prompt.split("What the judge found")[-1]
     assert "found them to share a claim" not in merger.prompt
     assert told.count("as converging") == 2
-    by_text = {d.resolution: d.question for d in state.debates.values()}
+    by_text = {d.resolution: d.question for d in state.graph.debates.values()}
     [line] = [x for x in told.splitlines() if "did not compare" in x]
     assert f"'{by_text[CENTRES]}'" in line and f"'{by_text[SUBURBS]}'" in line
     assert synthesis.props["verdict"] == "converge"

@@ -16,7 +16,7 @@ from dagmca.graph import EdgeType, NodeKind
 from dagmca.metrics import measures
 from dagmca.metrics.session import CATEGORIES, SessionMetrics, session_metrics
 from dagmca.similarity import HashingEmbedder
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 
 def test_specialization_is_one_minus_normalised_entropy() -> None:
@@ -96,20 +96,20 @@ def test_a_session_stores_its_metrics_and_the_command_prints_them(
 ) -> None:
     _, state, _ = run_fake(cpp=3, depth=2, rounds=2, max_depth=1, max_branches=2, monitor_every="turn")
     m = SessionMetrics.model_validate_json((tmp_path / "out" / "s1" / "metrics.json").read_text())
-    flagged = [e for e in state.store.edges("s1", EdgeType.FLAGGED_AT)]
+    flagged = [e for e in state.handles.store.edges("s1", EdgeType.FLAGGED_AT)]
     assert sum(sum(row.values()) for row in m.agent_categories.values()) == len(flagged) > 0
     assert set(m.agent_categories) <= {"analytical", "creative", "critical", "L0N1"}
     assert all(set(row) <= set(CATEGORIES) for row in m.agent_categories.values())
     assert m.specialization is not None and 0.0 <= m.specialization <= 1.0
-    assert m.nodes == len(state.store.nodes("s1")) and m.calls_per_node > 0
+    assert m.nodes == len(state.handles.store.nodes("s1")) and m.calls_per_node > 0
     main = next(d for d in m.debates if d.debate == "s1/main")
     assert len(main.sibling_similarity) == 2 and len(main.answer_length) == 2
     # on the nodes
-    session = state.store.get_node("s1")
+    session = state.handles.store.get_node("s1")
     assert session is not None and session.props["specialization"] == m.specialization
-    debate = next(n for n in state.store.nodes("s1", NodeKind.DEBATE) if n.id == "s1/main")
+    debate = next(n for n in state.handles.store.nodes("s1", NodeKind.DEBATE) if n.id == "s1/main")
     assert debate.props["revision_rate"] == main.lateral_revision_rate
     # recomputed from the store alone, the same numbers
-    again = session_metrics(state.store, "s1", HashingEmbedder())
+    again = session_metrics(state.handles.store, "s1", HashingEmbedder())
     assert again.model_dump(exclude={"nodes"}) == m.model_dump(exclude={"nodes"})
     assert json.loads(again.model_dump_json())["differentiation_dof"] == m.differentiation_dof

@@ -21,10 +21,11 @@ from dagmca.store.networkx_view import load_graph, session_records
 from dagmca.store.push import push_session
 from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import RunSession
 from tests.support.bolt_server import BoltServer, free_port
 from tests.support.cli import dagmca
 from tests.support.cookbook import load_cookbook
-from tests.support.sessions import QUESTIONS, RunSession, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = ROOT / "examples" / "queries.cypher"
@@ -56,7 +57,7 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
         scripted(QUESTIONS, answers, stub=shops),
         max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent", agent_memory="store",
     )  # fmt: skip
-    merged = {e.source for e in state.store.edges("s1", EdgeType.MERGES_INTO)}
+    merged = {e.source for e in state.handles.store.edges("s1", EdgeType.MERGES_INTO)}
     assert len(merged) == 2, "two branches converged"
     b1 = sorted(merged)[0]
     b3 = next(b for b in ("s1/main/b1", "s1/main/b2", "s1/main/b3") if b not in merged)
@@ -69,14 +70,14 @@ def rich_session(run_fake: RunSession) -> SQLiteStore:
         ],
     )
     # and a stub judged a duplicate of another (these questions are all distinct)
-    first, second = sorted(state.tensions)[:2]
+    first, second = sorted(state.graph.tensions)[:2]
     state.write(
         [],
         [edge(second, first, EdgeType.DUPLICATES, "s1", similarity=0.7, method="llm", verdict="duplicate",
               reason="both ask who pays")],
     )  # fmt: skip
-    assert isinstance(state.store.store, SQLiteStore)  # the store under the run's writer thread
-    return state.store.store
+    assert isinstance(state.handles.store.store, SQLiteStore)  # the store under the run's writer thread
+    return state.handles.store.store
 
 
 def signature(
@@ -118,7 +119,7 @@ def test_after_a_push_the_server_holds_every_relationship_of_the_export(
     # every observer of the main debate asks the same question: one tension, flagged by
     # three observers at the same turn
     _, state, _ = run_fake(scripted([QUESTIONS[0]] * 9), max_branches=1, max_depth=1, rounds=1)
-    src = state.store.store
+    src = state.handles.store.store
     flagged = Counter((e.source, e.target) for e in src.edges("s1", EdgeType.FLAGGED_AT))
     assert max(flagged.values()) >= 2, "two observers flagged the same turn"
     exported = json.loads(to_json("s1", *session_records(src, "s1")))

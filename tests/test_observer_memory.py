@@ -10,7 +10,8 @@ from dagmca.debate.events import Event, TensionDropped
 from dagmca.llm.fake import ScriptedCall
 from dagmca.prompts import templates as tpl
 from dagmca.text import quotes
-from tests.support.sessions import RunSession, excerpt_of, flag, no_flag
+from tests.conftest import RunSession, excerpt_of
+from tests.support.sessions import flag, no_flag
 
 FIRST = "Who pays for the buses once the charge revenue falls?"
 INVENTED = "Would the suburbs secede from the city over the charge?"
@@ -50,11 +51,11 @@ def test_a_later_observer_prompt_lists_the_earlier_tension_and_an_invented_excer
     _, state, _ = run_fake(
         respond, events=dropped, rounds=2, max_depth=0, observers=("skeptical",), monitor_every="turn"
     )
-    questions = [t.question for t in state.tensions.values()]
+    questions = [t.question for t in state.graph.tensions.values()]
     assert questions == [FIRST]
     assert [e.question for e in dropped.events] == [INVENTED]
     assert "excerpt is not in the turn" in dropped.events[0].reason
-    assert state.dropped_tensions == 1
+    assert state.counts.dropped_tensions == 1
     later = [p for p in prompts if MARK in p]
     assert later, "later checks are shown the debate's tensions"
     assert all(f"{MARK}\n- {FIRST}" in p and INVENTED not in p for p in later)
@@ -105,7 +106,7 @@ def test_the_bundled_models_unquoted_excerpt_is_located_and_marked_for_it_alone(
         monitor_every="turn",
         unquoted_excerpts="locate",
     )
-    [tension] = state.tensions.values()
+    [tension] = state.graph.tensions.values()
     assert tension.question == INVENTED and tension.excerpt_located
     assert tension.excerpt == "The suburbs may object to it."
     assert not dropped.events

@@ -10,7 +10,7 @@ from dagmca.debate.estimate import observer_calls
 from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall, checked_excerpt
 from dagmca.prompts.schemas import joint_lenses, joint_turns
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 
 def flag(lens: str, turn: int, question: str, prompt: str) -> dict[str, Any]:
@@ -65,7 +65,7 @@ class Observers:
 def test_a_phase_of_siblings_is_checked_in_one_call_each_flag_on_its_turn(run_fake: RunSession) -> None:
     observers = Observers()
     result, state, fake = run_fake(observers, rounds=2, max_depth=0, monitor_every="turn")
-    cfg = state.config
+    cfg = state.handles.config
     assert cfg.observer_calls == "siblings"
     checks = [c for c in fake.calls if c.meta.phase == "monitor"]
     # 3 specialists under the root: respond, lateral, root observe, signal per round,
@@ -78,10 +78,10 @@ def test_a_phase_of_siblings_is_checked_in_one_call_each_flag_on_its_turn(run_fa
     assert all(f"Turn to check {i} (L1N{i}, " in respond for i in (1, 2, 3))
     assert "Turn to check 4" not in respond
     # 4 groups of three, two flags kept from each, on the turn each named
-    flagged = {e.source: e for e in state.store.edges("s1", EdgeType.FLAGGED_AT)}
-    assert len(state.tensions) == 8 == len(flagged)
+    flagged = {e.source: e for e in state.handles.store.edges("s1", EdgeType.FLAGGED_AT)}
+    assert len(state.graph.tensions) == 8 == len(flagged)
     lenses = cfg.observers
-    for tension in state.tensions.values():
+    for tension in state.graph.tensions.values():
         edge = flagged[tension.id]
         if "measured" in tension.question or "believe" in tension.question:
             assert tension.observer == lenses[0] and "Who measured" in tension.question
@@ -99,4 +99,4 @@ def test_a_group_larger_than_a_check_is_split(run_fake: RunSession) -> None:
     sizes = [n for n, _ in observers.groups]
     assert sizes[:4] == [4, 2, 4, 2]  # six specialists respond, then lateral
     turns = [c for c in fake.calls if c.meta.phase not in ("monitor", "final", "ledger", "judge")]
-    assert len(observers.groups) == observer_calls(state.config, len(turns), 1)
+    assert len(observers.groups) == observer_calls(state.handles.config, len(turns), 1)

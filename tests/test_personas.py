@@ -14,8 +14,9 @@ from dagmca.graph import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, Tensi
 from dagmca.store.check import check_store
 from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import RunSession, run_scripted
 from tests.support.cli import dagmca
-from tests.support.sessions import QUESTIONS, RunSession, run_scripted, scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 PERSPECTIVES = ("analytical", "creative", "critical", "practical")
 ROUTED = dict(
@@ -32,7 +33,7 @@ def personas(store: SQLiteStore) -> dict[str, PersonaNode]:
 @pytest.mark.slow
 def test_two_sessions_on_one_store_share_their_agents(run_fake: RunSession, tmp_path: Path) -> None:
     _, first, _ = run_fake(scripted(QUESTIONS[:2]), session="one", **ROUTED)
-    store = first.store.store
+    store = first.handles.store.store
     assert isinstance(store, SQLiteStore)
     after_one = personas(store)
     assert set(after_one) == set(PERSPECTIVES)
@@ -52,8 +53,8 @@ def test_two_sessions_on_one_store_share_their_agents(run_fake: RunSession, tmp_
     for perspective, record in learned.items():
         for category, (trials, successes) in record.items():
             router.history[category][perspective] = Record(trials, successes)
-    branch = min((d for d in second.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
-    tension = second.tensions[
+    branch = min((d for d in second.graph.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
+    tension = second.graph.tensions[
         next(e.target for e in store.edges("two", EdgeType.EXPLORES) if e.source == branch.id)
     ]
     assert branch.staff == router.choose(tension.category.value, 2, branch.id)
@@ -99,7 +100,9 @@ def test_a_learned_record_decides_the_staff_and_session_memory_ignores_it(tmp_pa
             session=f"s-{memory}",
             **{**ROUTED, "agent_memory": memory},
         )
-        branch = min((d for d in state.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
+        branch = min(
+            (d for d in state.graph.debates.values() if d.origin.value == "branch"), key=lambda d: d.id
+        )
         staffs[memory] = branch.staff
         kept = personas(store)["practical"]
         assert kept.sessions == (["earlier", f"s-{memory}"] if memory == "store" else ["earlier"])

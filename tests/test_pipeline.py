@@ -9,7 +9,8 @@ from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.support.sessions import QUESTIONS, RunSession, scripted
+from tests.conftest import RunSession
+from tests.support.sessions import QUESTIONS, scripted
 
 
 def test_two_converging_branches_give_exactly_one_synthesis(run_fake: RunSession) -> None:
@@ -21,12 +22,12 @@ def test_two_converging_branches_give_exactly_one_synthesis(run_fake: RunSession
     _, state, _ = run_fake(
         scripted(QUESTIONS[:3], answers), max_branches=3, max_depth=1, max_revisits=0, rounds=1
     )
-    st = state.store
+    st = state.handles.store
     syntheses = st.nodes("s1", NodeKind.SYNTHESIS)
     assert len(syntheses) == 1
     merges = st.edges("s1", EdgeType.MERGES_INTO)
     assert len(merges) == 2 and {e.target for e in merges} == {syntheses[0].id}
-    merged_questions = {state.debates[e.source].question for e in merges}
+    merged_questions = {state.graph.debates[e.source].question for e in merges}
     assert merged_questions == {QUESTIONS[0], QUESTIONS[1]}
     assert check_store(st, "s1") == []
 
@@ -40,13 +41,13 @@ def test_unselected_tensions_become_stubs(run_fake: RunSession) -> None:
         rounds=1,
         strategy="urgent",
     )
-    main_tensions = [t for t in state.tensions.values() if t.debate == "s1/main"]
+    main_tensions = [t for t in state.graph.tensions.values() if t.debate == "s1/main"]
     assert len(main_tensions) == 5
     statuses = sorted(t.status.value for t in main_tensions)
     assert statuses == ["explored", "explored", "stub", "stub", "stub"]
-    stubs = [n for n in state.store.nodes("s1", NodeKind.TENSION) if "Stub" in n.labels]
+    stubs = [n for n in state.handles.store.nodes("s1", NodeKind.TENSION) if "Stub" in n.labels]
     assert len(stubs) == 3
-    explored = {e.target for e in state.store.edges("s1", EdgeType.EXPLORES)}
+    explored = {e.target for e in state.handles.store.edges("s1", EdgeType.EXPLORES)}
     assert not explored & {s.id for s in stubs}
     # every stub was checked after each new node
     assert all(len(json.loads(str(s.props["revisit_checks"]))) >= 2 for s in stubs)
@@ -71,9 +72,9 @@ def test_stub_answered_by_a_branch_is_superseded(run_fake: RunSession) -> None:
         rounds=1,
         strategy="urgent",
     )
-    stub = next(t for t in state.tensions.values() if t.question == QUESTIONS[3])
+    stub = next(t for t in state.graph.tensions.values() if t.question == QUESTIONS[3])
     assert stub.status is TensionStatus.SUPERSEDED
-    sup = state.store.edges("s1", EdgeType.SUPERSEDES)
+    sup = state.handles.store.edges("s1", EdgeType.SUPERSEDES)
     assert [(e.source, e.target) for e in sup] == [("s1/main/b1", stub.id)]
     # the decision is recorded on the edge and in the stub's checks, answering sentence included
     props = sup[0].props
@@ -86,7 +87,7 @@ def test_branch_prompts_carry_parent_siblings_and_stubs(run_fake: RunSession) ->
     _, state, fake = run_fake(
         scripted(QUESTIONS), max_branches=2, max_depth=1, max_revisits=0, rounds=2, strategy="urgent"
     )
-    main = state.debates["s1/main"]
+    main = state.graph.debates["s1/main"]
     responds = [
         c.prompt
         for c in fake.calls
@@ -105,9 +106,9 @@ def test_branch_prompts_carry_parent_siblings_and_stubs(run_fake: RunSession) ->
 
 def test_budget_stops_branching_but_keeps_the_final(run_fake: RunSession) -> None:
     result, state, _ = run_fake(scripted(QUESTIONS), max_llm_calls=30, max_depth=1)
-    assert [d.origin.value for d in state.debates.values()] == ["main"]
+    assert [d.origin.value for d in state.graph.debates.values()] == ["main"]
     assert result.final is not None and result.session.status == "budget_exhausted"
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_failed_calls_degrade_the_run_instead_of_killing_it(run_fake: RunSession) -> None:
@@ -119,24 +120,24 @@ def test_failed_calls_degrade_the_run_instead_of_killing_it(run_fake: RunSession
         return None if count["n"] % 4 == 0 else base(call)
 
     result, state, _ = run_fake(flaky, max_depth=1)
-    assert result.session.status == "done" and state.llm.meter.failures > 0
-    assert check_store(state.store, "s1") == []
+    assert result.session.status == "done" and state.handles.llm.meter.failures > 0
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_check_fails_on_a_corrupted_session(run_fake: RunSession) -> None:
     answers = {QUESTIONS[0]: "Same converged answer here.", QUESTIONS[1]: "Same converged answer here."}
     _, state, _ = run_fake(scripted(QUESTIONS[:2], answers), max_depth=1, max_revisits=0, rounds=1)
-    st = state.store.store  # the SQLite store under the run's writer thread
+    st = state.handles.store.store  # the SQLite store under the run's writer thread
     assert isinstance(st, SQLiteStore)
     assert check_store(st, "s1") == []
     syn = st.nodes("s1", NodeKind.SYNTHESIS)[0]
-    branch = state.debates["s1/main/b1"]
+    branch = state.graph.debates["s1/main/b1"]
     # a synthesis with one parent, a structural cycle, an explored stub
     st._conn.execute("DELETE FROM edges WHERE type='MERGES_INTO' AND source='s1/main/b2'")
-    state.write([], [state.edge("s1/main", branch.id, EdgeType.BRANCHES_FROM)])
-    t = next(iter(state.tensions.values()))
+    state.write([], [state.handles.edge("s1/main", branch.id, EdgeType.BRANCHES_FROM)])
+    t = next(iter(state.graph.tensions.values()))
     t.status = TensionStatus.STUB
-    state.write([t], [state.edge("s1/main/b2", t.id, EdgeType.EXPLORES)])
+    state.write([t], [state.handles.edge("s1/main/b2", t.id, EdgeType.EXPLORES)])
     problems = "\n".join(check_store(st, "s1"))
     assert f"synthesis {syn.id} has fewer than two parents" in problems
     assert "structural edges form a cycle" in problems

@@ -15,7 +15,7 @@ from dagmca.prompts.schemas import Reflection, Subtasks
 from dagmca.reports.models import FinalState, MCAReport
 from dagmca.store.check import check_store
 from dagmca.team import build_tree
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 ENGINE_PHASES = {p.value for p in Phase}
 QUIET: dict[str, Any] = {"max_depth": 0, "monitor_every": "off", "convergence_threshold": 1.0}
@@ -42,7 +42,7 @@ def test_decompose_makes_the_seed_legacy_call_count(
     report = report_of(state, tmp_path)
     assert report.protocol == "decompose" and report.summary_metrics.total_llm_calls == legacy + loops
     assert len(report.rounds) == 1 and len(report.strange_loops) == loops
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_decompose_hands_each_child_its_own_subtask_and_pads_a_short_list(
@@ -64,11 +64,13 @@ def test_decompose_hands_each_child_its_own_subtask_and_pads_a_short_list(
     assert report.rounds[0].agents["L2N1"].subtask == "L1N1 part 1"
     assert report.rounds[0].agents["L0N1"].subtasks == [
         "L0N1 part 1",
-        f"{state.debates['s1/main'].question} (part 2 of 2)",
+        f"{state.graph.debates['s1/main'].question} (part 2 of 2)",
     ]
     # the synthesis OBSERVES every answer it read
-    edges = state.store.edges("s1")
-    synth = next(n for n in state.store.nodes("s1", NodeKind.TURN) if n.props["phase"] == "synthesize")
+    edges = state.handles.store.edges("s1")
+    synth = next(
+        n for n in state.handles.store.nodes("s1", NodeKind.TURN) if n.props["phase"] == "synthesize"
+    )
     assert len([e for e in edges if e.source == synth.id and e.type is EdgeType.OBSERVES]) == 4
 
 
@@ -145,10 +147,10 @@ def test_a_critical_signal_makes_the_parent_rebroadcast_within_max_iterations(
     assert root_hop.receiver is None and not root_hop.critical
     assert report.satisfaction_map[2]["L2N4"] == 0.2
     # the re-broadcast turn OBSERVES the reflections that caused it, and REVISES nothing before it
-    edges = state.store.edges("s1")
+    edges = state.handles.store.edges("s1")
     observed = {e.target for e in edges if e.source == first.rebroadcast and e.type is EdgeType.OBSERVES}
     assert observed == {"s1/main/r1/L2N1/reflect", "s1/main/r1/L2N2/reflect"}
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 # -- reports ------------------------------------------------------------------------------
@@ -168,7 +170,7 @@ def test_reports_validate_and_carry_the_seed_fields(run_fake: RunSession, tmp_pa
     assert len(main.summary_metrics.mean_sibling_similarity) == 2
     assert main.config.cpp == 2 and main.final_response
     final = FinalState.model_validate_json((out / "final_state.json").read_text(encoding="utf-8"))
-    assert final.final and len(final.debates) == len(state.debates) >= 3
+    assert final.final and len(final.debates) == len(state.graph.debates) >= 3
     for d in final.debates:
         assert d.report is not None
         branch_report = MCAReport.model_validate_json((out / d.report).read_text(encoding="utf-8"))

@@ -18,7 +18,7 @@ from dagmca.graph import CallPhase, EdgeType, NodeKind, Phase
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.support.sessions import run_scripted
+from tests.conftest import run_scripted
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel, words
 
 MARK = re.compile(r"\[… (\d+) earlier sentences? left out to fit the context window …\] ")
@@ -52,13 +52,13 @@ def test_a_strong_model_gets_the_passage_and_every_text_whole(store: SQLiteStore
     assert len(main_calls) > 30
     # a strong model's long answers, lists and paragraphs never trip the degeneration guard
     assert not any(c.meta.reask for c in fake.calls) and result.session.reasks == 0
-    assert not any(n.props.get("degenerate") for n in state.store.nodes("s1"))
+    assert not any(n.props.get("degenerate") for n in state.handles.store.nodes("s1"))
     assert all(LONG_PASSAGE.strip() in c.prompt for c in main_calls)
     # every debate's resolution and every synthesis whole in the final integration's prompt
     final = [c for c in fake.calls if c.meta.phase == CallPhase.FINAL]
     assert len(final) == 1
-    resolutions = [d.resolution for d in state.debates.values()] + [
-        s.resolution for s in state.syntheses.values()
+    resolutions = [d.resolution for d in state.graph.debates.values()] + [
+        s.resolution for s in state.graph.syntheses.values()
     ]
     assert len(resolutions) >= 3 and all(r and r in final[0].prompt for r in resolutions)
     # what the model wrote is stored as it wrote it: paragraphs and bulleted lists kept
@@ -105,7 +105,7 @@ def test_a_small_window_leaves_out_whole_sentences_oldest_first_and_counts_them(
             # (some answer: a sentence the model reuses may also end another, after "because")
             # (or of a flag it raised, which the strange loop is shown, or of a resolution
             # written from its parts, with a disagreement the strange loop dropped put back)
-            texts = model.said + model.flags + [d.resolution for d in state.debates.values()]
+            texts = model.said + model.flags + [d.resolution for d in state.graph.debates.values()]
             tails = [said for said in texts if said.endswith(kept) and len(said) > len(kept)]
             assert any(re.search(r"(\n|[.!?…][ \t]+)$", t[: -len(kept)]) for t in tails)
     for c in fake.calls:  # the passage itself is never what gives way
@@ -118,7 +118,7 @@ def test_a_small_window_leaves_out_whole_sentences_oldest_first_and_counts_them(
         assert any(e.source == p.id for e in integrates), "each part integrates its group"
         assert ("s1/final", p.id) in {(e.source, e.target) for e in integrates}
     group_calls = [c for c in fake.calls if c.meta.phase == CallPhase.INTEGRATE]
-    resolutions = [d.resolution for d in state.debates.values() if d.resolution]
+    resolutions = [d.resolution for d in state.graph.debates.values() if d.resolution]
     assert all(any(r in c.prompt for c in group_calls) for r in resolutions), "each resolution read whole"
     assert check_store(store, "s1") == []
 
@@ -153,7 +153,7 @@ def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteSt
     reads = store.edges("s1", EdgeType.READS)
     assert {e.target for e in reads if e.source == "s1/main"} == {s.id for s in sections}
     # each branch reads the sections closest to its question verbatim, the rest mapped
-    branches = [d for d in state.debates.values() if d.origin.value == "branch"]
+    branches = [d for d in state.graph.debates.values() if d.origin.value == "branch"]
     assert branches
     for b in branches:
         verbatim = [e for e in reads if e.source == b.id and e.props["as"] == "verbatim"]
@@ -164,7 +164,7 @@ def test_a_passage_too_long_for_its_share_takes_the_section_path(store: SQLiteSt
     status = json.loads((tmp_path / "s1" / "status.json").read_text())
     assert status["passage"] == {
         "mode": "sections",
-        "tokens": state.passage_tokens,
+        "tokens": state.prompts.passage_tokens,
         "sections": len(sections),
     }
     assert check_store(store, "s1") == []
@@ -187,8 +187,8 @@ def test_fewer_observer_calls_find_no_fewer_flags(store: SQLiteStore, tmp_path: 
             monitor_every="turn",
         )
         checks = [c for c in fake.calls if c.meta.phase == "monitor"]
-        flagged = state.store.edges(mode, EdgeType.FLAGGED_AT)
-        found[mode] = (len(checks), len(flagged), len(state.tensions))
+        flagged = state.handles.store.edges(mode, EdgeType.FLAGGED_AT)
+        found[mode] = (len(checks), len(flagged), len(state.graph.tensions))
     (lens_calls, lens_flags, lens_tensions), (joint_calls, joint_flags, joint_tensions), sibs = found.values()
     assert joint_calls * 3 == lens_calls, found  # three lenses
     assert joint_flags >= lens_flags > 0 and joint_tensions >= lens_tensions, found

@@ -22,11 +22,12 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import revisit_and_report
+from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.cli import dagmca
 from tests.support.criteria import responder
 from tests.support.judges import judge_reply, stub_parts
 from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE, QUESTIONS, RunSession, excerpt_of, lens_by_lens
+from tests.support.sessions import QUESTIONS
 
 
 def test_revisit_explores_a_stub_the_new_context_makes_relevant(
@@ -34,9 +35,9 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
 ) -> None:
     settings = dict(max_branches=2, max_depth=1, rounds=1, strategy="urgent", monitor_every="turn")
     _, first, _ = run_fake(responder, max_revisits=0, **settings)
-    stub = next(t for t in first.tensions.values() if t.question == QUESTIONS[4])
+    stub = next(t for t in first.graph.tensions.values() if t.question == QUESTIONS[4])
     assert stub.status is TensionStatus.STUB
-    debates_before = set(first.debates)
+    debates_before = set(first.graph.debates)
 
     cfg = SessionConfig(llm="fake", max_revisits=1, **settings)
     context = f"{QUESTIONS[4]}? New polls after the first month say yes."
@@ -55,8 +56,8 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
     result, state = asyncio.run(go())
 
     assert result.explored == [f"{stub.id}/revisit"] and result.checked >= 1
-    branch = state.debates[result.explored[0]]
-    assert branch.origin is DebateOrigin.REVISIT and set(state.debates) > debates_before
+    branch = state.graph.debates[result.explored[0]]
+    assert branch.origin is DebateOrigin.REVISIT and set(state.graph.debates) > debates_before
     edges = {(e.source, e.target, e.type) for e in store.edges("s1")}
     assert (branch.id, "s1/main", EdgeType.BRANCHES_FROM) in edges
     assert (branch.id, stub.id, EdgeType.EXPLORES) in edges
@@ -142,9 +143,9 @@ def test_a_levels_stub_checks_are_judged_together_and_applied_in_order(store: SQ
             return made, st
 
     made, st = asyncio.run(go())
-    assert [t.question for t in made] == [wanted] and st.revisits_used == 1
+    assert [t.question for t in made] == [wanted] and st.counts.revisits_used == 1
     first, second = (f"lv/main/b{i}" for i in (1, 2))
-    by_question = {t.question: t for t in st.tensions.values()}
+    by_question = {t.question: t for t in st.graph.tensions.values()}
     assert [c.after for c in by_question[answered].revisit_checks] == [first]
     assert by_question[answered].status is TensionStatus.SUPERSEDED
     assert [c.after for c in by_question[wanted].revisit_checks] == [first]
@@ -196,7 +197,7 @@ def test_the_syntheses_of_every_level_are_checked_in_one_round(run_fake: RunSess
         pair_prefilter=0.0, stub_prefilter=0.0, max_revisits=0, concurrency=64,
     )  # fmt: skip
     assert result.session.status == "done"
-    parents = sorted({s.id.rsplit("/", 1)[0] for s in state.syntheses.values()}, key=len)
+    parents = sorted({s.id.rsplit("/", 1)[0] for s in state.graph.syntheses.values()}, key=len)
     assert len(parents) >= 2 and parents[0].endswith("/main")  # a synthesis below main too
     top = next(t for t in spans if f"branches of {parents[0]} " in t)
     deeper = next(t for t in spans if f"branches of {parents[-1]} " in t)
@@ -223,7 +224,7 @@ def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions
     respond = scripted(QUESTIONS[:3], answers, pair=rule)
     settings: dict[str, Any] = dict(max_branches=3, max_depth=1, rounds=1)
     _, first, _ = run_fake(respond, max_revisits=0, **settings)
-    [judged] = first.contradictions
+    [judged] = first.graph.contradictions
     fake = ScriptedLLM(lens_by_lens(respond))
 
     async def go() -> SessionState:
@@ -232,11 +233,11 @@ def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions
             cfg, store, client=fake, session_id="s1", passage=PASSAGE, embedder=HashingEmbedder()
         ) as state:
             await revisit_and_report(state, context="Nothing new about prices.", out_dir=tmp_path)
-            await integrate(state, state.debates["s1/main"])
+            await integrate(state, state.graph.debates["s1/main"])
             return state
 
     state = asyncio.run(go())
-    assert [(a.id, b.id) for a, b, _ in state.contradictions] == [(judged[0].id, judged[1].id)]
+    assert [(a.id, b.id) for a, b, _ in state.graph.contradictions] == [(judged[0].id, judged[1].id)]
     [final] = [c for c in fake.calls if c.meta.phase == CallPhase.FINAL][-1:]
     assert "[C1] Unreconciled" in final.prompt
     assert RAISES in final.prompt and LOWERS in final.prompt

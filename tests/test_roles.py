@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
 
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
@@ -26,10 +28,8 @@ from dagmca.llm.routing import Route, RoutingClient
 from dagmca.metrics.session import session_metrics
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.workspace.session import run_and_report
+from tests.conftest import PASSAGE
 from tests.support.fault_server import FaultServer
-from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE
 
 JUDGE_PHASES = {CallPhase.JUDGE.value, CallPhase.MERGE.value, CallPhase.LEDGER.value}
 SMALL = dict(max_branches=2, max_depth=1, rounds=1, monitor_every="turn", cache=False)
@@ -150,7 +150,7 @@ def run(
             cfg, store, client=client, session_id=session, passage=PASSAGE, embedder=HashingEmbedder()
         ) as state:
             await run_and_report(state, title="t", model=client.model, out_dir=tmp_path / session)
-            return state.llm
+            return state.handles.llm
 
     return asyncio.run(go())
 

@@ -12,7 +12,7 @@ from dagmca.debate.router import Router
 from dagmca.graph import EdgeType, NodeKind
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 POOL = ("analytical", "creative", "critical", "practical", "theoretical", "empirical", "ethical", "systemic")
 
@@ -89,16 +89,18 @@ def test_a_routed_session_staffs_branches_and_agents_carry_their_contexts(
         router="round-robin", cpp=3, depth=2, rounds=1, max_depth=1, max_branches=3, agent_context_size=2,
         success_threshold=0.0, monitor_every="turn", events=Record(),
     )  # fmt: skip
-    branches = sorted((d for d in state.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
+    branches = sorted(
+        (d for d in state.graph.debates.values() if d.origin.value == "branch"), key=lambda d: d.id
+    )
     assert [d.staff for d in branches][:2] == [
         ["analytical", "creative", "critical"],
         ["practical", "theoretical", "empirical"],
     ]
     # a seat holding another perspective than its default is its own Agent node
-    agents = {n.id.rsplit("/", 1)[-1]: n for n in state.store.nodes("s1", NodeKind.AGENT)}
+    agents = {n.id.rsplit("/", 1)[-1]: n for n in state.handles.store.nodes("s1", NodeKind.AGENT)}
     assert "L1N1.practical" in agents and agents["L1N1.practical"].props["perspective"] == "practical"
-    turns = {n.id: n for n in state.store.nodes("s1", NodeKind.TURN)}
-    for e in state.store.edges("s1", EdgeType.BY):
+    turns = {n.id: n for n in state.handles.store.nodes("s1", NodeKind.TURN)}
+    for e in state.handles.store.edges("s1", EdgeType.BY):
         assert (
             turns[e.source].props["perspective"] == agents[e.target.rsplit("/", 1)[-1]].props["perspective"]
         )
@@ -113,4 +115,4 @@ def test_a_routed_session_staffs_branches_and_agents_carry_their_contexts(
         assert ("An earlier contribution of yours that the group kept" in c.prompt) == (seat in survived)
     main = [c for c in fake.calls if c.meta.debate == "s1/main" and c.meta.phase == "respond"]
     assert not any("Your earlier contributions" in c.prompt for c in main)
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []

@@ -24,8 +24,9 @@ from dagmca.reports import quality
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from dagmca.store.check import check_store
+from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.judges import judge_reply
-from tests.support.sessions import PASSAGE, RunSession, excerpt_of, flag, lens_by_lens
+from tests.support.sessions import flag
 
 QUESTION = "Who pays for the upkeep of the street trees?"
 RESTATED = "Who pays for the upkeep of the city's trees?"  # most of its wording is the branch's question
@@ -58,37 +59,37 @@ def responder(same: bool) -> Any:
 def test_a_branch_flag_restating_its_question_is_judged_a_duplicate(run_fake: RunSession) -> None:
     verdicts = Verdicts()
     _, state, fake = run_fake(responder(same=True), events=verdicts, **SETTINGS)
-    explored = next(t for t in state.tensions.values() if t.question == QUESTION)
+    explored = next(t for t in state.graph.tensions.values() if t.question == QUESTION)
     assert explored.status is TensionStatus.EXPLORED
     judged = [c for c in fake.calls if c.schema is DuplicateVerdict]
     assert len(judged) == 1, "the branch's later restatements are the judged one's, not judged again"
-    restated = [t for t in state.tensions.values() if t.question == RESTATED]
+    restated = [t for t in state.graph.tensions.values() if t.question == RESTATED]
     assert len(restated) == 1 and restated[0].status is TensionStatus.DUPLICATE
     assert restated[0].duplicate_of == explored.id
-    (edge,) = state.store.edges("s1", EdgeType.DUPLICATES)
+    (edge,) = state.handles.store.edges("s1", EdgeType.DUPLICATES)
     assert (edge.source, edge.target) == (restated[0].id, explored.id)
     assert edge.props["verdict"] == "duplicate" and edge.props["method"] == "llm"
     assert edge.props["reason"] == "scripted judge: duplicate"
     # the explored tension is flagged at the branch's turns that raised it again
     assert any(f.split("@", 1)[1].startswith("s1/main/b1/") for f in explored.flags)
-    assert state.dropped_tensions == 0
+    assert state.counts.dropped_tensions == 0
     (line,) = verdicts.lines
     assert "duplicate, merged (llm" in line and "scripted judge: duplicate" in line
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_a_restating_flag_the_judge_finds_distinct_is_kept(run_fake: RunSession) -> None:
     verdicts = Verdicts()
     _, state, _ = run_fake(responder(same=False), events=verdicts, **SETTINGS)
-    restated = [t for t in state.tensions.values() if t.question == RESTATED]
+    restated = [t for t in state.graph.tensions.values() if t.question == RESTATED]
     assert len(restated) == 1 and restated[0].status is TensionStatus.STUB
     # the graph says why a flag the guard would have dropped stands: the judge's reason
     assert "scripted judge: distinct" in restated[0].kept_reason
     assert "s1/main" in restated[0].kept_reason
-    assert not state.store.edges("s1", EdgeType.DUPLICATES)
+    assert not state.handles.store.edges("s1", EdgeType.DUPLICATES)
     assert any("distinct (llm" in line and "scripted judge: distinct" in line for line in verdicts.lines)
-    assert check_store(state.store, "s1") == []
-    assert all(not t.kept_reason for t in state.tensions.values() if t.question != RESTATED)
+    assert check_store(state.handles.store, "s1") == []
+    assert all(not t.kept_reason for t in state.graph.tensions.values() if t.question != RESTATED)
 
 
 @pytest.mark.parametrize("same", [True, False])
@@ -97,7 +98,7 @@ def test_the_quality_report_counts_a_judged_restatement_as_no_echo(run_fake: Run
     distinct with the reason): the readability report does not count it as an echo of the
     prompt; a question echoing the observers' instructions still is one."""
     _, state, _ = run_fake(responder(same=same), **SETTINGS)
-    nodes = [{"id": n.id, "kind": n.kind.value, **n.props} for n in state.store.nodes("s1")]
+    nodes = [{"id": n.id, "kind": n.kind.value, **n.props} for n in state.handles.store.nodes("s1")]
     assert quality.report(nodes)["tensions"]["echoing"] == 0
     restated = next(n for n in nodes if n.get("question") == RESTATED)
     assert (
@@ -117,8 +118,8 @@ def test_without_the_judge_the_guard_drops_a_restating_flag(run_fake: RunSession
     verdicts = Verdicts()
     _, state, fake = run_fake(responder(same=True), events=verdicts, judge="embedding", **SETTINGS)
     assert not [c for c in fake.calls if c.schema is DuplicateVerdict]
-    assert not [t for t in state.tensions.values() if t.question == RESTATED]
-    assert state.dropped_tensions >= 1
+    assert not [t for t in state.graph.tensions.values() if t.question == RESTATED]
+    assert state.counts.dropped_tensions >= 1
     assert verdicts.lines == []
     assert verdicts.text().startswith("none this run")
 

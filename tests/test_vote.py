@@ -13,7 +13,7 @@ from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, default_responder
 from dagmca.reports.models import MCAReport
 from dagmca.store.check import check_store
-from tests.support.sessions import RunSession
+from tests.conftest import RunSession
 
 PEERS: dict[str, Any] = {"max_depth": 0, "monitor_every": "off", "strange_loops": 0}
 
@@ -66,7 +66,7 @@ def test_first_answers_are_written_before_seeing_any_peer(run_fake: RunSession, 
     rep = report(tmp_path)
     assert rep.winner == "agent1.1" and rep.final_response
     assert [e.label for e in events(rep, "answer")] == ["agent1.1", "agent2.1", "agent3.1"]
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 def test_a_new_answer_resets_every_vote_and_reaches_the_peers(run_fake: RunSession, tmp_path: Path) -> None:
@@ -91,7 +91,7 @@ def test_a_new_answer_resets_every_vote_and_reaches_the_peers(run_fake: RunSessi
     assert sorted(c.meta.agent for c in round3) == ["L1N1", "L1N2", "L1N3"]
     assert all("A sharper answer by L1N2" in c.prompt for c in round3)
     assert rep.winner == "agent2.2" and rep.convergence.converged
-    restart = [n for n in state.store.nodes("s1", NodeKind.TURN) if n.props["phase"] == "restart"]
+    restart = [n for n in state.handles.store.nodes("s1", NodeKind.TURN) if n.props["phase"] == "restart"]
     assert len(restart) == 1 and "resets 1 vote" in str(restart[0].props["text"])
 
 
@@ -183,7 +183,9 @@ def test_a_timed_out_agent_is_wrapped_up_and_its_answer_kept(run_fake: RunSessio
     assert [(e.agent, e.label) for e in timeouts] == [("L1N3", "agent3.1")]
     # the others' votes for L1N3's answer count: its work is not lost
     assert rep.winner == "agent3.1" and rep.convergence.converged
-    kinds = [n.props["phase"] for n in state.store.nodes("s1", NodeKind.TURN) if n.props["agent"] == "L1N3"]
+    kinds = [
+        n.props["phase"] for n in state.handles.store.nodes("s1", NodeKind.TURN) if n.props["agent"] == "L1N3"
+    ]
     assert "timeout" in kinds and "answer" in kinds
 
 
@@ -225,7 +227,7 @@ def test_ensemble_answers_blind_votes_once_and_the_winner_synthesizes(
     rep = report(tmp_path)
     assert rep.protocol == "ensemble" and rep.winner == "agent2.1"
     assert rep.rounds[1].agents["L1N3"].vote_for == "agent1.1"
-    assert check_store(state.store, "s1") == []
+    assert check_store(state.handles.store, "s1") == []
 
 
 @pytest.mark.slow

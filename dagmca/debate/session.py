@@ -16,6 +16,7 @@ from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
 from dagmca.debate.ledger import LedgerResult, trace
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.counts import Counts
 from dagmca.graph import (
     DebateNode,
     DebateOrigin,
@@ -44,7 +45,7 @@ class SessionResult:
 async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     """Totals over every run of the session (resumed and revisited ones included), from
     the call records; calls answered from the cache cost nothing."""
-    records = await state.store.aread(lambda s: s.calls(state.session_id))
+    records = await state.handles.store.aread(lambda s: s.calls(state.handles.session_id))
     spent = [c for c in records if not c.cache_hit]
     session.llm_calls = len(spent)
     session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
@@ -54,27 +55,27 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     session.role_calls = json.dumps([u.model_dump() for u in role_usage(records)])
 
 
-def _add_up_embedding(state: SessionState, session: SessionNode, earlier: str | None) -> None:
+def _add_up_embedding(counts: Counts, session: SessionNode, earlier: str | None) -> None:
     """The embedding counts of every run of the session: `earlier`'s (JSON) and this run's."""
     total = EmbedCounts.model_validate_json(earlier) if earlier else EmbedCounts()
-    session.embedding = total.merged(state.embed_counts).model_dump_json()
+    session.embedding = total.merged(counts.embed_counts).model_dump_json()
 
 
 def _fitting(state: SessionState, session: SessionNode) -> None:
     """How the session fitted the model, on its Session node."""
-    session.context_window = state.window.tokens
-    session.context_window_source = state.window.source
-    session.tokenizer = state.budget.counter.describe()
-    session.structured_output = state.llm.structured_mode
-    session.passage_tokens = state.passage_tokens
-    session.passage_mode = "sections" if state.passage_mode == "sections" else "whole"
+    session.context_window = state.prompts.window.tokens
+    session.context_window_source = state.prompts.window.source
+    session.tokenizer = state.prompts.budget.counter.describe()
+    session.structured_output = state.handles.llm.structured_mode
+    session.passage_tokens = state.prompts.passage_tokens
+    session.passage_mode = "sections" if state.prompts.passage_mode == "sections" else "whole"
 
 
-def _problems(state: SessionState) -> list[str]:
+def _problems(counts: Counts) -> list[str]:
     """What went wrong as a whole, though the run went to its end."""
-    if state.flag_calls and state.flag_failures == state.flag_calls:
+    if counts.flag_calls and counts.flag_failures == counts.flag_calls:
         return [
-            f"every observer call failed ({state.flag_calls} of {state.flag_calls}): no tension could be "
+            f"every observer call failed ({counts.flag_calls} of {counts.flag_calls}): no tension could be "
             "flagged, so nothing branched; see the failed calls' errors (`dagmca status` or the call records)"
         ]
     return []
@@ -88,15 +89,15 @@ def role_models(cfg: SessionConfig, model: str) -> dict[str, str]:
 
 
 async def run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
-    with counting(state.embed_counts):  # this session's tasks count their embedding
+    with counting(state.counts.embed_counts):  # this session's tasks count their embedding
         return await _run_session(state, title=title, model=model)
 
 
 async def _run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
-    cfg = state.config
+    cfg = state.handles.config
     session = SessionNode(
-        id=state.session_id,
-        session=state.session_id,
+        id=state.handles.session_id,
+        session=state.handles.session_id,
         passage=state.passage,
         passage_sha256=hashlib.sha256(state.passage.encode()).hexdigest(),
         title=title,
@@ -115,22 +116,22 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
         router=cfg.router,
         seed=cfg.seed,
     )
-    earlier = await state.store.aread(lambda s: s.get_node(state.session_id))
+    earlier = await state.handles.store.aread(lambda s: s.get_node(state.handles.session_id))
     embedded_before: str | None = None
     if earlier is not None:  # a resumed session keeps when it first started
         session.started_at = str(earlier.props.get("started_at", session.started_at))
         found = earlier.props.get("embedding")
         embedded_before = found if isinstance(found, str) else None
-    state.session = session
+    state.graph.session = session
     await personas.load(state, session, earlier.props if earlier is not None else None)
     main = DebateNode(
-        id=f"{state.session_id}/main",
-        session=state.session_id,
+        id=f"{state.handles.session_id}/main",
+        session=state.handles.session_id,
         origin=DebateOrigin.MAIN,
         question=state.question or MAIN_QUESTION,
         depth=0,
     )
-    state.write([session, main], [state.edge(main.id, session.id, EdgeType.IN_SESSION)])
+    state.write([session, main], [state.handles.edge(main.id, session.id, EdgeType.IN_SESSION)])
     explorer = Explorer(state)
     final: FinalNode | None = None
     try:
@@ -147,9 +148,9 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
         final = await integrate(state, main)
         await state.settle()
         await _ledger(state)
-        session.problems = _problems(state)
+        session.problems = _problems(state.counts)
         session.status = (
-            "budget_exhausted" if state.llm.budget_hit else "degraded" if session.problems else "done"
+            "budget_exhausted" if state.handles.llm.budget_hit else "degraded" if session.problems else "done"
         )
         await personas.save(state)
     except (asyncio.CancelledError, KeyboardInterrupt):
@@ -161,9 +162,9 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
     finally:
         state.abandon()
         session.finished_at = utcnow()
-        session.dropped_tensions = state.dropped_tensions
+        session.dropped_tensions = state.counts.dropped_tensions
         await _add_up_calls(state, session)
-        _add_up_embedding(state, session, embedded_before)
+        _add_up_embedding(state.counts, session, embedded_before)
         state.write([session])
         state.set_phase(session.status)
         await record_metrics(state, session)
@@ -175,9 +176,11 @@ async def record_metrics(state: SessionState, session: SessionNode) -> SessionMe
     Computed on the store's thread, after every write of the run. Measuring never
     costs the run: a failure here is reported and the run stands."""
     try:
-        m = await state.store.aread(lambda s: session_metrics(s, state.session_id, state.embedder))
+        m = await state.handles.store.aread(
+            lambda s: session_metrics(s, state.handles.session_id, state.handles.embedder)
+        )
     except Exception as exc:  # a metric must never lose a finished run
-        state.emit(MetricsFailed(error=str(exc)))
+        state.handles.emit(MetricsFailed(error=str(exc)))
         return None
     session.specialization = m.specialization
     session.context_divergence = m.context_divergence
@@ -186,7 +189,7 @@ async def record_metrics(state: SessionState, session: SessionNode) -> SessionMe
     session.cost_per_node = m.cost_per_node
     debates = []
     for d in m.debates:
-        node = state.debates.get(d.debate)
+        node = state.graph.debates.get(d.debate)
         if node is None:
             continue
         node.revision_rate = d.lateral_revision_rate
@@ -222,42 +225,44 @@ async def revisit_session(
     default the session's final; in a build, another session's node, against which a
     stub is checked once: a rerun after a kill judges only the stubs not yet checked
     against it (a check is keyed by its place in the stub's list, so none is moved)."""
-    with counting(state.embed_counts):
+    with counting(state.counts.embed_counts):
         return await _revisit_session(state, context=context, against=against)
 
 
 async def _revisit_session(state: SessionState, *, context: str, against: GraphNode | None) -> RevisitOutcome:
-    records = await state.store.aread(lambda s: s.nodes(state.session_id))
+    records = await state.handles.store.aread(lambda s: s.nodes(state.handles.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
     if session is None:
-        raise ValueError(f"no session {state.session_id}")
-    state.session = session
+        raise ValueError(f"no session {state.handles.session_id}")
+    state.graph.session = session
     session.trace_id = tracing.trace_id() or session.trace_id
-    state.track(nodes)
+    state.graph.track(nodes)
     # the pairs judged to contradict: the final integrated again gives them, as the run did
-    contradicts = await state.store.aread(lambda s: s.edges(state.session_id, EdgeType.CONTRADICTS))
-    state.track_contradictions(contradicts)
-    state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
+    contradicts = await state.handles.store.aread(
+        lambda s: s.edges(state.handles.session_id, EdgeType.CONTRADICTS)
+    )
+    state.graph.track_contradictions(contradicts)
+    state.prompts.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
     await sections.prepare(state)
     final = next((n for n in nodes if isinstance(n, FinalNode)), None)
-    state.final = final
-    main = state.debates[f"{state.session_id}/main"]
+    state.graph.final = final
+    main = state.graph.debates[f"{state.handles.session_id}/main"]
     explorer = Explorer(state)
     by = against or final or session
-    before = {t.id: t.status for t in state.open_stubs()}
+    before = {t.id: t.status for t in state.graph.open_stubs()}
     state.set_phase("revisiting stubs")
     await explorer.revisit(by, context, once=against is not None)
-    superseded = [i for i in before if state.tensions[i].status is TensionStatus.SUPERSEDED]
-    explored = [d for d in state.outcomes if state.debates[d].origin is DebateOrigin.REVISIT]
+    superseded = [i for i in before if state.graph.tensions[i].status is TensionStatus.SUPERSEDED]
+    explored = [d for d in state.graph.outcomes if state.graph.debates[d].origin is DebateOrigin.REVISIT]
     if explored or superseded or final is None:
         state.set_phase("final integration")
         final = await integrate(state, main)
     await state.settle()
     await _ledger(state)  # a final integrated again has new claims to trace
     await _add_up_calls(state, session)
-    _add_up_embedding(state, session, session.embedding)
-    session.dropped_tensions += state.dropped_tensions
+    _add_up_embedding(state.counts, session, session.embedding)
+    session.dropped_tensions += state.counts.dropped_tensions
     session.finished_at = utcnow()
     state.write([session])
     await record_metrics(state, session)  # the revisit branches count too
@@ -269,7 +274,7 @@ async def _ledger(state: SessionState) -> LedgerResult:
     stopped is not traced: what the budget left after the final answer would trace a
     part of it, and a part's shares would pass for the whole. Resumed with a raised
     budget, or `dagmca ledger` with one, traces it."""
-    if state.config.ledger_mode() == "off" or state.llm.budget_hit:
+    if state.handles.config.ledger_mode() == "off" or state.handles.llm.budget_hit:
         return LedgerResult()
     state.set_phase("emergence ledger")
     return await trace(state)
@@ -279,24 +284,24 @@ async def ledger_session(state: SessionState) -> LedgerResult:
     """Trace a stored session's claims (`dagmca ledger`), also one made before the ledger
     existed: what is already traced is kept, the rest asked; the session's totals and
     metrics then count it."""
-    with counting(state.embed_counts):
+    with counting(state.counts.embed_counts):
         return await _ledger_session(state)
 
 
 async def _ledger_session(state: SessionState) -> LedgerResult:
-    records = await state.store.aread(lambda s: s.nodes(state.session_id))
+    records = await state.handles.store.aread(lambda s: s.nodes(state.handles.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
     if session is None:
-        raise ValueError(f"no session {state.session_id}")
-    state.session = session
-    state.track(nodes)
-    state.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
+        raise ValueError(f"no session {state.handles.session_id}")
+    state.graph.session = session
+    state.graph.track(nodes)
+    state.prompts.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
     await sections.prepare(state)
-    state.final = next((n for n in nodes if isinstance(n, FinalNode)), None)
+    state.graph.final = next((n for n in nodes if isinstance(n, FinalNode)), None)
     result = await _ledger(state)
     await _add_up_calls(state, session)
-    _add_up_embedding(state, session, session.embedding)
+    _add_up_embedding(state.counts, session, session.embedding)
     state.write([session])
     await record_metrics(state, session)
     return result

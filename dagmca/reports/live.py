@@ -77,10 +77,10 @@ class LiveStatus:
             self.debates.setdefault(event.debate, {"round": 0, "turns": 0})["state"] = "done"
 
     def snapshot(self) -> dict[str, Any]:
-        m = self.state.llm.meter
-        session = self.state.session
+        m = self.state.handles.llm.meter
+        session = self.state.graph.session
         return {
-            "session": self.state.session_id,
+            "session": self.state.handles.session_id,
             "status": session.status if session else "starting",
             "phase": self.state.phase,
             "started_at": session.started_at if session else None,
@@ -91,9 +91,9 @@ class LiveStatus:
             "agents": self.agents,
             # how the passage goes into prompts: whole, or the long-passage path
             "passage": {
-                "mode": self.state.passage_mode,
-                "tokens": self.state.passage_tokens,
-                "sections": len(self.state.sections),
+                "mode": self.state.prompts.passage_mode,
+                "tokens": self.state.prompts.passage_tokens,
+                "sections": len(self.state.prompts.sections),
             },
             "llm_calls": m.calls,
             "cache_hits": m.cache_hits,

@@ -45,11 +45,11 @@ def report_path(debate: DebateNode) -> str:
 def write_session(state: SessionState, out_dir: Path) -> None:
     """Every report of a session as it stands: one per debate that ran, the final
     state, and the metrics when they were measured."""
-    for debate_id, outcome in state.outcomes.items():
-        debate = state.debates[debate_id]
-        write_json(out_dir / report_path(debate), debate_report(state.config, debate, outcome))
-    if state.session is not None:
-        write_json(out_dir / "final_state.json", final_state(state, state.session, state.final))
+    for debate_id, outcome in state.graph.outcomes.items():
+        debate = state.graph.debates[debate_id]
+        write_json(out_dir / report_path(debate), debate_report(state.handles.config, debate, outcome))
+    if state.graph.session is not None:
+        write_json(out_dir / "final_state.json", final_state(state, state.graph.session, state.graph.final))
     if state.metrics is not None:
         write_json(out_dir / "metrics.json", state.metrics)
 
@@ -158,7 +158,7 @@ def final_state(state: SessionState, session: SessionNode, final: FinalNode | No
                 converged=d.converged,
                 report=report_path(d) if d.rounds else None,
             )
-            for d in state.debates.values()
+            for d in state.graph.debates.values()
         ],
         syntheses=[
             m.SynthesisSummary(
@@ -169,13 +169,13 @@ def final_state(state: SessionState, session: SessionNode, final: FinalNode | No
                 method=s.method.value,
                 shared_claim=s.shared_claim,
             )
-            for s in state.syntheses.values()
+            for s in state.graph.syntheses.values()
         ],
         tensions=[
             m.TensionSummary(
                 id=t.id, question=t.question, urgency=t.urgency, status=t.status.value, observer=t.observer
             )
-            for t in state.tensions.values()
+            for t in state.graph.tensions.values()
         ],
         llm_calls=session.llm_calls,
         tokens=session.tokens,

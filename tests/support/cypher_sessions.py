@@ -11,7 +11,8 @@ from pathlib import Path
 
 from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.sqlite import SQLiteStore
-from tests.support.sessions import PASSAGE, QUESTIONS, lens_by_lens, run_scripted, scripted
+from tests.conftest import PASSAGE, lens_by_lens, run_scripted
+from tests.support.sessions import QUESTIONS, scripted
 
 SHOPS = "Shops in the centre lose few suburban visitors."
 RICH = "s1"
@@ -36,7 +37,7 @@ def rich_session(store: SQLiteStore, out_dir: Path) -> None:
     merged = sorted({e.source for e in store.edges(RICH, EdgeType.MERGES_INTO)})
     b1 = merged[0]
     b3 = next(b for b in ("s1/main/b1", "s1/main/b2", "s1/main/b3") if b not in merged)
-    first, second = sorted(state.tensions)[:2]
+    first, second = sorted(state.graph.tensions)[:2]
     store.write(
         [],
         [

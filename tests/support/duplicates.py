@@ -22,9 +22,9 @@ from dagmca.graph import (
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
+from tests.conftest import PASSAGE
 from tests.support.judges import judge_reply
 from tests.support.opened import open_state
-from tests.support.sessions import PASSAGE
 
 TREES = "Who pays for the upkeep of street trees once they are planted?"
 
@@ -95,7 +95,7 @@ def run_merge(
                 for i, (debate, _) in enumerate(stubs)
             ]  # fmt: skip
             flagged = [
-                state.edge(t.id, turn.id, EdgeType.FLAGGED_AT, key="skeptical", observer="skeptical")
+                state.handles.edge(t.id, turn.id, EdgeType.FLAGGED_AT, key="skeptical", observer="skeptical")
                 for t, turn in zip(tensions, turns, strict=True)
             ]
             state.write([*turns, *tensions], flagged)

@@ -121,7 +121,7 @@ class Chain:
         their checks, judged together, are one round trip instead of one each in turn.
         Which debates a batch holds depends on the order they were made, not on
         latency."""
-        last = self.state.config.max_depth
+        last = self.state.handles.config.max_depth
         j = i + 1
         if self._started[i].branch.depth >= last:
             while j < len(self._started) and self._started[j].branch.depth >= last:

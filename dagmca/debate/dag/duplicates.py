@@ -17,6 +17,7 @@ from dagmca.debate.dag import judge
 from dagmca.debate.dag.flags import flagged_at
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.graph_so_far import GraphSoFar
 from dagmca.graph import DebateNode, EdgeRecord, EdgeType, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
@@ -46,7 +47,7 @@ def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
     st = state
     merged: list[TensionNode] = []
     for later, earlier, sim, decision in verdicts:
-        twin = _open_twin(st, earlier)
+        twin = _open_twin(st.graph, earlier)
         ok = decision.verdict == "duplicate" and twin is not None and later.status is TensionStatus.STUB
         reason = decision.reason
         if decision.verdict == "duplicate" and not ok:
@@ -55,7 +56,7 @@ def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
             via = "" if twin is earlier else f" (via {earlier.id}, itself a duplicate of it)"
             _merge(st, later, twin, decision.props(), via)
             merged.append(later)
-        st.emit(
+        st.handles.emit(
             DuplicateChecked(
                 stub=later.id,
                 question=later.question,
@@ -74,15 +75,15 @@ def apply(state: SessionState, verdicts: Verdicts) -> list[TensionNode]:
 
 async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candidate]:
     order = {d.id: i for i, d in enumerate(debates)}
-    opened = st.open_stubs()
+    opened = st.graph.open_stubs()
     new = sorted((t for t in opened if t.debate in order), key=lambda t: (order[t.debate], t.id))
     # by id: the order they were flagged in depends on which debate ran faster
     pool = sorted((t for t in opened if t.debate not in order), key=lambda t: t.id) + new
     first = len(pool) - len(new)
-    if st.config.duplicate_prefilter >= 1.0 or not new or len(pool) < 2:
+    if st.handles.config.duplicate_prefilter >= 1.0 or not new or len(pool) < 2:
         return []
-    sims = await st.embedder.amatrix([t.question for t in pool], phase=EmbedPhase.DUPLICATES)
-    cfg = st.config
+    sims = await st.handles.embedder.amatrix([t.question for t in pool], phase=EmbedPhase.DUPLICATES)
+    cfg = st.handles.config
     floor = cfg.duplicate_threshold if cfg.judge == "embedding" else cfg.duplicate_prefilter
     out: list[Candidate] = []
     for k in range(max(first, 1), len(pool)):
@@ -93,12 +94,12 @@ async def _candidates(st: SessionState, debates: list[DebateNode]) -> list[Candi
     return out
 
 
-def _open_twin(st: SessionState, tension: TensionNode) -> TensionNode | None:
+def _open_twin(graph: GraphSoFar, tension: TensionNode) -> TensionNode | None:
     """The open stub `tension` stands for: itself, or what it was merged into."""
     seen: set[str] = set()
     while tension.status is TensionStatus.DUPLICATE and tension.duplicate_of not in seen:
         seen.add(tension.id)
-        tension = st.tensions[tension.duplicate_of]
+        tension = graph.tensions[tension.duplicate_of]
     return tension if tension.status is TensionStatus.STUB else None
 
 
@@ -111,8 +112,8 @@ def _merge(
     # the twin is flagged at every turn that raised either, as a near-restatement would be
     added = sorted(set(later.flags) - set(twin.flags))
     twin.flags = sorted([*twin.flags, *added])
-    edges: list[EdgeRecord] = [st.edge(later.id, twin.id, EdgeType.DUPLICATES, **props)]
+    edges: list[EdgeRecord] = [st.handles.edge(later.id, twin.id, EdgeType.DUPLICATES, **props)]
     for flag in added:
         lens, turn = flag.split("@", 1)
-        edges.append(flagged_at(st, twin.id, turn, lens))
+        edges.append(flagged_at(st.handles, twin.id, turn, lens))
     st.write([later, twin], edges)

@@ -72,7 +72,7 @@ class Explorer:
         st = self.state
         background = (lambda: board.background(debate.id)) if board else None
         await sections.block_for(st, debate)
-        frame = st.frame(debate, background)
+        frame = st.prompts.frame(debate, background)
         monitor = Monitor(st, debate, frame)
 
         references: list[asyncio.Task[None]] = []
@@ -98,11 +98,11 @@ class Explorer:
             # the strange loop reads the debate's flags once its observers are done with
             # its rounds: waiting for them keeps its prompt the same on a replay
             await monitor.drain()
-            flagged = st.tensions_of.get(debate.id, {}).values()
+            flagged = st.graph.tensions_of.get(debate.id, {}).values()
             return [t.question for t in flagged if t.status is not TensionStatus.DUPLICATE]
 
-        debate.protocol = st.config.protocol
-        engine = ENGINES[st.config.protocol](
+        debate.protocol = st.handles.config.protocol
+        engine = ENGINES[st.handles.config.protocol](
             st,
             debate,
             frame,
@@ -123,7 +123,7 @@ class Explorer:
         # contributions it credits
         if outcome.resolution:
             said = _contributions(outcome).values()
-            st.embedder.prefetch([outcome.resolution, *pieces(outcome.resolution), *said], soon=True)
+            st.handles.embedder.prefetch([outcome.resolution, *pieces(outcome.resolution), *said], soon=True)
         st.beside += references  # edges nothing decides on: the debate does not wait for them
         await monitor.drain()
         debate.resolution = outcome.resolution
@@ -133,10 +133,10 @@ class Explorer:
         debate.rounds = outcome.rounds
         debate.converged = outcome.converged
         debate.status = "done" if outcome.resolution else "failed"
-        st.waiting.discard(debate.id)
+        st.graph.waiting.discard(debate.id)
         st.write([debate])
-        st.outcomes[debate.id] = outcome
-        st.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
+        st.graph.outcomes[debate.id] = outcome
+        st.handles.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
         return outcome
 
     async def _references(self, turn: TurnNode, cited: list[str], visible: dict[str, str]) -> None:
@@ -146,19 +146,21 @@ class Explorer:
         relations are not structure)."""
         st = self.state
         edges = [
-            st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="citation", turn=turn.id)
+            st.handles.edge(
+                turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="citation", turn=turn.id
+            )
             for other in cited
         ]
         sims: list[float] = []
         if visible:  # one product; nothing to encode when no sibling has shown an output yet
-            found = await st.embedder.asimilarities(
+            found = await st.handles.embedder.asimilarities(
                 turn.text, list(visible.values()), phase=EmbedPhase.VISIBILITY
             )
             sims = [float(x) for x in found]
         for other, sim in zip(visible, sims, strict=True):
-            if other not in cited and sim >= st.config.reference_threshold:
+            if other not in cited and sim >= st.handles.config.reference_threshold:
                 edges.append(
-                    st.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="similarity",
+                    st.handles.edge(turn.debate, other, EdgeType.REFERENCES, key=turn.id, via="similarity",
                             turn=turn.id, similarity=round(sim, 4))
                 )  # fmt: skip
         if edges:
@@ -212,7 +214,7 @@ class Explorer:
 
     async def _commit_ranked(self, batch: list[tuple[DebateNode, TensionNode]]) -> list[Plan]:
         st = self.state
-        st.uncommitted.difference_update(branch.id for branch, _ in batch)
+        st.graph.uncommitted.difference_update(branch.id for branch, _ in batch)
         for branch, tension in batch:
             await self.credit(branch, tension.category.value)
             tension.status = TensionStatus.EXPLORED
@@ -225,18 +227,18 @@ class Explorer:
 
     async def _plan(self, debate: DebateNode) -> Plan | None:
         """The branches of `debate`: its stubs selected, each a new debate on a board."""
-        st, cfg = self.state, self.state.config
+        st, cfg = self.state, self.state.handles.config
         candidates = [
-            t for t in st.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB
+            t for t in st.graph.tensions.values() if t.debate == debate.id and t.status is TensionStatus.STUB
         ]
         if debate.depth >= cfg.max_depth or not candidates or not st.can_branch():
             return None
         similarity = (
-            await st.embedder.amatrix([t.question for t in candidates], phase=EmbedPhase.SELECTION)
+            await st.handles.embedder.amatrix([t.question for t in candidates], phase=EmbedPhase.SELECTION)
             if cfg.strategy == "diverse"
             else None
         )
-        room = st.room_for_debates()
+        room = st.graph.room_for_debates(st.handles.config.max_nodes)
         limit = cfg.max_branches if room is None else min(cfg.max_branches, room)
         chosen = select(cfg.strategy, candidates, limit, similarity)
         pairs: list[tuple[DebateNode, TensionNode]] = []
@@ -244,10 +246,10 @@ class Explorer:
             pairs.append(
                 (self._new_branch(f"{debate.id}/b{i}", debate, tension, DebateOrigin.BRANCH), tension)
             )
-        board = BranchBoard.start(debate, st.open_stubs())
+        board = BranchBoard.start(debate, st.graph.open_stubs())
         for branch, _ in pairs:
             board.add(branch)
-        st.emit(
+        st.handles.emit(
             BranchesSelected(
                 debate=debate.id,
                 count=len(pairs),
@@ -257,34 +259,34 @@ class Explorer:
             )
         )
         for branch, _ in pairs:
-            st.emit(BranchStarted(debate=branch.id, question=branch.question))
+            st.handles.emit(BranchStarted(debate=branch.id, question=branch.question))
         return board, pairs
 
     def _new_branch(
         self, branch_id: str, parent: DebateNode, tension: TensionNode, origin: DebateOrigin
     ) -> DebateNode:
-        st, cfg = self.state, self.state.config
+        st, cfg = self.state, self.state.handles.config
         tension.status = TensionStatus.SELECTED
         branch = DebateNode(
             id=branch_id,
-            session=st.session_id,
+            session=st.handles.session_id,
             origin=origin,
             question=tension.question,
             depth=parent.depth + 1,
         )
         if cfg.router != "fixed":  # branches are created in order, so routing is deterministic
             branch.staff = st.router.choose(tension.category.value, cfg.leaf_count(), branch_id)
-            st.emit(
+            st.handles.emit(
                 BranchRouted(debate=branch_id, category=tension.category.value, staff=tuple(branch.staff))
             )
-        st.waiting.add(branch.id)
-        st.uncommitted.add(branch.id)
+        st.graph.waiting.add(branch.id)
+        st.graph.uncommitted.add(branch.id)
         st.write(
             [tension, branch],
             [
-                st.edge(branch.id, parent.id, EdgeType.BRANCHES_FROM),
-                st.edge(branch.id, tension.id, EdgeType.EXPLORES),
-                st.edge(branch.id, st.session_id, EdgeType.IN_SESSION),
+                st.handles.edge(branch.id, parent.id, EdgeType.BRANCHES_FROM),
+                st.handles.edge(branch.id, tension.id, EdgeType.EXPLORES),
+                st.handles.edge(branch.id, st.handles.session_id, EdgeType.IN_SESSION),
             ],
         )
         return branch
@@ -293,16 +295,20 @@ class Explorer:
         """After a debate, in a fixed order (never completion order, or later prompts would
         depend on latency): which specialists' contributions survived into its resolution.
         Survivors keep them in their context; a branch updates the router's record."""
-        st, cfg = self.state, self.state.config
-        outcome = st.outcomes.get(debate.id)
+        st, cfg = self.state, self.state.handles.config
+        outcome = st.graph.outcomes.get(debate.id)
         if outcome is None:
             return {}
         said = _contributions(outcome)
-        survived = await st.contexts.credit(said, debate.resolution, st.embedder, cfg.success_threshold)
+        survived = await st.contexts.credit(
+            said, debate.resolution, st.handles.embedder, cfg.success_threshold
+        )
         if category is not None:  # every router keeps the record (the personas carry it on)
             for agent in dict.fromkeys(debate.staff or said):
                 st.router.update(category, agent, survived.get(agent, False))
-        st.emit(Credited(debate=debate.id, survived=tuple(sorted(a for a, ok in survived.items() if ok))))
+        st.handles.emit(
+            Credited(debate=debate.id, survived=tuple(sorted(a for a, ok in survived.items() if ok)))
+        )
         return survived
 
     # -- stubs ---------------------------------------------------------------------
@@ -337,20 +343,20 @@ class Explorer:
         st = self.state
         plans: list[Plan] = []
         for stub in relevant:
-            parent = st.debates[stub.debate]
+            parent = st.graph.debates[stub.debate]
             branch = self._new_branch(f"{stub.id}/revisit", parent, stub, DebateOrigin.REVISIT)
-            board = BranchBoard.start(parent, st.open_stubs())
+            board = BranchBoard.start(parent, st.graph.open_stubs())
             board.add(branch)
-            st.emit(StubRevisited(stub=stub.id))
-            st.emit(BranchStarted(debate=branch.id, question=branch.question))
+            st.handles.emit(StubRevisited(stub=stub.id))
+            st.handles.emit(BranchStarted(debate=branch.id, question=branch.question))
             plans.append((board, [(branch, stub)]))
         return plans
 
     def _can_revisit(self, stub: TensionNode) -> bool:
-        st, cfg = self.state, self.state.config
-        parent = st.debates.get(stub.debate)
+        st, cfg = self.state, self.state.handles.config
+        parent = st.graph.debates.get(stub.debate)
         return (
-            st.revisits_used < cfg.max_revisits
+            st.counts.revisits_used < cfg.max_revisits
             and parent is not None
             and parent.depth < cfg.max_depth
             and st.can_branch()

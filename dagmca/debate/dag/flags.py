@@ -5,13 +5,14 @@ from __future__ import annotations
 from dagmca.debate.dag import judge
 from dagmca.debate.events import DuplicateChecked
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.handles import Handles
 from dagmca.graph import EdgeRecord, EdgeType, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
 
-def flagged_at(st: SessionState, tension: str, turn: str, lens: str) -> EdgeRecord:
+def flagged_at(handles: Handles, tension: str, turn: str, lens: str) -> EdgeRecord:
     """Keyed by the observer: a second observer's flag of the same turn is its own edge."""
-    return st.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)
+    return handles.edge(tension, turn, EdgeType.FLAGGED_AT, key=lens, observer=lens)
 
 
 async def restating(state: SessionState, explored: TensionNode, flag: TensionNode) -> judge.Decision:
@@ -21,7 +22,9 @@ async def restating(state: SessionState, explored: TensionNode, flag: TensionNod
     `duplicate`: the flag is written as a duplicate of the explored tension, which is
     flagged at its turn too. Otherwise the caller keeps it (`distinct`) or, with no
     verdict, drops it as the guard would."""
-    sims = await state.embedder.asimilarities(flag.question, [explored.question], phase=EmbedPhase.FLAGS)
+    sims = await state.handles.embedder.asimilarities(
+        flag.question, [explored.question], phase=EmbedPhase.FLAGS
+    )
     similarity = round(float(sims[0]), 4)
     decision = await judge.duplicate(state, explored, flag, similarity)
     merged = decision.verdict == "duplicate"
@@ -34,12 +37,12 @@ async def restating(state: SessionState, explored: TensionNode, flag: TensionNod
         lens, turn = flag.flags[0].split("@", 1)
         explored.flags = sorted({*explored.flags, *flag.flags})
         edges = [
-            flagged_at(state, flag.id, turn, lens),
-            state.edge(flag.id, explored.id, EdgeType.DUPLICATES, **decision.props()),
-            flagged_at(state, explored.id, turn, lens),
+            flagged_at(state.handles, flag.id, turn, lens),
+            state.handles.edge(flag.id, explored.id, EdgeType.DUPLICATES, **decision.props()),
+            flagged_at(state.handles, explored.id, turn, lens),
         ]
         state.write([flag, explored], edges)
-    state.emit(
+    state.handles.emit(
         DuplicateChecked(
             stub=flag.id,
             question=flag.question,

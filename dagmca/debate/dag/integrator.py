@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.graph_so_far import GraphSoFar
 from dagmca.graph import (
     CallPhase,
     DebateNode,
@@ -29,27 +30,27 @@ Section = tuple[fp.Section, GraphNode | None]  # a labelled section, the node it
 MAX_LEVELS = 4
 
 
-def _sections(state: SessionState, main: DebateNode) -> list[Section]:
-    """The graph as the integrator reads it, each part under its label; only what exists."""
-    st, cfg = state, state.config
+def _sections(graph: GraphSoFar, main: DebateNode, final_stubs: int) -> list[Section]:
+    """The graph as the integrator reads it, each part under its label; only what exists
+    (of the open stubs, the `final_stubs` most urgent)."""
     # degenerate texts (loops, echoes of a prompt) are in the graph, not in the answer
     sound = main.resolution if main.resolution and not main.degenerate else "(none)"
     out: list[Section] = [(fp.Section("M", "Main debate resolution", sound), main)]
     labels: dict[str, str] = {}  # debate id -> its label
-    for d in st.debates.values():
+    for d in graph.debates.values():
         if d.origin is not DebateOrigin.MAIN and d.resolution and not d.degenerate:
             labels[d.id] = f"B{len(labels) + 1}"
             out.append(
                 (fp.Section(labels[d.id], f"Branch (depth {d.depth}) on: {d.question}", d.resolution), d)
             )
-    syntheses = [s for s in st.syntheses.values() if not s.degenerate]
+    syntheses = [s for s in graph.syntheses.values() if not s.degenerate]
     for k, s in enumerate(syntheses, start=1):
         out.append((fp.Section(f"S{k}", "Synthesis of converging branches", s.resolution), s))
-    for k, (later, earlier, _) in enumerate(st.contradictions, start=1):
+    for k, (later, earlier, _) in enumerate(graph.contradictions, start=1):
         # both positions whole, as their debates resolved them: not the judge's reason
         sides = [(labels.get(d.id, d.id), d.question, d.resolution or "(none)") for d in (earlier, later)]
         out.append((fp.contradiction(f"C{k}", sides), None))
-    stubs: list[TensionNode] = sorted(st.open_stubs(), key=lambda t: (-t.urgency, t.id))[: cfg.final_stubs]
+    stubs: list[TensionNode] = sorted(graph.open_stubs(), key=lambda t: (-t.urgency, t.id))[:final_stubs]
     for k, t in enumerate(stubs, start=1):
         out.append((fp.Section(f"Q{k}", f"Open question (urgency {t.urgency:.2f})", t.question), t))
     return out
@@ -57,13 +58,13 @@ def _sections(state: SessionState, main: DebateNode) -> list[Section]:
 
 def _prompt(state: SessionState, main: DebateNode, group: list[Section], partial: bool = False) -> Prompt:
     return fp.integrate(
-        state.frame(main)(), [s for s, _ in group], partial=partial, asked=state.question is not None
+        state.prompts.frame(main)(), [s for s, _ in group], partial=partial, asked=state.question is not None
     )
 
 
 def _groups(state: SessionState, main: DebateNode, sections: list[Section]) -> list[list[Section]]:
     """Consecutive groups, each of which fits one prompt whole."""
-    frame = state.frame(main)()
+    frame = state.prompts.frame(main)()
     groups: list[list[Section]] = [[]]
     for section in sections:
         trial = [*groups[-1], section]
@@ -81,20 +82,23 @@ async def _integrate_part(
     st = state
     prompt = _prompt(st, main, group, partial=True)
     meta = CallMeta(agent="root-integrator", debate=main.id, phase=CallPhase.INTEGRATE)
-    done = await st.ask(prompt, max_tokens=st.config.final_tokens(), meta=meta)
+    done = await st.ask(prompt, max_tokens=st.handles.config.final_tokens(), meta=meta)
     if done is None:
         return None
-    node = IntegrationNode(id=f"{st.session_id}/integration/{part}", session=st.session_id, part=part,
+    sid = st.handles.session_id
+    node = IntegrationNode(id=f"{sid}/integration/{part}", session=sid, part=part,
                            text=st.clean(done.text), degenerate=bool(done.degenerate))  # fmt: skip
     members = [(s.label, n) for s, n in group if n is not None]
-    st.write([node], [st.edge(node.id, n.id, EdgeType.INTEGRATES, label=label) for label, n in members])
+    st.write(
+        [node], [st.handles.edge(node.id, n.id, EdgeType.INTEGRATES, label=label) for label, n in members]
+    )
     text = "(left out: it looped)" if node.degenerate else node.text
     return fp.Section(f"I{part}", f"Integration of part {part}", text), node
 
 
 async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
-    st, cfg = state, state.config
-    sections = _sections(st, main)
+    st, cfg = state, state.handles.config
+    sections = _sections(st.graph, main, st.handles.config.final_stubs)
     given = {s.label: n for s, n in sections}  # every label the integrator is shown
     asked = st.question is not None
     prompt = _prompt(st, main, sections)
@@ -120,22 +124,23 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
     else:
         text, cited, removed = f"(final integration failed) {main.resolution}", [], []
     final = FinalNode(
-        id=f"{st.session_id}/final",
-        session=st.session_id,
+        id=f"{st.handles.session_id}/final",
+        session=st.handles.session_id,
         text=text,
         degenerate=done_final is not None and bool(done_final.degenerate),
         answer=await short_answer(st, main, text) if asked and done_final is not None else None,
         citations=cited,
         removed_citations=removed,
     )
-    st.embedder.prefetch([text, *pieces(text)])  # a revisit checks the open stubs against it
+    st.handles.embedder.prefetch([text, *pieces(text)])  # a revisit checks the open stubs against it
     used = [(label, n) for label, n in given.items() if n is not None and not isinstance(n, IntegrationNode)]
     edges = [
-        st.edge(final.id, n.id, EdgeType.INTEGRATES, label=label, cited=label in cited) for label, n in used
+        st.handles.edge(final.id, n.id, EdgeType.INTEGRATES, label=label, cited=label in cited)
+        for label, n in used
     ]
-    edges += [st.edge(final.id, n.id, EdgeType.INTEGRATES) for n in parts]
+    edges += [st.handles.edge(final.id, n.id, EdgeType.INTEGRATES) for n in parts]
     st.write([final], edges)
-    st.final = final
+    st.graph.final = final
     return final
 
 
@@ -144,8 +149,10 @@ async def short_answer(state: SessionState, main: DebateNode, final: str) -> str
     one structured call of the final role. None when the call fails or the final text
     gives no answer: an evaluation counts that as wrong, never drops it."""
     meta = CallMeta(agent="answer", debate=main.id, phase=CallPhase.FINAL)
-    prompt = tpl.short_answer(state.frame(main)(), final)
-    done = await state.ask(prompt, max_tokens=state.config.flag_tokens(), meta=meta, schema=ShortAnswer)
+    prompt = tpl.short_answer(state.prompts.frame(main)(), final)
+    done = await state.ask(
+        prompt, max_tokens=state.handles.config.flag_tokens(), meta=meta, schema=ShortAnswer
+    )
     if done is None or not isinstance(done.parsed, ShortAnswer):
         return None
     answer = done.parsed.answer.strip()

@@ -77,7 +77,7 @@ async def pair(
     prompt otherwise the same): a judge that favours the first block, or the label A,
     gives two verdicts, and the pair is undecided. The embedding rule can only say
     converge (the texts are alike) or nothing: similarity cannot tell agreement from its negation."""
-    cfg = state.config
+    cfg = state.handles.config
     if cfg.judge == "embedding":
         if similarity >= cfg.merge_threshold:
             return Decision(
@@ -91,9 +91,9 @@ async def pair(
                         f"{cfg.merge_threshold}; no relation is judged without the LLM",
                         DecisionMethod.EMBEDDING, similarity)  # fmt: skip
     # both orders are asked, or neither: one order alone would decide by position
-    if state.llm.exhausted(reserve_calls=3):
+    if state.handles.llm.exhausted(reserve_calls=3):
         return Decision(UNDECIDED, "not judged: the budget is spent", DecisionMethod.LLM, similarity)
-    frame = state.frame(parent)()
+    frame = state.prompts.frame(parent)()
     first, second = (earlier.question, earlier.resolution), (later.question, later.resolution)
     meta = CallMeta(agent="judge", debate=parent.id, phase=CallPhase.JUDGE)
     swapped = CallMeta(agent=SWAPPED, debate=parent.id, phase=CallPhase.JUDGE)
@@ -141,7 +141,7 @@ async def stub(
     state: SessionState, tension: TensionNode, text_label: str, text: str, similarity: float
 ) -> Decision:
     """answered, relevant or open, for an open stub against a new node's text."""
-    cfg = state.config
+    cfg = state.handles.config
     if cfg.judge == "embedding":
         # Similarity measures shared topic, not an answer: alone it never closes a stub.
         if similarity >= cfg.revisit_threshold:
@@ -152,10 +152,10 @@ async def stub(
     if similarity < cfg.stub_prefilter:
         reason = f"not judged: cosine {similarity:.2f} below the prefilter {cfg.stub_prefilter}"
         return Decision("open", reason, DecisionMethod.EMBEDDING, similarity)
-    if state.llm.exhausted(reserve_calls=2):
+    if state.handles.llm.exhausted(reserve_calls=2):
         return Decision("open", "not judged: the budget is spent", DecisionMethod.LLM, similarity)
     # The stub is judged in the frame of the debate that left it open.
-    frame = state.frame(state.debates[tension.debate])()
+    frame = state.prompts.frame(state.graph.debates[tension.debate])()
     prompt = tpl.judge_stub(frame, tension.question, text_label, text)
     meta = CallMeta(agent="judge", debate=tension.debate, phase=CallPhase.JUDGE)
     done = await state.ask(prompt, schema=StubVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
@@ -182,7 +182,7 @@ async def duplicate(
     """duplicate or distinct, for two open stubs whose questions the prefilter passed.
     Embeddings cannot tell a paraphrase from another question in nearly the same words,
     so alone (--judge embedding) they merge only near-restatements."""
-    cfg = state.config
+    cfg = state.handles.config
     if cfg.judge == "embedding":
         threshold = cfg.duplicate_threshold
         if similarity >= threshold:
@@ -190,10 +190,12 @@ async def duplicate(
             return Decision("duplicate", reason, DecisionMethod.EMBEDDING, similarity)
         reason = f"cosine {similarity:.2f} below the duplicate threshold {threshold}"
         return Decision("distinct", reason, DecisionMethod.EMBEDDING, similarity)
-    if state.llm.exhausted(reserve_calls=2):
+    if state.handles.llm.exhausted(reserve_calls=2):
         return Decision(UNDECIDED, "not judged: the budget is spent", DecisionMethod.LLM, similarity)
     # in the frame of the later stub's debate: the one whose open question may go
-    prompt = tpl.judge_duplicate(state.frame(state.debates[later.debate])(), earlier.question, later.question)
+    prompt = tpl.judge_duplicate(
+        state.prompts.frame(state.graph.debates[later.debate])(), earlier.question, later.question
+    )
     meta = CallMeta(agent="judge", debate=later.debate, phase=CallPhase.JUDGE)
     done = await state.ask(prompt, schema=DuplicateVerdict, max_tokens=cfg.flag_tokens(), meta=meta)
     if done is None:

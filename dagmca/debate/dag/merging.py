@@ -100,11 +100,11 @@ def apply(state: SessionState, judged: list[Judged]) -> list[SynthesisNode]:
 
 
 async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: DebateNode) -> Judged | None:
-    st, cfg = state, state.config
+    st, cfg = state, state.handles.config
     branches = [b for b in branches if not b.degenerate]  # a loop converges with nothing
     if len(branches) < 2:
         return None
-    sim = await st.embedder.amatrix([b.resolution for b in branches], phase=EmbedPhase.MERGING)
+    sim = await st.handles.embedder.amatrix([b.resolution for b in branches], phase=EmbedPhase.MERGING)
     candidates = [
         (i, j, float(sim[i, j]))
         for i in range(len(branches))
@@ -194,7 +194,7 @@ def _record(st: SessionState, judged: Judged) -> None:
     edges = []
     for (i, j, _), decision in zip(judged.candidates, judged.decisions, strict=True):
         earlier, later = branches[i], branches[j]
-        st.emit(
+        st.handles.emit(
             PairJudged(
                 source=later.id,
                 target=earlier.id,
@@ -207,8 +207,10 @@ def _record(st: SessionState, judged: Judged) -> None:
         )
         if decision.verdict in RELATIONS:
             if decision.verdict == "contradict":
-                st.contradictions.append((later, earlier, decision.reason))
-            edges.append(st.edge(later.id, earlier.id, RELATIONS[decision.verdict], **decision.props()))
+                st.graph.contradictions.append((later, earlier, decision.reason))
+            edges.append(
+                st.handles.edge(later.id, earlier.id, RELATIONS[decision.verdict], **decision.props())
+            )
     st.write([], edges)
 
 
@@ -220,11 +222,11 @@ async def _ask_synthesis(
     st: SessionState, members: list[DebateNode], parent: DebateNode, told: list[str]
 ) -> tuple[str, bool] | None:
     """The merger's text for a group, and whether it is degenerate; None when skipped."""
-    if st.llm.exhausted(reserve_calls=1):
+    if st.handles.llm.exhausted(reserve_calls=1):
         return None
-    messages = tpl.synthesize(st.frame(parent)(), [(m.question, m.resolution) for m in members], told)
+    messages = tpl.synthesize(st.prompts.frame(parent)(), [(m.question, m.resolution) for m in members], told)
     meta = CallMeta(agent="merger", debate=parent.id, phase=CallPhase.MERGE)
-    done = await st.ask(messages, max_tokens=st.config.synthesis_tokens(), meta=meta)
+    done = await st.ask(messages, max_tokens=st.handles.config.synthesis_tokens(), meta=meta)
     if done is None:
         return None
     return st.clean(done.text), bool(done.degenerate)
@@ -245,7 +247,7 @@ def _write_synthesis(
         reason = "; ".join(f"{_short(a)} and {_short(b)}: {d.reason}" for a, b, d in why)
     synthesis = SynthesisNode(
         id=node_id,
-        session=st.session_id,
+        session=st.handles.session_id,
         resolution=text,
         degenerate=degenerate,
         reason=reason,
@@ -254,9 +256,9 @@ def _write_synthesis(
         verdict="converge",
         shared_claim=next((d.claim for d in decisions if d.claim), ""),
     )
-    st.embedder.prefetch([text, *pieces(text)], soon=True)  # checked against the open stubs next
-    st.write([synthesis], [st.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members])
-    st.emit(
+    st.handles.embedder.prefetch([text, *pieces(text)], soon=True)  # checked against the open stubs next
+    st.write([synthesis], [st.handles.edge(m.id, synthesis.id, EdgeType.MERGES_INTO) for m in members])
+    st.handles.emit(
         SynthesisWritten(
             node=synthesis.id,
             members=len(members),

@@ -48,7 +48,7 @@ class Monitor:
         self.state = state
         self.debate = debate
         self.frame = frame
-        self.mode = state.config.monitor_mode()
+        self.mode = state.handles.config.monitor_mode()
         self.transcript: list[TurnNode] = []
         self._round_turns: list[TurnNode] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -76,14 +76,14 @@ class Monitor:
         if self.mode == "round":
             self._round_turns.append(turn)
             return
-        if self.state.config.observer_calls == "siblings":  # checked in on_phase
+        if self.state.handles.config.observer_calls == "siblings":  # checked in on_phase
             return
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
         self.transcript.append(turn)
-        lenses = self.state.config.observers
+        lenses = self.state.handles.config.observers
         frame = self.frame()  # now: a branch's background changes while it runs
         self._open_batch()
-        if self.state.config.observer_calls == "joint":
+        if self.state.handles.config.observer_calls == "joint":
 
             async def joint(flagged: list[str]) -> Flags:
                 prompt = tpl.monitor_joint(lenses, frame, recent, _label(turn), turn.text, flagged)
@@ -98,10 +98,10 @@ class Monitor:
     def on_phase(self, groups: list[list[TurnNode]]) -> None:
         """--observer-calls siblings: one check per group of a phase's sibling turns, each
         with the transcript before the phase."""
-        if self.mode != "turn" or self.state.config.observer_calls != "siblings":
+        if self.mode != "turn" or self.state.handles.config.observer_calls != "siblings":
             return
         recent = [(f"{t.agent} {t.phase.value}", t.text) for t in self.transcript[-RECENT_TURNS:]]
-        lenses = self.state.config.observers
+        lenses = self.state.handles.config.observers
         frame = self.frame()
         self._open_batch()
         for group in groups:
@@ -124,7 +124,7 @@ class Monitor:
         schema = round_flag_schema(len(turns))
         frame = self.frame()
         self._open_batch()
-        for lens in self.state.config.observers:
+        for lens in self.state.handles.config.observers:
             prompt = partial(tpl.monitor_round, lens, frame, [(_label(t), t.text) for t in turns])
             self._start(self._asker(lens, prompt, schema), turns)
 
@@ -139,7 +139,7 @@ class Monitor:
 
     def _asker(self, lens: str, prompt: Callable[[list[str]], Prompt], schema: type[TensionFlag]) -> Asker:
         async def ask(flagged: list[str]) -> Flags:
-            cap = self.state.config.flag_tokens()
+            cap = self.state.handles.config.flag_tokens()
             flag = await self._ask(f"observer:{lens}", prompt(flagged), schema, cap)
             return [] if flag is None else [(lens, flag)]
 
@@ -155,7 +155,7 @@ class Monitor:
         """Whether a flag may become a tension: urgent enough, a question, and quoting
         its turn (what `_consider` checks before anything else)."""
         turn = turns[getattr(flag, "turn", 1) - 1]
-        urgent = flag.urgency >= self.state.config.urgency_threshold
+        urgent = flag.urgency >= self.state.handles.config.urgency_threshold
         return urgent and len(flag.question.strip()) >= 8 and quotes(flag.excerpt, turn.text)
 
     async def drain(self) -> None:
@@ -181,7 +181,7 @@ class Monitor:
             self._raised[number] = [f.question.strip() for _, f in flags if self._raises(f, turns)]
             asked.set()
             # encoded while this check waits its turn: recording then compares at once
-            self.state.embedder.prefetch([flag.question.strip() for _, flag in flags], soon=True)
+            self.state.handles.embedder.prefetch([flag.question.strip() for _, flag in flags], soon=True)
             if before is not None:
                 await before.wait()
             for lens, flag in flags:
@@ -196,10 +196,10 @@ class Monitor:
         not depend on the order the model listed them in); a lens's second flag on a turn
         is dropped, counted, as the per-lens call could not have made it."""
         st = self.state
-        lenses = st.config.observers
+        lenses = st.handles.config.observers
         schema = joint_flag_schema(lenses, turns)
         reply = await self._ask(
-            "observers", messages, schema, st.config.flag_tokens() * len(lenses) * max(1, turns)
+            "observers", messages, schema, st.handles.config.flag_tokens() * len(lenses) * max(1, turns)
         )
         if reply is None:
             return []
@@ -207,9 +207,9 @@ class Monitor:
         for flag in getattr(reply, "flags", []):
             key = (getattr(flag, "turn", 1), flag.lens)
             if key in found:
-                st.dropped_tensions += 1
+                st.counts.dropped_tensions += 1
                 reason = f"a second flag from the {flag.lens} observer on one turn"
-                st.emit(
+                st.handles.emit(
                     TensionDropped(
                         debate=self.debate.id, observer=flag.lens, question=flag.question, reason=reason
                     )
@@ -222,17 +222,17 @@ class Monitor:
     async def _ask(self, agent: str, messages: Prompt, schema: type[Any], max_tokens: int) -> Any:
         meta = CallMeta(agent=agent, debate=self.debate.id, phase=CallPhase.MONITOR)
         st = self.state
-        st.flag_calls += 1
+        st.counts.flag_calls += 1
         done = await st.ask(messages, schema=schema, max_tokens=max_tokens, meta=meta)
         if done is None:  # a lost check
-            st.flag_failures += 1
+            st.counts.flag_failures += 1
             return None
         return done.parsed
 
     async def _consider(self, lens: str, flag: TensionFlag, turns: list[TurnNode]) -> None:
         st = self.state
         question = flag.question.strip()
-        if flag.urgency < st.config.urgency_threshold or len(question) < 8:
+        if flag.urgency < st.handles.config.urgency_threshold or len(question) < 8:
             return
         turn = turns[getattr(flag, "turn", 1) - 1]
         located = False
@@ -241,7 +241,7 @@ class Monitor:
             # rarely word for word, so the turn's sentence nearest the flag stands in,
             # marked; every other model's unquoted flag is dropped
             nearest = None
-            if st.config.unquoted_excerpts == "locate":
+            if st.handles.config.unquoted_excerpts == "locate":
                 nearest = nearest_sentence(f"{flag.excerpt} {question}", turn.text)
             if nearest is None:
                 self._drop(lens, question, "its excerpt is not in the turn it flags")
@@ -273,8 +273,8 @@ class Monitor:
         await self._record(lens, turn, flag, question, kept, located)
 
     def _drop(self, lens: str, question: str, reason: str) -> None:
-        self.state.dropped_tensions += 1
-        self.state.emit(
+        self.state.counts.dropped_tensions += 1
+        self.state.handles.emit(
             TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason)
         )
 
@@ -289,10 +289,10 @@ class Monitor:
         explored = [
             t
             for d in ancestors
-            for t in st.tensions_of.get(d, {}).values()
+            for t in st.graph.tensions_of.get(d, {}).values()
             if t.question == self.debate.question
         ]
-        if not explored or st.config.judge != "llm":
+        if not explored or st.handles.config.judge != "llm":
             return None
         if degeneration(question, tpl.observer_scaffolding(""), share_limit=0.5) is not None:
             return None
@@ -310,24 +310,24 @@ class Monitor:
         # So no lock: other debates record theirs meanwhile, and their encodes batch.
         parts = self.debate.id.split("/")
         line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
-        earlier = [t for d in line for t in st.tensions_of.get(d, {}).values()]
+        earlier = [t for d in line for t in st.graph.tensions_of.get(d, {}).values()]
         if not earlier:
             return None
-        sims = await st.embedder.asimilarities(
+        sims = await st.handles.embedder.asimilarities(
             question, [t.question for t in earlier], phase=EmbedPhase.FLAGS
         )
         best = int(sims.argmax())
-        if sims[best] < st.config.duplicate_threshold:
+        if sims[best] < st.handles.config.duplicate_threshold:
             return None
         twin = earlier[best]
-        if twin.status is TensionStatus.DUPLICATE and twin.duplicate_of in st.tensions:
-            return st.tensions[twin.duplicate_of]
+        if twin.status is TensionStatus.DUPLICATE and twin.duplicate_of in st.graph.tensions:
+            return st.graph.tensions[twin.duplicate_of]
         return twin
 
     def _tension(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> TensionNode:
         return TensionNode(
             id=f"{turn.id}/flag/{lens}",
-            session=self.state.session_id,
+            session=self.state.handles.session_id,
             debate=self.debate.id,
             question=question,
             urgency=round(flag.urgency, 3),
@@ -354,14 +354,14 @@ class Monitor:
             if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
                 # sorted: the order flags arrive in depends on latency, the graph must not
                 twin.flags = sorted([*twin.flags, flag_id])
-                st.write([twin], [flagged_at(st, twin.id, turn.id, lens)])
+                st.write([twin], [flagged_at(st.handles, twin.id, turn.id, lens)])
             return
         tension = self._tension(lens, turn, flag, question)
         tension.kept_reason = kept
         tension.excerpt_located = located
-        st.write([tension], [flagged_at(st, tension.id, turn.id, lens)])
+        st.write([tension], [flagged_at(st.handles, tension.id, turn.id, lens)])
         self._keep_ledger()
-        st.emit(
+        st.handles.emit(
             TensionFlagged(
                 debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
             )
@@ -372,9 +372,9 @@ class Monitor:
         equal urgency, the latest) is dropped: kept in the graph with its reason, counted,
         never revisited. Flags are recorded in a fixed order, so the same ones drop
         whatever the latency."""
-        st, cap = self.state, self.state.config.max_open_stubs
+        st, cap = self.state, self.state.handles.config.max_open_stubs
         open_stubs = [
-            t for t in st.tensions_of.get(self.debate.id, {}).values() if t.status is TensionStatus.STUB
+            t for t in st.graph.tensions_of.get(self.debate.id, {}).values() if t.status is TensionStatus.STUB
         ]
         if len(open_stubs) <= cap:
             return
@@ -387,7 +387,7 @@ class Monitor:
         # counted from the graph (the summary's `tensions` row), not with the degeneration
         # guard's drops: a dropped stub is not degenerate
         st.write([drop])
-        st.emit(
+        st.handles.emit(
             TensionDropped(
                 debate=self.debate.id,
                 observer=drop.observer,

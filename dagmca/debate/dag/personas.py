@@ -27,7 +27,7 @@ def new_persona(perspective: str) -> PersonaNode:
 
 
 async def stored_persona(state: SessionState, perspective: str) -> PersonaNode | None:
-    record = await state.store.aread(lambda s: s.get_node(persona_id(perspective)))
+    record = await state.handles.store.aread(lambda s: s.get_node(persona_id(perspective)))
     if record is None:
         return None
     node = node_from_record(record)
@@ -37,7 +37,7 @@ async def stored_persona(state: SessionState, perspective: str) -> PersonaNode |
 async def load(state: SessionState, session: SessionNode, earlier: dict[str, Any] | None) -> None:
     """Seed the agents' contexts and the router from the store's personas (or, for a
     resumed session, from the memory it started with); create the personas missing."""
-    cfg = state.config
+    cfg = state.handles.config
     if cfg.agent_memory != "store":
         return
     remembered = (earlier or {}).get("agent_memory")
@@ -57,7 +57,7 @@ async def load(state: SessionState, session: SessionNode, earlier: dict[str, Any
             state.router.history[category][perspective] = Record(trials=trials, successes=successes)
     new = [new_persona(p) for p, node in personas.items() if node is None]
     if new:
-        state.store.write([n.to_record() for n in new])
+        state.handles.store.write([n.to_record() for n in new])
     state.memory = memory
 
 
@@ -66,7 +66,7 @@ async def save(state: SessionState) -> None:
     its record this session's trials, its kept contributions the session's latest.
     Each persona is read and written in one step on the store's thread, so sessions
     ending together in one build do not overwrite each other's additions."""
-    cfg = state.config
+    cfg = state.handles.config
     if cfg.agent_memory != "store":
         return
     for perspective, mem in state.memory.items():
@@ -85,7 +85,7 @@ async def save(state: SessionState) -> None:
             record = store.get_node(persona_id(perspective))
             stored = node_from_record(record) if record is not None else None
             node = stored if isinstance(stored, PersonaNode) else new_persona(perspective)
-            if state.session_id in node.sessions:
+            if state.handles.session_id in node.sessions:
                 return
             totals = {c: list(v) for c, v in node.record.items()}
             for category, (trials, successes) in learned.items():
@@ -95,10 +95,10 @@ async def save(state: SessionState) -> None:
             node.record = {c: totals[c] for c in sorted(totals) if totals[c][0]}
             node.trials = sum(t for t, _ in node.record.values())
             node.successes = sum(s for _, s in node.record.values())
-            node.sessions = [*node.sessions, state.session_id]
+            node.sessions = [*node.sessions, state.handles.session_id]
             node.kept = kept or node.kept
             node.kept_total += survivals
             node.updated_at = utcnow()
             store.write([node.to_record()])
 
-        await state.store.aread(apply)
+        await state.handles.store.aread(apply)

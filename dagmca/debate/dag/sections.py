@@ -13,6 +13,7 @@ import re
 
 from dagmca.debate.events import PassageSectioned
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.prompt_space import PromptSpace
 from dagmca.graph import CallPhase, DebateNode, DebateOrigin, EdgeRecord, EdgeType, SectionNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.tokens import TokenCounter
@@ -28,8 +29,8 @@ VERBATIM_SHARE = 0.7  # of a branch's passage share: relevant sections verbatim;
 def passage_share(state: SessionState) -> int:
     """The tokens the passage may take in a prompt: a share of the tightest budget (the
     final answer's, whose output cap is the largest)."""
-    budget = state.budget
-    return int(state.config.passage_share * budget.available(budget.final))
+    budget = state.prompts.budget
+    return int(state.handles.config.passage_share * budget.available(budget.final))
 
 
 def split(text: str, counter: TokenCounter, max_tokens: int) -> list[tuple[str, int, int]]:
@@ -67,18 +68,18 @@ def split(text: str, counter: TokenCounter, max_tokens: int) -> list[tuple[str, 
 
 async def prepare(state: SessionState) -> None:
     """Decide how the passage goes into prompts; on the long path, cut and map it."""
-    counter = state.budget.counter
-    state.passage_tokens = counter.count(state.passage)
+    counter = state.prompts.budget.counter
+    state.prompts.passage_tokens = counter.count(state.passage)
     share = passage_share(state)
-    if state.sections:  # a revisit: cut and mapped when the session ran
-        state.passage_mode = "sections"
-        state.default_block = map_block(state, state.sections)
+    if state.prompts.sections:  # a revisit: cut and mapped when the session ran
+        state.prompts.passage_mode = "sections"
+        state.prompts.default_block = map_block(state.prompts, state.prompts.sections)
         return
-    if state.passage_tokens <= share:
+    if state.prompts.passage_tokens <= share:
         return
     cut = split(state.passage, counter, max(200, share // 3))
-    sid = state.session_id
-    state.sections = [
+    sid = state.handles.session_id
+    state.prompts.sections = [
         SectionNode(
             id=f"{sid}/section/{i}",
             session=sid,
@@ -89,20 +90,24 @@ async def prepare(state: SessionState) -> None:
         )
         for i, (text, a, b) in enumerate(cut, start=1)
     ]
-    state.passage_mode = "sections"
-    state.write(state.sections)
-    state.emit(PassageSectioned(sections=len(state.sections), tokens=state.passage_tokens, share=share))
-    cap = max(64, min(600, share // len(state.sections)))
-    claims = await asyncio.gather(*(_map(state, s, cap) for s in state.sections))
-    for section, text in zip(state.sections, claims, strict=True):
+    state.prompts.passage_mode = "sections"
+    state.write(state.prompts.sections)
+    state.handles.emit(
+        PassageSectioned(
+            sections=len(state.prompts.sections), tokens=state.prompts.passage_tokens, share=share
+        )
+    )
+    cap = max(64, min(600, share // len(state.prompts.sections)))
+    claims = await asyncio.gather(*(_map(state, s, cap) for s in state.prompts.sections))
+    for section, text in zip(state.prompts.sections, claims, strict=True):
         section.claims = text
-    state.write(state.sections)
-    state.default_block = map_block(state, state.sections)
+    state.write(state.prompts.sections)
+    state.prompts.default_block = map_block(state.prompts, state.prompts.sections)
 
 
 async def _map(state: SessionState, section: SectionNode, cap: int) -> str:
     """One section's claims, in order: its entry in the map."""
-    total = len(state.sections)
+    total = len(state.prompts.sections)
     words = PromptBudget.words(cap)
     ask = (
         f"This is section {section.number} of {total} of a longer passage. List the claims it "
@@ -110,8 +115,8 @@ async def _map(state: SessionState, section: SectionNode, cap: int) -> str:
         "keeping the qualifications, examples and numbers the argument rests on. Add nothing "
         f"the section does not say. At most {words} words."
     )
-    prompt = fit(SYSTEM, [fence("passage", section.text)], [ask], state.budget, cap)
-    meta = CallMeta(agent="mapper", debate=f"{state.session_id}/main", phase=CallPhase.MAP)
+    prompt = fit(SYSTEM, [fence("passage", section.text)], [ask], state.prompts.budget, cap)
+    meta = CallMeta(agent="mapper", debate=f"{state.handles.session_id}/main", phase=CallPhase.MAP)
     done = await state.ask(prompt, max_tokens=cap, meta=meta)
     if done is not None and done.text.strip():
         return state.clean(done.text)
@@ -121,11 +126,11 @@ async def _map(state: SessionState, section: SectionNode, cap: int) -> str:
     return f"[no map: the call failed; the section opens:] {opening.strip()}"
 
 
-def map_block(state: SessionState, sections: list[SectionNode], intro: bool = True) -> str:
+def map_block(prompts: PromptSpace, sections: list[SectionNode], intro: bool = True) -> str:
     entries = "\n\n".join(f"{s.title}\n{s.claims}" for s in sections)
     head = (
-        f"The passage is long ({state.passage_tokens:,} tokens), so it is given as a faithful map of "
-        f"its {len(state.sections)} sections, in order: each section's claims.\n"
+        f"The passage is long ({prompts.passage_tokens:,} tokens), so it is given as a faithful map of "
+        f"its {len(prompts.sections)} sections, in order: each section's claims.\n"
         if intro
         else "The other sections, mapped:\n"
     )
@@ -133,42 +138,47 @@ def map_block(state: SessionState, sections: list[SectionNode], intro: bool = Tr
 
 
 async def block_for(state: SessionState, debate: DebateNode) -> None:
-    """The passage block of `debate`, kept in `state.passage_blocks`, and which sections
+    """The passage block of `debate`, kept in `state.prompts.passage_blocks`, and which sections
     it read written as READS edges. A branch reads the sections closest to its question
     (embedding cosine) verbatim, as many as fit, in the passage's order; the main debate
     reads the map."""
-    if state.passage_mode != "sections" or debate.id in state.passage_blocks:
+    prompts = state.prompts
+    if prompts.passage_mode != "sections" or debate.id in prompts.passage_blocks:
         return
     edges: list[EdgeRecord]
     if debate.origin is DebateOrigin.MAIN:
-        state.passage_blocks[debate.id] = state.default_block
-        edges = [state.edge(debate.id, s.id, EdgeType.READS, **{"as": "map"}) for s in state.sections]
+        prompts.passage_blocks[debate.id] = prompts.default_block
+        edges = [
+            state.handles.edge(debate.id, s.id, EdgeType.READS, **{"as": "map"}) for s in prompts.sections
+        ]
         state.write([], edges)
         return
-    sims = await state.embedder.amatrix(
-        [debate.question, *(s.text for s in state.sections)], phase=EmbedPhase.SECTIONS
+    sims = await state.handles.embedder.amatrix(
+        [debate.question, *(s.text for s in prompts.sections)], phase=EmbedPhase.SECTIONS
     )
-    ranked = sorted(range(len(state.sections)), key=lambda i: (-float(sims[0, i + 1]), i))
+    ranked = sorted(range(len(prompts.sections)), key=lambda i: (-float(sims[0, i + 1]), i))
     room = int(passage_share(state) * VERBATIM_SHARE)
     chosen: list[int] = []
     for i in ranked:
-        if state.sections[i].tokens <= room:
+        if prompts.sections[i].tokens <= room:
             chosen.append(i)
-            room -= state.sections[i].tokens
-    verbatim = [state.sections[i] for i in sorted(chosen)]
-    mapped = [s for i, s in enumerate(state.sections) if i not in chosen]
+            room -= prompts.sections[i].tokens
+    verbatim = [prompts.sections[i] for i in sorted(chosen)]
+    mapped = [s for i, s in enumerate(prompts.sections) if i not in chosen]
     body = "\n\n".join(f"[{s.title}]\n{s.text}" for s in verbatim)
     block = (
-        f"The passage is long ({state.passage_tokens:,} tokens, {len(state.sections)} sections). "
+        f"The passage is long ({prompts.passage_tokens:,} tokens, {len(prompts.sections)} sections). "
         f"The sections most relevant to this debate's question, verbatim:\n{fence('passage', body)}"
     )
     if mapped:
-        block += "\n\n" + map_block(state, mapped, intro=False)
-    state.passage_blocks[debate.id] = block
+        block += "\n\n" + map_block(state.prompts, mapped, intro=False)
+    prompts.passage_blocks[debate.id] = block
     rank = {i: r for r, i in enumerate(ranked, start=1)}
     edges = [
-        state.edge(debate.id, state.sections[i].id, EdgeType.READS, **{"as": "verbatim", "rank": rank[i]})
+        state.handles.edge(
+            debate.id, prompts.sections[i].id, EdgeType.READS, **{"as": "verbatim", "rank": rank[i]}
+        )
         for i in sorted(chosen)
     ]
-    edges += [state.edge(debate.id, s.id, EdgeType.READS, **{"as": "map"}) for s in mapped]
+    edges += [state.handles.edge(debate.id, s.id, EdgeType.READS, **{"as": "map"}) for s in mapped]
     state.write([], edges)

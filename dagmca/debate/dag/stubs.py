@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dagmca.debate.dag import judge
 from dagmca.debate.events import StubChecked
 from dagmca.debate.state import SessionState
+from dagmca.debate.state.handles import Handles
 from dagmca.graph import EdgeRecord, EdgeType, GraphNode, RevisitCheck, TensionNode, TensionStatus
 from dagmca.similarity.counts import EmbedPhase
 
@@ -40,7 +41,7 @@ async def judged(state: SessionState, news: list[tuple[GraphNode, str]], *, once
     """Each node against the stubs open before the first of them, judged together."""
     st = state
     # by id: the order they were flagged in depends on which sibling ran faster
-    open_before = sorted(st.open_stubs(), key=lambda t: t.id)
+    open_before = sorted(st.graph.open_stubs(), key=lambda t: t.id)
     checks = []
     for node, text in news:
         # A debate's own flags are what it left open, not what it answered.
@@ -49,7 +50,7 @@ async def judged(state: SessionState, news: list[tuple[GraphNode, str]], *, once
             open_stubs = [t for t in open_stubs if all(c.after != node.id for c in t.revisit_checks)]
         # a long text (a new passage, a long answer) is compared piece by piece
         questions = [t.question for t in open_stubs]
-        found = await st.embedder.abest_similarities(questions, text, phase=EmbedPhase.STUBS)
+        found = await st.handles.embedder.abest_similarities(questions, text, phase=EmbedPhase.STUBS)
         sims = [float(s) for s in found]
         checks.append((node, text, open_stubs, sims))
     verdicts = await asyncio.gather(
@@ -91,11 +92,13 @@ async def _judge(
     st: SessionState, node: GraphNode, text: str, open_stubs: list[TensionNode], sims: list[float]
 ) -> list[judge.Decision]:
     label = f"New text: {node.KIND.value.lower()} {node.id.rsplit('/', 1)[-1]}"
-    judged = judge.most_similar(st.config, sims)
+    judged = judge.most_similar(st.handles.config, sims)
     return list(
         await asyncio.gather(
             *(
-                judge.stub(st, stub, label, text, sim) if i in judged else judge.not_checked(st.config, sim)
+                judge.stub(st, stub, label, text, sim)
+                if i in judged
+                else judge.not_checked(st.handles.config, sim)
                 for i, (stub, sim) in enumerate(zip(open_stubs, sims, strict=True))
             )
         )
@@ -117,10 +120,10 @@ def _apply(
         if decision.verdict == "answered":
             outcome = "superseded"
             stub.status = TensionStatus.SUPERSEDED
-            edges.append(st.edge(node.id, stub.id, EdgeType.SUPERSEDES, **decision.props()))
+            edges.append(st.handles.edge(node.id, stub.id, EdgeType.SUPERSEDES, **decision.props()))
         elif decision.verdict == "relevant" and can_revisit(stub):
             outcome = "relevant"
-            st.revisits_used += 1
+            st.counts.revisits_used += 1
             relevant.append(stub)
         else:
             outcome = "open"
@@ -136,9 +139,9 @@ def _apply(
             answering_sentence=decision.claim,
             degenerate=decision.degenerate,
         )
-        edges.append(checked_against(st, stub, check))
+        edges.append(checked_against(st.handles, stub, check))
         stub.revisit_checks.append(check)
-        st.emit(
+        st.handles.emit(
             StubChecked(
                 stub=stub.id,
                 question=stub.question,
@@ -153,10 +156,10 @@ def _apply(
     return relevant
 
 
-def checked_against(st: SessionState, stub: TensionNode, check: RevisitCheck) -> EdgeRecord:
+def checked_against(handles: Handles, stub: TensionNode, check: RevisitCheck) -> EdgeRecord:
     """The check as a relationship from the stub to the node it was checked against,
     keyed by its place in the stub's `revisit_checks`."""
-    return st.edge(
+    return handles.edge(
         stub.id,
         check.after,
         EdgeType.CHECKED_AGAINST,

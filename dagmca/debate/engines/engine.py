@@ -54,7 +54,7 @@ class Engine(Generic[Outcome]):
         kept: Mapping[str, list[str]] | None = None,
         flags: FlagsHook | None = None,
     ) -> None:
-        cfg = state.config
+        cfg = state.handles.config
         self.state = state
         self.debate = debate
         self.frame = frame  # called per prompt: branch background changes while we run
@@ -102,7 +102,7 @@ class Engine(Generic[Outcome]):
         st = self.state
         self.outcome.calls += 1
         meta = CallMeta(agent=agent.name, debate=self.debate.id, phase=phase.value)
-        tokens = max_tokens or st.config.turn_tokens()
+        tokens = max_tokens or st.handles.config.turn_tokens()
         return await st.ask(messages, max_tokens=tokens, meta=meta, schema=schema)
 
     def _record(
@@ -128,7 +128,7 @@ class Engine(Generic[Outcome]):
         key = agent.name if same else f"{agent.name}.{agent.perspective}"
         turn = TurnNode(
             id=turn_id or f"{rnd.id}/{agent.name}/{phase.value}",
-            session=st.session_id,
+            session=st.handles.session_id,
             debate=self.debate.id,
             agent=agent.name,
             role=agent.role,
@@ -142,12 +142,12 @@ class Engine(Generic[Outcome]):
             **extra,
         )
         edges: list[EdgeRecord] = [
-            st.edge(turn.id, rnd.id, EdgeType.IN_ROUND),
-            st.edge(turn.id, st.agent_id(key), EdgeType.BY),
+            st.handles.edge(turn.id, rnd.id, EdgeType.IN_ROUND),
+            st.handles.edge(turn.id, st.agent_id(key), EdgeType.BY),
         ]
         if revises is not None:
-            edges.append(st.edge(turn.id, revises.id, EdgeType.REVISES))
-        edges += [st.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
+            edges.append(st.handles.edge(turn.id, revises.id, EdgeType.REVISES))
+        edges += [st.handles.edge(turn.id, o.id, EdgeType.OBSERVES) for o in observes]
         agent_node = st.agent_node(key, agent.role, agent.perspective, agent.level)
         if agent_node is not None:
             edges += st.plays(agent_node)
@@ -157,8 +157,8 @@ class Engine(Generic[Outcome]):
         # a branch's turns are compared with its siblings' outputs
         branch = self.debate.origin is not DebateOrigin.MAIN
         if phase in CONTENT or phase is Phase.STRANGE_LOOP or (branch and phase in OBSERVED_PHASES):
-            st.embedder.prefetch([text])
-        st.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
+            st.handles.embedder.prefetch([text])
+        st.handles.emit(TurnRecorded(debate=self.debate.id, agent=agent.name, phase=phase.value))
         return turn
 
     async def _turn(
@@ -234,16 +234,19 @@ class Engine(Generic[Outcome]):
     async def _open_round(self, number: int, previous: RoundNode | None) -> RoundNode:
         st = self.state
         rnd = RoundNode(
-            id=f"{self.debate.id}/r{number}", session=st.session_id, debate=self.debate.id, number=number
+            id=f"{self.debate.id}/r{number}",
+            session=st.handles.session_id,
+            debate=self.debate.id,
+            number=number,
         )
-        edges = [st.edge(self.debate.id, rnd.id, EdgeType.HAS_ROUND)]
+        edges = [st.handles.edge(self.debate.id, rnd.id, EdgeType.HAS_ROUND)]
         if previous is not None:
-            edges.append(st.edge(previous.id, rnd.id, EdgeType.NEXT))
+            edges.append(st.handles.edge(previous.id, rnd.id, EdgeType.NEXT))
         if self.before_round is not None:
             await self.before_round(number)
         st.write([rnd], edges)
         self._traced = tracing.round_start(self.debate.id, number)
-        st.emit(RoundStarted(debate=self.debate.id, number=number))
+        st.handles.emit(RoundStarted(debate=self.debate.id, number=number))
         return rnd
 
     def _close_round(self, rnd: RoundNode) -> None:
@@ -262,7 +265,7 @@ class Engine(Generic[Outcome]):
         before = self.latest.get(root.name)
         start = lines.parse_parts(before.text) if before is not None else None
         unchanged = False
-        loops = self.state.config.strange_loops
+        loops = self.state.handles.config.strange_loops
         flags = await self.flags() if self.flags is not None and loops and before is not None else []
         children = [(c, self._text(c.name)) for c in self.tree.children(root.name) if c.name in self.latest]
         for i in range(1, loops + 1):

@@ -43,7 +43,7 @@ class MCAEngine(Engine[MCAOutcome]):
 
     # -- the round ---------------------------------------------------------------
     async def _round(self, number: int, previous: RoundNode | None) -> RoundNode:
-        cfg, tree = self.state.config, self.tree
+        cfg, tree = self.state.handles.config, self.tree
         rnd = await self._open_round(number, previous)
         single = tree.depth == 1
         if number == 1 and cfg.broadcast:
@@ -205,7 +205,7 @@ class MCAEngine(Engine[MCAOutcome]):
         # Parents in tree order, so which ones fit under --max-iterations is deterministic.
         calls = []
         for parent, received in critical.items():
-            if self.rebroadcasts >= self.state.config.max_iterations:
+            if self.rebroadcasts >= self.state.handles.config.max_iterations:
                 break
             self.rebroadcasts += 1
             calls.append(self._rebroadcast(self.tree.agents[parent], rnd, received))
@@ -224,16 +224,16 @@ class MCAEngine(Engine[MCAOutcome]):
     async def _convergence(self, before: str, after: str) -> float:
         """How far the root's output stayed the same: by default, how closely each
         sentence of either round's output is matched in the other (convergence.py)."""
-        if self.state.config.convergence == "embedding":
-            return await no_change(self.state.embedder, before, after, phase=EmbedPhase.CONVERGENCE)
+        if self.state.handles.config.convergence == "embedding":
+            return await no_change(self.state.handles.embedder, before, after, phase=EmbedPhase.CONVERGENCE)
         return jaccard(before, after)
 
     async def run(self) -> MCAOutcome:
-        st, cfg = self.state, self.state.config
+        st, cfg = self.state, self.state.handles.config
         previous: RoundNode | None = None
         for number in range(1, cfg.rounds + 1):
             # Near a budget a running debate finishes the round it is in, and starts no other.
-            if number > 1 and st.llm.exhausted(reserve_calls=cfg.per_round_calls() + 1):
+            if number > 1 and st.handles.llm.exhausted(reserve_calls=cfg.per_round_calls() + 1):
                 break
             previous_answers = previous.answers if previous is not None else None
             rnd = await self._round(number, previous)

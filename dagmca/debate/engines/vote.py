@@ -55,7 +55,7 @@ class PeerEngine(Engine[PeerOutcome]):
 
     def _track(self, event: TrackerEvent) -> None:
         self.outcome.tracker.append(event)
-        self.state.emit(PeerStep(debate=self.debate.id, **vars(event)))
+        self.state.handles.emit(PeerStep(debate=self.debate.id, **vars(event)))
 
     def current(self) -> list[tuple[str, str]]:
         """Every agent's latest answer, labelled, in agent order."""
@@ -121,7 +121,7 @@ class VoteEngine(PeerEngine):
 
     # -- caps ------------------------------------------------------------------------
     def may_answer(self, agent: Agent) -> bool:
-        cfg = self.state.config
+        cfg = self.state.handles.config
         total_cap = cfg.max_new_answers_total
         if total_cap is None:
             total_cap = cfg.max_new_answers_per_agent * len(self.peers)
@@ -133,7 +133,7 @@ class VoteEngine(PeerEngine):
         return len(self.answers[agent.name]) + 1 - min(counts) <= cfg.fairness_lead
 
     async def _timed(self, agent: Agent, work: Awaitable[T]) -> T:
-        timeout = self.state.config.agent_timeout_s
+        timeout = self.state.handles.config.agent_timeout_s
         if timeout is None:
             return await work
         try:
@@ -147,7 +147,7 @@ class VoteEngine(PeerEngine):
         tokens), or None. The schema offers only the current labels, and a new answer
         only while the caps allow one; a reply outside it (mixed, missing, unknown
         label) is rejected and asked again, with the reason."""
-        cfg = self.state.config
+        cfg = self.state.handles.config
         answers = self.current()
         labels = [label for label, _ in answers]
         may_answer = self.may_answer(agent)
@@ -253,7 +253,7 @@ class VoteEngine(PeerEngine):
 
     # -- the protocol ------------------------------------------------------------------
     async def run(self) -> PeerOutcome:
-        cfg = self.state.config
+        cfg = self.state.handles.config
         rnd = await self._open_round(1, None)
         # Round 1: everyone answers alone, in parallel.
         results = await asyncio.gather(*(self._timed_first(a, rnd) for a in self.peers))
@@ -266,7 +266,7 @@ class VoteEngine(PeerEngine):
             waiting = [a for a in self.peers if a.name not in self.wrapped and a.name not in self.votes]
             if not waiting or not self.current():
                 break
-            if self.state.llm.exhausted(reserve_calls=len(waiting) + 1):
+            if self.state.handles.llm.exhausted(reserve_calls=len(waiting) + 1):
                 break
             rnd = await self._open_round(number, rnd)
             decisions = await asyncio.gather(*(self._round_of(a, rnd) for a in waiting))
@@ -313,7 +313,7 @@ class EnsembleEngine(PeerEngine):
     protocol = "ensemble"
 
     async def _ballot(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
-        cfg = self.state.config
+        cfg = self.state.handles.config
         answers = self.current()
         labels = [label for label, _ in answers]
         for _ in range(cfg.decision_retries + 1):
@@ -333,7 +333,7 @@ class EnsembleEngine(PeerEngine):
         return None
 
     async def run(self) -> PeerOutcome:
-        cfg = self.state.config
+        cfg = self.state.handles.config
         rnd = await self._open_round(1, None)
         await self._phase([self._first_answer(a, rnd) for a in self.peers])
         self._close_round(rnd)

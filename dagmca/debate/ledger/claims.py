@@ -13,8 +13,8 @@ from dagmca.prompts.templates import Frame
 async def split(state: SessionState, frame: Frame, target: Said) -> list[str] | None:
     """The claims of `target`; None when it could not be split (the budget is spent, or
     the call failed)."""
-    cfg = state.config
-    if state.llm.exhausted(reserve_calls=2):
+    cfg = state.handles.config
+    if state.handles.llm.exhausted(reserve_calls=2):
         return None
     most = cfg.ledger_max_claims
     prompt = split_claims(frame, target.label, target.text, most)

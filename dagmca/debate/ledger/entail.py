@@ -45,7 +45,7 @@ async def entail(
     if not candidates and passage is None:
         why = "no earlier text comes near it and there is no passage: nothing it could follow from"
         return Entailment(False, why, method=DecisionMethod.EMBEDDING)
-    if state.llm.exhausted(reserve_calls=2):
+    if state.handles.llm.exhausted(reserve_calls=2):
         return None
     candidates = list(candidates)
     zero = passage is not None
@@ -59,7 +59,7 @@ async def entail(
         candidates.remove(min(reversed(candidates), key=lambda c: c.similarity))
         prompt = prompt_of(candidates)
     schema = entailment_schema(len(candidates), zero)
-    tokens = state.config.flag_tokens() * (len(candidates) + 2)
+    tokens = state.handles.config.flag_tokens() * (len(candidates) + 2)
     done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate, AGENT))
     if done is None:
         return None

@@ -66,14 +66,16 @@ def chosen(traceable: Sequence[Said], mode: str) -> list[Said]:
 async def trace(state: SessionState) -> LedgerResult:
     """Trace the session's texts that --ledger asks for, from the graph as stored."""
     result = LedgerResult()
-    records = await state.store.aread(lambda s: s.nodes(state.session_id))
+    records = await state.handles.store.aread(lambda s: s.nodes(state.handles.session_id))
     nodes = [node_from_record(r) for r in records]
-    merges = await state.store.aread(lambda s: s.edges(state.session_id, EdgeType.MERGES_INTO))
+    merges = await state.handles.store.aread(
+        lambda s: s.edges(state.handles.session_id, EdgeType.MERGES_INTO)
+    )
     merged: dict[str, list[str]] = {}
     for e in merges:
         merged.setdefault(e.target, []).append(e.source)
     pool, traceable = said(nodes, merged)
-    targets = chosen(traceable, state.config.ledger_mode())
+    targets = chosen(traceable, state.handles.config.ledger_mode())
     if not targets:
         return result
     earlier = [n for n in nodes if isinstance(n, ClaimNode)]
@@ -90,7 +92,7 @@ def passage_source(state: SessionState) -> Said | None:
     for a question asked without a passage)."""
     if len(state.passage.split()) < MIN_WORDS:
         return None
-    return Said(state.session_id, NodeKind.SESSION, state.passage, -1, "the passage")
+    return Said(state.handles.session_id, NodeKind.SESSION, state.passage, -1, "the passage")
 
 
 NEAREST = 6  # the passage's sentences given to the judge for a claim, when it reads a map
@@ -104,7 +106,7 @@ async def nearest(state: SessionState, claims: Sequence[str], passage: Said) -> 
     sentences = [s for s in _SENTENCE.split(" ".join(passage.text.split())) if len(s.split()) >= MIN_WORDS]
     if not claims or not sentences:
         return [[] for _ in claims]
-    vecs = await state.embedder.aembed([*claims, *sentences], phase=EmbedPhase.LEDGER)
+    vecs = await state.handles.embedder.aembed([*claims, *sentences], phase=EmbedPhase.LEDGER)
     sims = np.clip(vecs[: len(claims)] @ vecs[len(claims) :].T, -1.0, 1.0)
     out = []
     for row in sims:
@@ -118,10 +120,10 @@ async def nearest(state: SessionState, claims: Sequence[str], passage: Said) -> 
 
 def _frame(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
     """The main debate's frame for every ledger call: one prefix, cached by the server."""
-    main = state.debates.get(f"{state.session_id}/main")
+    main = state.graph.debates.get(f"{state.handles.session_id}/main")
     if main is None:
         main = next(n for n in nodes if isinstance(n, DebateNode) and n.id.endswith("/main"))
-    return state.frame(main)()
+    return state.prompts.frame(main)()
 
 
 async def _trace(
@@ -149,15 +151,17 @@ async def _trace(
     if claims is None:
         result.untraced += 1
         return
-    cfg = state.config
-    found = await candidates(state.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates)
+    cfg = state.handles.config
+    found = await candidates(
+        state.handles.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates
+    )
     # the passage's similarity to every claim: the judge reads it for those it passes, and
     # the entailment check always (it is at the top of every prompt; a long passage's
     # prompts carry its map, so text 0 is then its sentences nearest the claim, quoted)
-    if passage is not None and state.passage_mode == "sections":
+    if passage is not None and state.prompts.passage_mode == "sections":
         near = await nearest(state, claims, passage)
     else:
-        near = await candidates(state.embedder, claims, [passage] if passage else [], -1.0, 1)
+        near = await candidates(state.handles.embedder, claims, [passage] if passage else [], -1.0, 1)
 
     async def one(number: int, text: str, picked: list[Candidate], close: list[Candidate]) -> None:
         if number in mine:
@@ -203,7 +207,7 @@ def _claim(
     earliest = lineage.earliest
     return ClaimNode(
         id=claim_id(target, digest, number),
-        session=state.session_id,
+        session=state.handles.session_id,
         text=text,
         origin=lineage.origin,
         reason=lineage.reason,
@@ -234,15 +238,15 @@ def _claim(
 
 
 def _edges(state: SessionState, claim: ClaimNode, verdicts: list[Verdict]) -> list[EdgeRecord]:
-    edges = [state.edge(claim.id, claim.stated_in, EdgeType.STATED_IN)]
+    edges = [state.handles.edge(claim.id, claim.stated_in, EdgeType.STATED_IN)]
     if claim.first_stated_at:
-        edges.append(state.edge(claim.id, claim.first_stated_at, EdgeType.FIRST_STATED_AT))
+        edges.append(state.handles.edge(claim.id, claim.first_stated_at, EdgeType.FIRST_STATED_AT))
     for v in verdicts:
         if not v.derives:
             continue
         for s in v.candidate.texts:
             edges.append(
-                state.edge(
+                state.handles.edge(
                     claim.id,
                     s.node,
                     EdgeType.DERIVES_FROM,

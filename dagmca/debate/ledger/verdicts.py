@@ -63,7 +63,7 @@ async def judge(
     untraced, for a later run to trace."""
     if not candidates and passage is None:
         return []
-    if state.llm.exhausted(reserve_calls=2):
+    if state.handles.llm.exhausted(reserve_calls=2):
         return None
     candidates = list(candidates)
     zero = passage is not None
@@ -79,7 +79,7 @@ async def judge(
         candidates.remove(min(reversed(candidates), key=lambda c: c.similarity))
         prompt = prompt_of(candidates)
     schema = verdicts_schema(len(candidates), zero)
-    tokens = state.config.flag_tokens() * (len(candidates) + zero)
+    tokens = state.handles.config.flag_tokens() * (len(candidates) + zero)
     done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate))
     if done is None:
         return None
