@@ -25,7 +25,7 @@ from dagmca.llm.base import CallMeta, Request  # noqa: E402
 from dagmca.llm.fake import ScriptedLLM  # noqa: E402
 from dagmca.llm.metered import MeteredLLM  # noqa: E402
 from dagmca.llm.stack.base import Wrapper  # noqa: E402
-from tests.conftest import PASSAGE  # noqa: E402
+from tests.support.sessions import PASSAGE  # noqa: E402
 
 BODY = (PASSAGE + "\n\n") * 12  # a prompt of a few thousand characters, as a session's are
 

@@ -34,8 +34,8 @@ from dagmca.store.neo4j import connect
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace import BaseWorkspace
 from dagmca.workspace.session import run_and_report
-from tests.conftest import PASSAGE
 from tests.support.bolt_server import BoltServer
+from tests.support.sessions import PASSAGE
 
 PROBE_S = 0.005
 

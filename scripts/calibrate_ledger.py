@@ -87,7 +87,7 @@ def cost() -> None:
 
     from dagmca.graph import CallPhase
     from dagmca.store.sqlite import SQLiteStore
-    from tests.conftest import run_scripted
+    from tests.support.sessions import run_scripted
     from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
     with tempfile.TemporaryDirectory() as tmp, SQLiteStore(Path(tmp) / "cost.db") as store:

@@ -6,7 +6,7 @@ import pytest
 
 from dagmca.graph import NodeKind, Phase
 from dagmca.team import build_tree
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 
 @pytest.mark.parametrize(

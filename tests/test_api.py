@@ -19,7 +19,7 @@ from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace import settings_from
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}

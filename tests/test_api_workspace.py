@@ -21,9 +21,9 @@ from dagmca.prompts.schemas import ShortAnswer
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.neo4j import Neo4jStore
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.bolt_server import BoltServer
 from tests.support.fault_server import FaultServer
+from tests.support.sessions import PASSAGE
 
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
 

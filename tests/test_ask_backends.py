@@ -17,7 +17,7 @@ from dagmca.llm import factory
 from dagmca.llm.factory import Backend
 from dagmca.llm.local import LocalModelServer
 from dagmca.similarity import HashingEmbedder
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
 QUESTIONS = (

@@ -15,11 +15,11 @@ from mcp import ClientSession
 from dagmca.ask import Answer
 from dagmca.graph import NodeKind
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
 from tests.support.ask_sessions import run_prices
 from tests.support.cli import dagmca
 from tests.support.fault_server import FaultServer
 from tests.support.mcp_client import call, over_stdio
+from tests.support.sessions import run_scripted
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
 pytestmark = pytest.mark.slow

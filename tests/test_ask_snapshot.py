@@ -20,8 +20,8 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.deletion import delete_session
 from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
 from tests.support.ask_sessions import run_prices
+from tests.support.sessions import run_scripted
 from tests.support.strong_fake import LONG_PASSAGE
 
 QUESTION = "Does the toll raise prices at shops?"

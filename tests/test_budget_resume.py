@@ -11,11 +11,11 @@ import pytest
 
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.cli import dagmca
 from tests.support.determinism import relative
 from tests.support.fault_server import FaultServer
 from tests.support.resume import SETTINGS, kill_after
+from tests.support.sessions import PASSAGE
 
 pytestmark = pytest.mark.slow
 

@@ -18,13 +18,13 @@ from dagmca.corpus.sources import collect, session_id
 from dagmca.graph import EdgeType
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.bolt_server import BoltServer
 from tests.support.cli import dagmca
 from tests.support.determinism import relative
 from tests.support.fault_server import FaultServer, most_in_window
 from tests.support.resume import cached_keys, kill_when, preflight_keys
 from tests.support.sandbox import process_env
+from tests.support.sessions import PASSAGE
 
 ROOT = Path(__file__).parent.parent
 TEXTS = (
@@ -205,10 +205,9 @@ def test_a_later_passage_answers_an_earlier_stub_on_bolt(bolt_server: BoltServer
     from dagmca.corpus.sources import Passage
     from dagmca.llm.fake import ScriptedLLM
     from dagmca.store.neo4j import Neo4jStore, connect
-    from tests.conftest import lens_by_lens
     from tests.support.cookbook import load_cookbook
     from tests.support.opened import run_build
-    from tests.support.sessions import QUESTIONS, scripted
+    from tests.support.sessions import QUESTIONS, lens_by_lens, scripted
 
     shops = "Shops in the centre lose few suburban visitors."
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PASSAGE
 from tests.support.cli import assert_user_error, dagmca
 from tests.support.sandbox import process_env
+from tests.support.sessions import PASSAGE
 
 
 @pytest.fixture

@@ -15,9 +15,8 @@ from dagmca.debate.dag.merging import components
 from dagmca.graph import STRUCTURAL_EDGES, DebateOrigin, EdgeType, NodeKind, edge
 from dagmca.store.check import check_store
 from dagmca.store.networkx_view import load_graph
-from tests.conftest import RunSession
 from tests.support.criteria import CRITERIA_SETTINGS, responder
-from tests.support.sessions import QUESTIONS
+from tests.support.sessions import QUESTIONS, RunSession
 
 
 def test_every_success_criterion_holds_on_the_stored_graph(run_fake: RunSession) -> None:

@@ -17,7 +17,7 @@ from dagmca.metrics.session import session_metrics
 from dagmca.prompts import lines
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_existing
-from tests.conftest import PASSAGE, RunSession
+from tests.support.sessions import PASSAGE, RunSession
 
 MARKER = "QUILLWORT-7"
 QUIET: dict[str, Any] = {"max_depth": 0, "cpp": 3, "depth": 2, "convergence_threshold": 1.0}

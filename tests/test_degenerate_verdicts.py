@@ -19,11 +19,10 @@ from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
 from tests.support.duplicates import run_merge
 from tests.support.judges import judge_reply
 from tests.support.ledger import FROM_PASSAGE, SMALL, claims, edges_of, integrating, run
-from tests.support.sessions import QUESTIONS, TOPIC, scripted
+from tests.support.sessions import QUESTIONS, TOPIC, RunSession, scripted
 
 AGREE = "Pricing works when revenue funds buses and exemptions protect workers."
 # a copied field description ("one sentence"), and a reason of two words

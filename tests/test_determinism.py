@@ -15,9 +15,9 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.gate import current_rank
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
 from tests.support.determinism import pure, relative
 from tests.support.judges import duplicate_questions
+from tests.support.sessions import RunSession
 
 pytestmark = pytest.mark.slow
 

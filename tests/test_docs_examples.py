@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

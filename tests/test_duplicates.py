@@ -22,10 +22,10 @@ from dagmca.prompts.schemas import DuplicateVerdict
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_provenance
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.duplicates import STUBS, TREES, run_merge
 from tests.support.judges import judge_reply
 from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 
 def test_a_later_stub_the_judge_finds_the_same_leaves_the_open_stubs(store: SQLiteStore) -> None:

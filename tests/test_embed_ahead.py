@@ -21,13 +21,13 @@ from dagmca.debate.state import SessionState
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.metrics.session import session_metrics
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.similarity.counts import EmbedCounts, EmbedPhase, counting
 from dagmca.similarity.queue import AHEAD_BATCH
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
+from dagmca.workspace.session import run_and_report
+from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 T = TypeVar("T")
 

@@ -26,12 +26,12 @@ from dagmca.prompts.schemas import (
     decision_schema,
     joint_flag_schema,
 )
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
+from dagmca.workspace.session import run_and_report
 from tests.support.fault_server import FaultServer, schema_in_prompt
+from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 
 def names(schema: dict[str, Any]) -> list[str]:

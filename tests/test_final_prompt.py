@@ -12,8 +12,7 @@ from dagmca.llm.tokens import TokenCounter
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
-from tests.conftest import RunSession
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, RunSession, scripted
 
 POSITION_A = "Pricing works when revenue funds buses, and position marker alpha-one holds."
 POSITION_B = "Pricing works when revenue funds buses, and position marker beta-two holds."

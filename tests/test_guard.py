@@ -11,8 +11,7 @@ from typing import Any
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall
 from dagmca.store.check import check_store
-from tests.conftest import RunSession, excerpt_of
-from tests.support.sessions import flag, no_flag
+from tests.support.sessions import RunSession, excerpt_of, flag, no_flag
 
 LOOP = "The answer is: " * 30
 SOUND = "Pricing shifts trips to off-peak hours, and the revenue decides who gains."

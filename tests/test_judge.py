@@ -18,8 +18,7 @@ from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.prices import resolve_prices
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.similarity import PIECE_WORDS, HashingEmbedder, MiniLMEmbedder, pieces
-from tests.conftest import RunSession
-from tests.support.sessions import LOWERS, QUESTIONS, RAISES, TOPIC, scripted
+from tests.support.sessions import LOWERS, QUESTIONS, RAISES, TOPIC, RunSession, scripted
 
 DATA = Path(__file__).parent / "data" / "judge_calibration.jsonl"
 POSITIVE = {"pair": {"converge", "contradict", "elaborate"}, "stub": {"answers", "topic"}}

@@ -16,9 +16,9 @@ from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter
 from dagmca.prompts import ledger as ledger_prompts
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
-from dagmca.workspace.session import role_window
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
+from dagmca.workspace.session import role_window
+from tests.support.sessions import run_scripted
 
 LONG = " ".join(f"Sentence {i} says the toll moved traffic to street {i}." for i in range(400))
 

@@ -31,10 +31,10 @@ from dagmca.similarity import HashingEmbedder, MiniLMEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import SessionMode
-from tests.conftest import PASSAGE, run_scripted
 from tests.support.judges import sentences_of
 from tests.support.ledger import JOINED, SAID, SMALL, A, B, C, claims, debate, edges_of, judge_rule, run
 from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE, run_scripted
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel
 
 COPIED = A  # a turn's sentence, copied

@@ -13,7 +13,7 @@ import pytest
 from dagmca.debate.ledger.texts import before, said
 from dagmca.graph import DebateNode, EdgeType, NodeKind, TurnNode, node_from_record
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
+from tests.support.sessions import run_scripted
 
 pytestmark = pytest.mark.slow
 

@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from dagmca.llm.fake import ScriptedCall
-from tests.conftest import RunSession
 from tests.support.sandbox import process_env
+from tests.support.sessions import RunSession
 
 pytestmark = pytest.mark.slow
 

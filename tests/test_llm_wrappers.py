@@ -38,8 +38,8 @@ from dagmca.llm.stack.gated import Gated
 from dagmca.llm.stack.meter import Meter
 from dagmca.llm.stack.restore import Earlier, Replaying
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
 from tests.support.determinism import pure
+from tests.support.sessions import run_scripted
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
 

@@ -19,9 +19,9 @@ from dagmca.prompts.schemas import TensionFlag
 from dagmca.reports.models import FinalState, MCAReport
 from dagmca.reports.quality import report
 from dagmca.similarity import MiniLMEmbedder, jaccard
-from tests.conftest import PASSAGE
 from tests.support.cli import assert_user_error, dagmca
 from tests.support.sandbox import process_env
+from tests.support.sessions import PASSAGE
 
 pytestmark = pytest.mark.local_model
 

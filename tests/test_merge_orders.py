@@ -10,9 +10,8 @@ from dagmca.debate.events import Event, PairJudged
 from dagmca.graph import CallPhase, EdgeType, NodeKind
 from dagmca.prompts.schemas import PairVerdict
 from dagmca.store.check import check_store
-from tests.conftest import RunSession
 from tests.support.judges import first_shown
-from tests.support.sessions import CHANGES, LOWERS, QUESTIONS, RAISES, scripted
+from tests.support.sessions import CHANGES, LOWERS, QUESTIONS, RAISES, RunSession, scripted
 
 WORKERS = "Pricing works when revenue funds buses and exemptions protect workers."
 LOW_WAGE = "Pricing works when revenue funds buses and exemptions protect low wage workers."

@@ -16,7 +16,7 @@ from dagmca.graph import EdgeType, NodeKind
 from dagmca.metrics import measures
 from dagmca.metrics.session import CATEGORIES, SessionMetrics, session_metrics
 from dagmca.similarity import HashingEmbedder
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 
 def test_specialization_is_one_minus_normalised_entropy() -> None:

@@ -21,11 +21,10 @@ from dagmca.store.networkx_view import load_graph, session_records
 from dagmca.store.push import push_session
 from dagmca.store.query import parse_params, write_clause
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
 from tests.support.bolt_server import BoltServer, free_port
 from tests.support.cli import dagmca
 from tests.support.cookbook import load_cookbook
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, RunSession, scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 COOKBOOK = ROOT / "examples" / "queries.cypher"

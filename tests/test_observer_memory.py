@@ -10,8 +10,7 @@ from dagmca.debate.events import Event, TensionDropped
 from dagmca.llm.fake import ScriptedCall
 from dagmca.prompts import templates as tpl
 from dagmca.text import quotes
-from tests.conftest import RunSession, excerpt_of
-from tests.support.sessions import flag, no_flag
+from tests.support.sessions import RunSession, excerpt_of, flag, no_flag
 
 FIRST = "Who pays for the buses once the charge revenue falls?"
 INVENTED = "Would the suburbs secede from the city over the charge?"

@@ -10,7 +10,7 @@ from dagmca.debate.estimate import observer_calls
 from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall, checked_excerpt
 from dagmca.prompts.schemas import joint_lenses, joint_turns
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 
 def flag(lens: str, turn: int, question: str, prompt: str) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.workspace import BaseWorkspace, OpenSession, SessionMode
 from dagmca.workspace.session import run_and_report
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
 

@@ -14,9 +14,8 @@ from dagmca.graph import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, Tensi
 from dagmca.store.check import check_store
 from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession, run_scripted
 from tests.support.cli import dagmca
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, RunSession, run_scripted, scripted
 
 PERSPECTIVES = ("analytical", "creative", "critical", "practical")
 ROUTED = dict(

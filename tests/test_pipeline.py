@@ -9,8 +9,7 @@ from dagmca.graph import EdgeType, NodeKind, TensionStatus
 from dagmca.llm.fake import ScriptedCall
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import RunSession
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import QUESTIONS, RunSession, scripted
 
 
 def test_two_converging_branches_give_exactly_one_synthesis(run_fake: RunSession) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 from rich.console import Console
 
 from dagmca.cli.progress import LiveProgress
-from tests.conftest import RunSession
 from tests.support.criteria import CRITERIA_SETTINGS, responder
+from tests.support.sessions import RunSession
 
 
 def test_progress_reports_flags_selection_branches_merges_and_revisits(run_fake: RunSession) -> None:

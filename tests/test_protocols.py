@@ -15,7 +15,7 @@ from dagmca.prompts.schemas import Reflection, Subtasks
 from dagmca.reports.models import FinalState, MCAReport
 from dagmca.store.check import check_store
 from dagmca.team import build_tree
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 ENGINE_PHASES = {p.value for p in Phase}
 QUIET: dict[str, Any] = {"max_depth": 0, "monitor_every": "off", "convergence_threshold": 1.0}

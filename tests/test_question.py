@@ -17,7 +17,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.prompts.templates import MAIN_QUESTION, NO_PASSAGE
 from dagmca.similarity import HashingEmbedder
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 QUESTION = "Should a city with chronic congestion introduce a flat road charge?"
 SMALL = {"max_depth": 1, "max_branches": 2, "rounds": 1}

@@ -18,7 +18,7 @@ from dagmca.graph import CallPhase, EdgeType, NodeKind, Phase
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import run_scripted
+from tests.support.sessions import run_scripted
 from tests.support.strong_fake import LONG_PASSAGE, StrongModel, words
 
 MARK = re.compile(r"\[… (\d+) earlier sentences? left out to fit the context window …\] ")

@@ -24,11 +24,11 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import run_and_report
-from tests.conftest import PASSAGE
 from tests.support.cli import dagmca
 from tests.support.determinism import relative
 from tests.support.fault_server import CLIENT_KIND, FAULTS, FaultServer
 from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 KEY = "sk-test-Secret-4f9a1c77e2b04d8c"
 SMALL = {

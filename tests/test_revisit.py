@@ -22,12 +22,11 @@ from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import revisit_and_report
-from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.cli import dagmca
 from tests.support.criteria import responder
 from tests.support.judges import judge_reply, stub_parts
 from tests.support.opened import open_state
-from tests.support.sessions import QUESTIONS
+from tests.support.sessions import PASSAGE, QUESTIONS, RunSession, excerpt_of, lens_by_lens
 
 
 def test_revisit_explores_a_stub_the_new_context_makes_relevant(

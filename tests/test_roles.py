@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from dagmca.workspace.session import run_and_report
-from tests.support.opened import open_state
 
 from dagmca.config import SessionConfig
 from dagmca.config.roles import RoleSettings
@@ -28,8 +26,10 @@ from dagmca.llm.routing import Route, RoutingClient
 from dagmca.metrics.session import session_metrics
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
+from dagmca.workspace.session import run_and_report
 from tests.support.fault_server import FaultServer
+from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 JUDGE_PHASES = {CallPhase.JUDGE.value, CallPhase.MERGE.value, CallPhase.LEDGER.value}
 SMALL = dict(max_branches=2, max_depth=1, rounds=1, monitor_every="turn", cache=False)

@@ -12,7 +12,7 @@ from dagmca.debate.router import Router
 from dagmca.graph import EdgeType, NodeKind
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 POOL = ("analytical", "creative", "critical", "practical", "theoretical", "empirical", "ethical", "systemic")
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PASSAGE
 from tests.support.cli import dagmca
+from tests.support.sessions import PASSAGE
 
 pytestmark = pytest.mark.slow  # dagmca processes
 

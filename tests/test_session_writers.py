@@ -19,10 +19,10 @@ import pytest
 from dagmca.reports.writers import write_json
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.cli import dagmca
 from tests.support.fault_server import FaultServer
 from tests.support.sandbox import process_env
+from tests.support.sessions import PASSAGE
 
 SMALL = ["--cpp", "2", "--rounds", "2", "--max-branches", "1", "--max-depth", "1", "--max-revisits", "0"]
 

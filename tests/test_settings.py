@@ -16,7 +16,7 @@ from dagmca.cli.app import app, main
 from dagmca.config import SessionConfig
 from dagmca.config.params import PARAMS
 from dagmca.graph import ModelRole
-from tests.conftest import PASSAGE
+from tests.support.sessions import PASSAGE
 
 # one setting per layer: each is given by its own layer and by every layer below it,
 # so that each pins that layer over all the lower ones

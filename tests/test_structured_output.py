@@ -14,9 +14,9 @@ import pytest
 
 from dagmca.graph import NodeKind
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.cli import dagmca
 from tests.support.fault_server import FaultServer
+from tests.support.sessions import PASSAGE
 
 pytestmark = pytest.mark.slow
 

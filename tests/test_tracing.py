@@ -35,10 +35,9 @@ from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import SessionMode, run_and_report
-from tests.conftest import PASSAGE, lens_by_lens, run_scripted
 from tests.support.opened import open_state, run_build
 from tests.support.sandbox import process_env
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import PASSAGE, QUESTIONS, lens_by_lens, run_scripted, scripted
 
 # a session that branches (three branches of the main debate), judges and merges them
 BRANCHING = {

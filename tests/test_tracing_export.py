@@ -19,8 +19,8 @@ pytest.importorskip("opentelemetry.sdk.trace", reason="the otel extra is not ins
 from dagmca import tracing
 from dagmca.errors import SettingsError
 from dagmca.tracing import otlp, setup
-from tests.conftest import PASSAGE
 from tests.support.sandbox import process_env
+from tests.support.sessions import PASSAGE
 
 # the dagmca program, with the moment its command returned (its run's end) written to
 # stderr before the program's own exit path (the spans' flush) runs; with `slow`, each

@@ -24,9 +24,8 @@ from dagmca.reports import quality
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
 from dagmca.store.check import check_store
-from tests.conftest import PASSAGE, RunSession, excerpt_of, lens_by_lens
 from tests.support.judges import judge_reply
-from tests.support.sessions import flag
+from tests.support.sessions import PASSAGE, RunSession, excerpt_of, flag, lens_by_lens
 
 QUESTION = "Who pays for the upkeep of the street trees?"
 RESTATED = "Who pays for the upkeep of the city's trees?"  # most of its wording is the branch's question

@@ -13,7 +13,7 @@ from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, default_responder
 from dagmca.reports.models import MCAReport
 from dagmca.store.check import check_store
-from tests.conftest import RunSession
+from tests.support.sessions import RunSession
 
 PEERS: dict[str, Any] = {"max_depth": 0, "monitor_every": "off", "strange_loops": 0}
 

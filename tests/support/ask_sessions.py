@@ -10,9 +10,8 @@ from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import excerpt_of, run_scripted
 from tests.support.judges import judge_reply
-from tests.support.sessions import QUESTIONS, flag, no_flag
+from tests.support.sessions import QUESTIONS, excerpt_of, flag, no_flag, run_scripted
 
 # s1: three branches; A and B converge, B and C converge, A and C contradict: a group
 # that holds a contradiction is not merged, so the contradiction stays dissent (a session

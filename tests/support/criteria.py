@@ -8,9 +8,8 @@ import hashlib
 from typing import Any
 
 from dagmca.llm.fake import ScriptedCall
-from tests.conftest import excerpt_of
 from tests.support.judges import judge_reply
-from tests.support.sessions import QUESTIONS
+from tests.support.sessions import QUESTIONS, excerpt_of
 
 CONVERGED = "Pricing works when revenue funds buses and exemptions protect workers. See [B1] and [B2]."
 

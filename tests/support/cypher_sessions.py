@@ -11,8 +11,7 @@ from pathlib import Path
 
 from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE, lens_by_lens, run_scripted
-from tests.support.sessions import QUESTIONS, scripted
+from tests.support.sessions import PASSAGE, QUESTIONS, lens_by_lens, run_scripted, scripted
 
 SHOPS = "Shops in the centre lose few suburban visitors."
 RICH = "s1"

@@ -10,9 +10,8 @@ from typing import Any
 from dagmca.llm.fake import ScriptedCall
 from dagmca.prompts.schemas import DuplicateVerdict, PairVerdict, StubVerdict
 from dagmca.store.base import GraphStore
-from tests.conftest import excerpt_of
 from tests.support.judges import pair_texts
-from tests.support.sessions import QUESTIONS, flag, no_flag
+from tests.support.sessions import QUESTIONS, excerpt_of, flag, no_flag
 
 
 def pure(call: ScriptedCall) -> Any:

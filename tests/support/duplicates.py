@@ -22,9 +22,9 @@ from dagmca.graph import (
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
-from tests.conftest import PASSAGE
 from tests.support.judges import judge_reply
 from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 TREES = "Who pays for the upkeep of street trees once they are planted?"
 

@@ -15,9 +15,9 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_structured
 from dagmca.similarity import Embedder, HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import SessionMode, run_and_report
-from tests.conftest import PASSAGE
 from tests.support.judges import ledger_reply, sentences_of
 from tests.support.opened import open_state
+from tests.support.sessions import PASSAGE
 
 # a main debate only, two leaves under the root, two rounds, no observers
 SMALL: dict[str, Any] = dict(cpp=2, depth=2, rounds=2, max_depth=0, monitor_every="off", ledger="final")
