@@ -307,8 +307,9 @@ async def run_eval(
     if needs_judge:
         # the judge's calls of earlier runs count against the eval's budgets; asked again,
         # they are answered from the cache
-        e.eval_sessions.charge(await e.store.aread(lambda s: s.calls(eval_id)))
-        llm, judge_model = (judge, _model_of(judge)) if judge is not None else await e.eval_sessions.judge(eval_id)
+        sessions = e.eval_sessions
+        sessions.charge(await e.store.aread(lambda s: s.calls(eval_id)))
+        llm, judge_model = (judge, _model_of(judge)) if judge is not None else await sessions.judge(eval_id)
         jobs = pairs(
             plan.tasks, plan.arms, plan.repeats, plan.judge_trials, judge_all=plan.judge_all,
             noise=plan.noise_floor,
