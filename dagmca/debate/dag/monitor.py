@@ -19,7 +19,8 @@ from typing import Any
 from dagmca.debate.dag import judge
 from dagmca.debate.dag.flags import flagged_at, restating
 from dagmca.debate.events import TensionDropped, TensionFlagged
-from dagmca.debate.state import FrameFactory, SessionState
+from dagmca.debate.state import SessionState
+from dagmca.debate.state.prompt_space import FrameFactory
 from dagmca.graph import CallPhase, DebateNode, TensionNode, TensionStatus, TurnNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration

@@ -12,7 +12,8 @@ from pydantic import BaseModel
 from dagmca import tracing
 from dagmca.debate.events import RoundStarted, TurnRecorded
 from dagmca.debate.outcomes import DebateOutcome
-from dagmca.debate.state import FrameFactory, SessionState
+from dagmca.debate.state import SessionState
+from dagmca.debate.state.prompt_space import FrameFactory
 from dagmca.graph import DebateNode, DebateOrigin, EdgeRecord, EdgeType, Phase, RoundNode, TurnNode
 from dagmca.llm.base import CallMeta, Completion
 from dagmca.metrics.session import CONTENT

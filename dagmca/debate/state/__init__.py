@@ -17,7 +17,7 @@ from dagmca.debate.router import Router
 from dagmca.debate.state.counts import Counts
 from dagmca.debate.state.graph_so_far import GraphSoFar
 from dagmca.debate.state.handles import Handles
-from dagmca.debate.state.prompt_space import FrameFactory, PromptSpace
+from dagmca.debate.state.prompt_space import PromptSpace
 from dagmca.graph import AgentNode, EdgeRecord, EdgeType, GraphNode, Role
 from dagmca.llm.base import CallMeta, Completion, LLMError, Request
 from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
@@ -29,8 +29,6 @@ from dagmca.prompts.templates import passage_block
 from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
-
-__all__ = ["Background", "FrameFactory", "Memory", "SessionState"]
 
 Background = Callable[[], Sequence[Part]]
 # what the personas knew when the session started: perspective -> {"kept": [texts],
@@ -46,7 +44,6 @@ class SessionState:
 
     def __init__(
         self,
-        *,
         config: SessionConfig,
         session_id: str,
         store: BackgroundStore,
