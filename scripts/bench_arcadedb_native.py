@@ -36,10 +36,11 @@ from dagmca.store import statements as neo4j_statements
 from dagmca.store.networkx_view import store_records
 from dagmca.store.rows import edge_row, node_row
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.cookbook import COOKBOOK, NOT_ON_THE_TEST_SERVER
 from tests.support.cypher_constructs import CONSTRUCTS
+from tests.support.cypher_rows import comparable, rounded
 from tests.support.cypher_sessions import RICH, rich_session
 from tests.support.synthetic import synthetic_session
-from tests.test_embedded_cypher import COOKBOOK, NOT_ON_THE_TEST_SERVER, comparable, rounded
 
 # Run in the native build's virtualenv: load the statements, answer the queries, and
 # write the rows and the times as JSON.

@@ -42,8 +42,8 @@ from dagmca.similarity import Embedder, HashingEmbedder
 from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
 from dagmca.store import embedded
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.cookbook import COOKBOOK
 from tests.support.synthetic import synthetic_session
-from tests.test_embedded_cypher import COOKBOOK
 
 QUESTIONS = [
     "What did the debates conclude about fairness and power?",

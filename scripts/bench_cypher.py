@@ -33,8 +33,10 @@ from dagmca.store.push import push_session
 from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.bolt_server import BoltServer
+from tests.support.cookbook import COOKBOOK, NOT_ON_THE_TEST_SERVER
+from tests.support.cypher_rows import comparable
+from tests.support.cypher_sessions import STORES
 from tests.support.synthetic import synthetic_session
-from tests.test_embedded_cypher import COOKBOOK, NOT_ON_THE_TEST_SERVER, STORES, comparable
 
 Records = tuple[list[NodeRecord], list[EdgeRecord]]
 Loader = Callable[[Records], Any]

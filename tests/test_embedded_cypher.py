@@ -5,7 +5,6 @@ what the engine cannot run, and every write, is refused with one line."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -19,15 +18,10 @@ from dagmca.store.query import records_to_rows
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.bolt_server import BoltServer
 from tests.support.cli import assert_user_error, dagmca
-from tests.support.cookbook import CookbookQuery, load_cookbook
+from tests.support.cookbook import COOKBOOK, NOT_ON_THE_TEST_SERVER, CookbookQuery
 from tests.support.cypher_constructs import CONSTRUCTS, REFUSED
+from tests.support.cypher_rows import comparable, rounded
 from tests.support.cypher_sessions import RICH, STORES
-
-ROOT = Path(__file__).resolve().parents[1]
-COOKBOOK = load_cookbook(ROOT / "examples" / "queries.cypher")
-# The Bolt server of the tests (ArcadeDB) has no full-text index, so this query's rows
-# are compared with nothing; test_the_embedded_store_searches_the_texts checks it alone.
-NOT_ON_THE_TEST_SERVER = {"search-the-texts"}
 
 # The language's corners: grouping, null, ordering, arithmetic, UNION, paths, predicates.
 PROBES = [
@@ -58,24 +52,6 @@ PROBES = [
     "MATCH (a:Node {session: $session})-[r]-(b:Node) RETURN type(r) AS type, count(*) AS n ORDER BY type",
     "MATCH (x:Nothing) RETURN count(x) AS n, collect(x.id) AS ids, sum(x.n) AS s, avg(x.n) AS a",
 ]
-
-
-def collected(text: str) -> set[str]:
-    """The columns a query fills with collect(): their order is the engine's, not data."""
-    call = r"collect\((?:[^()]|\([^()]*\))*\)(?:\[[^\]]*\])?"
-    return set(re.findall(call + r"\s+AS\s+(\w+)", text, re.IGNORECASE))
-
-
-def comparable(text: str, rows: list[dict[str, Any]], *, ordered: bool) -> list[str]:
-    """Rows as text with their collect() columns sorted; sorted themselves unless
-    `ordered` (where the query orders by columns that leave no ties, so the order is the
-    data's and not the engine's)."""
-    lists = collected(text)
-    shown = [
-        json.dumps({k: sorted(v, key=json.dumps) if k in lists else v for k, v in r.items()}, sort_keys=True)
-        for r in rows
-    ]
-    return shown if ordered else sorted(shown)
 
 
 @pytest.fixture(scope="module")
@@ -158,12 +134,6 @@ def test_the_embedded_store_searches_the_texts(stores: dict[str, Path]) -> None:
     ]
     assert rows and len(texts) == len(rows) and all("buses" in t.lower() for t in texts)
     assert [r["score"] for r in rows] == sorted((r["score"] for r in rows), reverse=True)
-
-
-def rounded(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Rows with their floats to 9 places: percentileCont interpolates as Neo4j's source
-    does (a·(1-f) + b·f), and ArcadeDB in another order, which differs in the last bit."""
-    return [{k: round(v, 9) if isinstance(v, float) else v for k, v in r.items()} for r in rows]
 
 
 @pytest.mark.parametrize("name", list(CONSTRUCTS))
