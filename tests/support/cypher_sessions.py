@@ -6,7 +6,6 @@ contradiction, a reference cycle, a duplicate) and a built corpus of two passage
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
@@ -79,7 +78,7 @@ def built_corpus(store: SQLiteStore, out_dir: Path) -> None:
     from dagmca.corpus.build import Build
     from dagmca.corpus.sources import Passage
     from dagmca.llm.fake import ScriptedLLM
-    from dagmca.similarity import HashingEmbedder
+    from tests.support.opened import run_build
 
     cfg = SessionConfig(
         llm="fake", max_branches=3, max_depth=1, max_revisits=1, rounds=1, strategy="urgent",
@@ -90,7 +89,7 @@ def built_corpus(store: SQLiteStore, out_dir: Path) -> None:
     job = Build(cfg, store, [first, later], reports=lambda s: out_dir / s)
     todo = job.plan()
     llm = ScriptedLLM(lens_by_lens(scripted(QUESTIONS[:4], stub=_answers_shops)))
-    asyncio.run(job.run(todo, llm, HashingEmbedder()))
+    run_build(job, todo, store, llm)
     if [o.status for o in job.outcomes.values()] != ["done", "done"]:
         raise RuntimeError(f"the corpus build failed: {job.outcomes}")
 
