@@ -38,22 +38,17 @@ from dagmca.graph import ModelRole
 
 # The keyword settings of each entry. Where an entry has a parameter of a setting's name
 # (a judge's client, an embedder object), that setting is left out: give it in
-# `settings` there.
+# `settings` there. The others add the left-out keys to the common ones.
+COMMON = "OpenEvalOverrides"
 VARIANTS = {
-    "Overrides": ("Keyword settings: a key left out keeps the settings' value.", ()),
-    "EvalOverrides": ("`Workspace.eval`'s: all but `judge`, its judge's client there.", ("judge",)),
-    "OpenOverrides": (
-        "`dagmca.run`'s: all but `embedder`, the workspace's embedder there.",
-        ("embedder",),
-    ),
-    "OpenEvalOverrides": (
-        "`dagmca.evaluate`'s: all but `embedder` and `judge`, as above.",
-        ("embedder", "judge"),
-    ),
+    COMMON: ("`dagmca.evaluate`'s: all but `embedder` and `judge`, its parameters there.", ()),
+    "EvalOverrides": ("`Workspace.eval`'s: all but `judge`, its judge's client there.", ("embedder",)),
+    "OpenOverrides": ("`dagmca.run`'s: all but `embedder`, the workspace's embedder there.", ("judge",)),
+    "Overrides": ("Keyword settings: a key left out keeps the settings' value.", ("embedder", "judge")),
 }
-
-# what a setting accepts beyond its stored type: lists for tuples, a role by its name
-# and its settings as a mapping
+LEFT_OUT = {"embedder", "judge"}
+# what a setting accepts beyond its stored type: a role by its name, its settings as a
+# mapping (a tuple setting takes any sequence: `spelled` says so)
 WIDER = {
     "roles": "Mapping[ModelRole | str, RoleSettings | Mapping[str, Any]]",
 }
@@ -82,12 +77,14 @@ def render() -> str:
     sys.path.insert(0, str(ROOT))
     from dagmca.config import SessionConfig
 
+    fields = SessionConfig.model_fields
     blocks = []
-    for variant, (doc, left_out) in VARIANTS.items():
-        lines = [f"class {variant}(TypedDict, total=False):", f'    """{doc}"""', ""]
-        for name, field in SessionConfig.model_fields.items():
-            if name not in left_out:
-                lines.append(f"    {name}: {WIDER.get(name) or spelled(field.annotation)}")
+    for variant, (doc, added) in VARIANTS.items():
+        base = "TypedDict, total=False" if variant == COMMON else COMMON + ", total=False"
+        lines = [f"class {variant}({base}):", f'    """{doc}"""', ""]
+        names = [n for n in fields if n not in LEFT_OUT] if variant == COMMON else list(added)
+        for name in names:
+            lines.append(f"    {name}: {WIDER.get(name) or spelled(fields[name].annotation)}")
         blocks.append("\n".join(lines) + "\n")
     text = HEADER + "\n\n".join(blocks)
     return re.sub(r"\bOptional\[(.*?)\]", r"\1 | None", text)

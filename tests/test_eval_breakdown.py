@@ -5,30 +5,25 @@ model whose judge writes long reasoning for every criterion."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from dagmca.api import Workspace
 from dagmca.cli.app import main
 from dagmca.config import SessionConfig
-from dagmca.evaluation import EvalReport, Task, parse_arms
+from dagmca.evaluation import EvalReport, Task
 from dagmca.evaluation.breakdown import criterion_comparisons
 from dagmca.evaluation.judging import PairJudgement
 from dagmca.evaluation.records import Verdict
-from dagmca.evaluation.running import EvalPlan, run_eval
 from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.ledger import final_claims
-from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
-from tests.support.evals import EVAL
+from tests.support.evals import BASE
+from tests.support.evals import run as run_in_workspace
 from tests.support.strong_fake import LONG_PASSAGE, SENTENCES, StrongModel
-
-BASE = SessionConfig.model_validate({"llm": "fake"})
 
 
 def run(
@@ -39,13 +34,7 @@ def run(
     base: SessionConfig = BASE,
     **kw: object,
 ) -> EvalReport:
-    plan = EvalPlan(eval_id=EVAL, tasks=found, arms=parse_arms(arms, base.model_dump()), **kw)  # type: ignore[arg-type]
-
-    async def go() -> EvalReport:
-        async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
-            return await run_eval(ws, plan, base, client=client)
-
-    return asyncio.run(go())
+    return run_in_workspace(tmp_path, client, found, arms, base, **kw)[0]
 
 
 def session_of(call: ScriptedCall) -> str:

@@ -38,6 +38,7 @@ from dagmca.llm.stack.gated import Gated
 from dagmca.llm.stack.meter import Meter
 from dagmca.llm.stack.restore import Earlier, Replaying
 from dagmca.store.sqlite import SQLiteStore
+from tests.support.caches import DictCache
 from tests.support.determinism import pure
 from tests.support.sessions import run_scripted
 
@@ -177,17 +178,6 @@ class Inner(LLMClient):
 
     def negotiation_result(self) -> str | None:
         return self.settled
-
-
-class DictCache:
-    def __init__(self) -> None:
-        self.kept: dict[str, str] = {}
-
-    async def acache_get(self, key: str) -> str | None:
-        return self.kept.get(key)
-
-    def cache_put(self, key: str, model: str, value: str) -> None:
-        self.kept.setdefault(key, value)
 
 
 Q: list[Message] = [{"role": "user", "content": "q"}]

@@ -14,6 +14,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.routing import Route, RoutingClient
 from dagmca.prompts.schemas import PairVerdict
+from tests.support.caches import DictCache
 
 LONG = " ".join(f"word{i}" for i in range(120))  # no loop: a cut reply is continued
 
@@ -24,17 +25,6 @@ class Tagged(Request):
     parameter would be."""
 
     top_k: int = 0
-
-
-class DictCache:
-    def __init__(self) -> None:
-        self.kept: dict[str, str] = {}
-
-    async def acache_get(self, key: str) -> str | None:
-        return self.kept.get(key)
-
-    def cache_put(self, key: str, model: str, value: str) -> None:
-        self.kept.setdefault(key, value)
 
 
 def reply(call: ScriptedCall) -> object:

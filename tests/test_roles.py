@@ -27,6 +27,7 @@ from dagmca.metrics.session import session_metrics
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import run_and_report
+from tests.support.caches import DictCache
 from tests.support.fault_server import FaultServer
 from tests.support.opened import open_state
 from tests.support.sessions import PASSAGE
@@ -63,17 +64,6 @@ def ask(
     meta = CallMeta(phase=phase, reask=reask)
     messages: list[Message] = [{"role": "user", "content": content or f"q {phase}"}]
     return asyncio.run(llm.complete(Request(messages, max_tokens=20, temperature=temperature, meta=meta)))
-
-
-class DictCache:
-    def __init__(self) -> None:
-        self.kept: dict[str, str] = {}
-
-    async def acache_get(self, key: str) -> str | None:
-        return self.kept.get(key)
-
-    def cache_put(self, key: str, model: str, value: str) -> None:
-        self.kept.setdefault(key, value)
 
 
 def two_roles(judge_temperature: float | None = None) -> tuple[Inner, Inner, RoutingClient]:
