@@ -13,8 +13,9 @@ from neo4j import exceptions as neo4j_errors
 from dagmca.errors import EndpointError, UserError
 from dagmca.graph import CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
 from dagmca.store import deletion, statements
-from dagmca.store.base import GraphStore, StoreError
-from dagmca.store.rows import edge_row, node_row, to_edge, to_node
+from dagmca.store.base import GraphStore
+from dagmca.store.bolt_writes import BoltWrites
+from dagmca.store.rows import to_edge, to_node
 from dagmca.store.search import TextIndex
 from dagmca.store.sqlite import memory_call_log, sidecar
 from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
@@ -22,7 +23,6 @@ from dagmca.store.target import BOLT_SCHEMES, BoltTarget, is_bolt_uri
 __all__ = ["BOLT_SCHEMES", "BoltTarget", "Neo4jStore", "connect", "is_bolt_uri"]
 
 T = TypeVar("T")
-EdgeKey = tuple[str, str, EdgeType, str]  # source, target, type, key
 
 
 def connect(target: BoltTarget, *, llm_store: Path | None = None) -> Neo4jStore:
@@ -51,9 +51,9 @@ def connect(target: BoltTarget, *, llm_store: Path | None = None) -> Neo4jStore:
 
 
 class Neo4jStore(GraphStore):
-    """Takes a driver so callers (and tests) choose how to connect. Writes are MERGEs
-    batched with UNWIND, one managed transaction per `write`; the driver retries
-    transient errors."""
+    """Takes a driver so callers (and tests) choose how to connect. A `write` is one
+    managed transaction of batched statements, planned by `BoltWrites`; the driver
+    retries transient errors."""
 
     def __init__(
         self,
@@ -70,13 +70,7 @@ class Neo4jStore(GraphStore):
         self._llm_store: GraphStore | None = None
         self._database = database
         self._location = location or "neo4j"
-        # Creation order across processes (a resumed run, a push): monotonic clock
-        # nanoseconds, never repeating within this process.
-        self._last_seq = 0
-        # What this store wrote (committed), so a write knows what is new without asking
-        self._created: set[str] = set()
-        self._edges_known: set[EdgeKey] = set()
-        self._careful = False  # an optimistic create collided: look every id up from now on
+        self._writes = BoltWrites(lambda work: self._call(lambda s: s.execute_write(work)))
         self.schema_notes: list[str] = []  # what `init_schema` could not create, and why
         self._fulltext: bool | None = None  # whether the server has the full-text index, once known
 
@@ -121,107 +115,10 @@ class Neo4jStore(GraphStore):
         rows = self._read(statements.show_constraints(), {})
         return any(r.get("name") == statements.ID_CONSTRAINT for r in rows)
 
-    def _seq(self) -> int:
-        self._last_seq = max(self._last_seq + 1, time.time_ns())
-        return self._last_seq
-
     def write(self, nodes: Sequence[NodeRecord] = (), edges: Sequence[EdgeRecord] = ()) -> None:
-        """Upserts at the server's bulk speed: what is new goes in as plain `UNWIND …
-        CREATE` batches per label and per type; what is stored already is updated in place.
-
-        What is new is known without asking where it can be: a node this store created is
-        updated; any other node is created optimistically, and the id constraint refuses
-        it if it exists (a resumed run, a second push) — then the write is done again
-        the careful way, looking every id up first, and so are the writes after it. A
-        relationship from a node this store created is new unless this store wrote it;
-        any other is looked up."""
-        latest = {n.id: n for n in nodes}  # one row per id: the statements need distinct ids
-        # one row per (source, target, type, key): the last one wins, as upserts do
-        keyed = {(e.source, e.target, e.type, e.key): e for e in edges}
-        if not latest and not keyed:
-            return
-        node_rows = [(n, node_row(n, self._seq())) for n in latest.values()]
-        edge_rows = [(k, edge_row(e, self._seq())) for k, e in keyed.items()]
-        try:
-            created = self._write(node_rows, edge_rows, careful=self._careful)
-        except neo4j_errors.ConstraintError:
-            if self._careful:
-                raise
-            self._careful = True
-            created = self._write(node_rows, edge_rows, careful=True)
-        self._created.update(created)
-        self._edges_known.update(keyed)
-
-    def _write(
-        self,
-        node_rows: list[tuple[NodeRecord, dict[str, Any]]],
-        edge_rows: list[tuple[EdgeKey, dict[str, Any]]],
-        *,
-        careful: bool,
-    ) -> list[str]:
-        def work(tx: neo4j.ManagedTransaction) -> list[str]:
-            created = set(self._write_nodes(tx, node_rows, careful) if node_rows else [])
-            by_type: dict[EdgeType, list[tuple[EdgeKey, dict[str, Any]]]] = {}
-            for key, row in edge_rows:
-                by_type.setdefault(key[2], []).append((key, row))
-            for type_, rows in by_type.items():
-                self._write_edges(tx, type_, rows, created)
-            return list(created)
-
-        return self._call(lambda s: s.execute_write(work))
-
-    def _write_nodes(
-        self, tx: neo4j.ManagedTransaction, rows: list[tuple[NodeRecord, dict[str, Any]]], careful: bool
-    ) -> list[str]:
-        # stored already: what this store created, and (careful) what a lookup finds
-        found: set[str] = set()
-        unknown = [n.id for n, _ in rows if n.id not in self._created]
-        if careful and unknown:
-            found = {r["id"] for r in tx.run(statements.existing_nodes(), ids=unknown)}
-        new: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
-        old: dict[tuple[NodeKind, tuple[str, ...]], list[dict[str, Any]]] = {}
-        for n, row in rows:
-            group = old if n.id in self._created or n.id in found else new
-            group.setdefault((n.kind, tuple(sorted(n.labels))), []).append(row)
-        for (kind, labels), batch in new.items():
-            tx.run(statements.create_nodes(kind, labels), rows=batch).consume()
-        for (kind, labels), batch in old.items():
-            for statement in statements.update_nodes(kind, labels):
-                tx.run(statement, rows=batch).consume()
-        return [row["id"] for batch in new.values() for row in batch]
-
-    def _write_edges(
-        self,
-        tx: neo4j.ManagedTransaction,
-        type_: EdgeType,
-        rows: list[tuple[EdgeKey, dict[str, Any]]],
-        created_now: set[str],
-    ) -> None:
-        known: list[dict[str, Any]] = []
-        new: list[dict[str, Any]] = []
-        unsure: list[dict[str, Any]] = []
-        for key, row in rows:
-            if key in self._edges_known:
-                known.append(row)
-            elif key[0] in self._created or key[0] in created_now:  # from a node this store made
-                new.append(row)
-            else:
-                unsure.append(row)
-        if unsure:
-            probe = [
-                {"i": i, "source": r["source"], "target": r["target"], "key": r["key"]}
-                for i, r in enumerate(unsure)
-            ]
-            stored = {r["i"] for r in tx.run(statements.existing_edges(type_), rows=probe)}
-            known += [r for i, r in enumerate(unsure) if i in stored]
-            new += [r for i, r in enumerate(unsure) if i not in stored]
-        if known:
-            tx.run(statements.update_edges(type_), rows=known).consume()
-        if new:
-            written = tx.run(statements.create_edges(type_), rows=new).single(strict=True)["written"]
-            if written != len(new):
-                # Raising inside the managed transaction rolls all of it back.
-                raise StoreError(f"{len(new) - written} {type_.value} edge(s) point at a missing node")
+        """Upserts at the server's bulk speed (bolt_writes.py says how what is new is
+        known), in one managed transaction the driver retries."""
+        self._writes.write(nodes, edges)
 
     def run_batches(self, statements: Sequence[tuple[str, list[dict[str, Any]]]]) -> None:
         """(query, rows) pairs in one write transaction (the benchmark's plain baseline)."""
@@ -325,8 +222,7 @@ class Neo4jStore(GraphStore):
         self._forget()
 
     def _forget(self) -> None:
-        self._created.clear()
-        self._edges_known.clear()
+        self._writes.forget()
 
     def _write_count(self, query: str, params: dict[str, Any]) -> int:
         def work(tx: neo4j.ManagedTransaction) -> int:
