@@ -17,17 +17,16 @@ from functools import partial
 from typing import Any
 
 from dagmca.debate.dag import judge
-from dagmca.debate.dag.flags import flagged_at, restating
+from dagmca.debate.dag.flags import cap_open_stubs, explored_tension, flagged_at, restating, twin_in_line
 from dagmca.debate.events import TensionDropped, TensionFlagged
 from dagmca.debate.state import SessionState
 from dagmca.debate.state.prompt_space import FrameFactory
-from dagmca.graph import CallPhase, DebateNode, TensionNode, TensionStatus, TurnNode
+from dagmca.graph import CallPhase, DebateNode, TensionNode, TurnNode
 from dagmca.llm.base import CallMeta
 from dagmca.llm.degenerate import degeneration
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import TensionFlag, joint_flag_schema, round_flag_schema
-from dagmca.similarity.counts import EmbedPhase
 from dagmca.text import nearest_sentence, quotes
 
 RECENT_TURNS = 4
@@ -258,11 +257,11 @@ class Monitor:
         reason = degeneration(question, instructions, share_limit=0.5)
         kept = ""
         if reason is not None:
-            explored = self._explored(question)
+            explored = explored_tension(st, self.debate, question)
             if explored is None:
                 self._drop(lens, question, reason)
                 return
-            if await self._twin(question) is None:
+            if await twin_in_line(st, self.debate, question) is None:
                 decision = await restating(st, explored, self._tension(lens, turn, flag, question))
                 if decision.verdict == "duplicate":
                     return
@@ -278,52 +277,6 @@ class Monitor:
         self.state.handles.emit(
             TensionDropped(debate=self.debate.id, observer=lens, question=question, reason=reason)
         )
-
-    def _explored(self, question: str) -> TensionNode | None:
-        """The tension this branch explores, when `question` echoes its wording and not the
-        observers' instructions: whether the two ask the same is then the judge's call
-        (`restating`), not the guard's. None on the main debate, for a question that also
-        echoes the instructions, and with --judge embedding (the guard's rule stands)."""
-        st = self.state
-        parts = self.debate.id.split("/")
-        ancestors = ["/".join(parts[:k]) for k in range(1, len(parts))]
-        explored = [
-            t
-            for d in ancestors
-            for t in st.graph.tensions_of.get(d, {}).values()
-            if t.question == self.debate.question
-        ]
-        if not explored or st.handles.config.judge != "llm":
-            return None
-        if degeneration(question, tpl.observer_scaffolding(""), share_limit=0.5) is not None:
-            return None
-        return explored[-1]
-
-    async def _twin(self, question: str) -> TensionNode | None:
-        """An earlier tension of the debate's line that `question` restates (a flag
-        merged as a duplicate stands for the tension it duplicates), or None."""
-        st = self.state
-        # A near-duplicate is looked for across the debate's line: a branch re-raising the
-        # question it explores, or one its ancestors hold, is one tension flagged twice,
-        # not two. (Not its siblings': they run at the same time, so which flagged first
-        # would depend on latency, and the graph must not.) The debate's own flags come
-        # here one at a time, in a fixed order (`_check`); its ancestors are finished.
-        # So no lock: other debates record theirs meanwhile, and their encodes batch.
-        parts = self.debate.id.split("/")
-        line = ("/".join(parts[:k]) for k in range(1, len(parts) + 1))
-        earlier = [t for d in line for t in st.graph.tensions_of.get(d, {}).values()]
-        if not earlier:
-            return None
-        sims = await st.handles.embedder.asimilarities(
-            question, [t.question for t in earlier], phase=EmbedPhase.FLAGS
-        )
-        best = int(sims.argmax())
-        if sims[best] < st.handles.config.duplicate_threshold:
-            return None
-        twin = earlier[best]
-        if twin.status is TensionStatus.DUPLICATE and twin.duplicate_of in st.graph.tensions:
-            return st.graph.tensions[twin.duplicate_of]
-        return twin
 
     def _tension(self, lens: str, turn: TurnNode, flag: TensionFlag, question: str) -> TensionNode:
         return TensionNode(
@@ -349,7 +302,7 @@ class Monitor:
         located: bool = False,
     ) -> None:
         st = self.state
-        twin = await self._twin(question)
+        twin = await twin_in_line(st, self.debate, question)
         if twin is not None:
             flag_id = f"{lens}@{turn.id}"
             if flag_id not in twin.flags:  # one observer's second flag of a turn adds nothing
@@ -361,38 +314,9 @@ class Monitor:
         tension.kept_reason = kept
         tension.excerpt_located = located
         st.write([tension], [flagged_at(st.handles, tension.id, turn.id, lens)])
-        self._keep_ledger()
+        cap_open_stubs(st, self.debate)
         st.handles.emit(
             TensionFlagged(
                 debate=self.debate.id, urgency=tension.urgency, question=tension.question, observer=lens
-            )
-        )
-
-    def _keep_ledger(self) -> None:
-        """At most --max-open-stubs open stubs per debate: past it, the least urgent (of
-        equal urgency, the latest) is dropped: kept in the graph with its reason, counted,
-        never revisited. Flags are recorded in a fixed order, so the same ones drop
-        whatever the latency."""
-        st, cap = self.state, self.state.handles.config.max_open_stubs
-        open_stubs = [
-            t for t in st.graph.tensions_of.get(self.debate.id, {}).values() if t.status is TensionStatus.STUB
-        ]
-        if len(open_stubs) <= cap:
-            return
-        drop = min(reversed(open_stubs), key=lambda t: t.urgency)  # the first minimum: the latest
-        drop.status = TensionStatus.DROPPED
-        drop.dropped_reason = (
-            f"urgency {drop.urgency} was the lowest of {len(open_stubs)} open stubs of its debate "
-            f"(--max-open-stubs {cap})"
-        )
-        # counted from the graph (the summary's `tensions` row), not with the degeneration
-        # guard's drops: a dropped stub is not degenerate
-        st.write([drop])
-        st.handles.emit(
-            TensionDropped(
-                debate=self.debate.id,
-                observer=drop.observer,
-                question=drop.question,
-                reason=drop.dropped_reason,
             )
         )
