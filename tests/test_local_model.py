@@ -136,7 +136,23 @@ def test_run_end_to_end_on_the_local_model(tmp_path: Path) -> None:
     assert any(n["kind"] == "Debate" and n["origin"] == "branch" for n in data["nodes"])
     tensions = [n for n in data["nodes"] if n["kind"] == "Tension"]
     assert any(n["status"] in ("stub", "superseded") for n in tensions), [n["status"] for n in tensions]
-    # the real model judged stubs against the branches: every check says who decided
+    # the real model judges open stubs: against a branch's text when another debate left
+    # one open as the branch ended (whether the main debate keeps a flag besides the one it
+    # branches on is the model's doing), and against the final on a revisit, which checks
+    # every open stub (--max-revisits 0: none explored). Every check says who decided.
+    revisit = subprocess.run(
+        [sys.executable, "-m", "dagmca", "revisit", "tiny", "-q"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    assert revisit.returncode == 0, revisit.stderr[-2000:]
+    subprocess.run(
+        [sys.executable, "-m", "dagmca", "export", "tiny", "-o", "t.json"], cwd=tmp_path, check=True
+    )
+    data = json.loads((tmp_path / "t.json").read_text())
     checks = [
         c
         for n in data["nodes"]
