@@ -4,7 +4,7 @@ counts and its prompts' space (a module each), composed into `SessionState`."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -24,13 +24,12 @@ from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import ContextWindow
 from dagmca.metrics.session import SessionMetrics
-from dagmca.prompts.budget import Part, Prompt, PromptBudget
+from dagmca.prompts.budget import Prompt, PromptBudget
 from dagmca.prompts.templates import passage_block
 from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 
-Background = Callable[[], Sequence[Part]]
 # what the personas knew when the session started: perspective -> {"kept": [texts],
 # "record": {category: [trials, successes]}}
 Memory = dict[str, dict[str, Any]]
