@@ -29,6 +29,8 @@ from dagmca.store.embedded.engine import Engine
 from dagmca.store.embedded.expression_compiler import Compiler
 from dagmca.store.embedded.expression_parser import ExprParser
 from dagmca.store.embedded.parser import parse
+from dagmca.store.embedded.temporal import Duration, Temporal
+from dagmca.store.embedded.temporal import text as temporal_text
 from dagmca.store.embedded.values import Graph, Node, Rel, hashable
 from dagmca.store.embedded.values import Path as CypherPath
 
@@ -96,6 +98,8 @@ def canon(v: Any, unordered: bool = False) -> str:
         return repr(v)
     if isinstance(v, str):
         return repr(v)
+    if isinstance(v, Temporal | Duration):  # the TCK writes a temporal value as its text
+        return repr(temporal_text(v))
     if isinstance(v, list):
         items = [canon(x, unordered) for x in v]
         return "[" + ", ".join(sorted(items) if unordered else items) + "]"

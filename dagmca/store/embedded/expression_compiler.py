@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any
 
 from dagmca.errors import UserError
@@ -21,6 +20,7 @@ from dagmca.store.embedded.functions import (
 from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row, truth
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.syntax import Unsupported
+from dagmca.store.embedded.temporal import TEMPORAL, Duration, Temporal, component, statement_now
 from dagmca.store.embedded.values import Node, Rel, equals
 
 Fn = Callable[[Row], Any]
@@ -54,6 +54,7 @@ class Compiler(GraphExpressions):
         self.graph = graph
         self.deadline = deadline
         self.aggregates: list[Aggregate] | None = None  # a list while compiling a projection
+        self.now = statement_now()  # the statement's clock: every datetime() in it reads the same
 
     def compile(self, e: s.Expr) -> Fn:
         method = getattr(self, f"_{type(e).__name__.lower()}")
@@ -92,8 +93,11 @@ class Compiler(GraphExpressions):
                 return v.get(key)
             if v is None:
                 return None
-            if isinstance(v, datetime) and key in ("year", "month", "day", "hour", "minute", "second"):
-                return getattr(v, key)
+            if isinstance(v, Temporal | Duration):
+                try:
+                    return component(v, key)
+                except KeyError:
+                    raise CypherTypeError(f"a {v.type_name} has no component {key!r}") from None
             raise CypherTypeError(f"cannot read property {key!r} of a {type(v).__name__}")
 
         return prop
@@ -190,6 +194,10 @@ class Compiler(GraphExpressions):
             return self._aggregate(e)
         if e.name in ("all", "any", "none", "single"):
             return self._list_predicate(e)
+        if e.name in TEMPORAL:
+            temporal_fn, now = TEMPORAL[e.name], self.now
+            temporal_args = [self.compile(a) for a in e.args]
+            return lambda row: temporal_fn(now, *[a(row) for a in temporal_args])
         if e.name not in SCALARS:  # refused before any row is read, whether or not one is
             raise Unsupported(f"the function {e.written or e.name}() is not supported on the embedded store")
         args = [self.compile(a) for a in e.args]

@@ -6,10 +6,12 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
+from dagmca.store.embedded import temporal
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
+from dagmca.store.embedded.temporal import Duration, Temporal
 from dagmca.store.embedded.values import Node, Path, Rel, compare, equals
 
 AGGREGATES = frozenset(
@@ -33,22 +35,29 @@ def add(a: Any, b: Any) -> Any:
     texts = isinstance(a, str | int | float) and isinstance(b, str | int | float)
     if texts and (isinstance(a, str) or isinstance(b, str)):
         return f"{a}{b}"
-    if isinstance(a, datetime) and isinstance(b, timedelta):
-        return a + b
-    if isinstance(a, timedelta) and isinstance(b, datetime | timedelta):
-        return b + a
+    if isinstance(a, Temporal | Duration) or isinstance(b, Temporal | Duration):
+        return temporal.add(a, b)
     return _numeric("+", a, b, lambda x, y: x + y)
 
 
 def subtract(a: Any, b: Any) -> Any:
     if a is None or b is None:
         return None
-    if isinstance(a, datetime) and isinstance(b, timedelta | datetime):
-        return a - b
+    if isinstance(a, Temporal | Duration) or isinstance(b, Temporal | Duration):
+        return temporal.subtract(a, b)
     return _numeric("-", a, b, lambda x, y: x - y)
 
 
+def multiply(a: Any, b: Any) -> Any:
+    if isinstance(a, Duration) or isinstance(b, Duration):
+        return None if a is None or b is None else temporal.multiply(a, b)
+    return _numeric("*", a, b, lambda x, y: x * y)
+
+
 def divide(a: Any, b: Any) -> Any:
+    if isinstance(a, Duration) or isinstance(b, Duration):
+        return None if a is None or b is None else temporal.divide(a, b)
+
     def div(x: Any, y: Any) -> Any:
         if isinstance(x, int) and isinstance(y, int):
             if y == 0:
@@ -85,7 +94,7 @@ def _numeric(op: str, a: Any, b: Any, fn: Callable[[Any, Any], Any]) -> Any:
 ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
     "+": add,
     "-": subtract,
-    "*": lambda a, b: _numeric("*", a, b, lambda x, y: x * y),
+    "*": multiply,
     "/": divide,
     "%": modulo,
     "^": lambda a, b: _numeric("^", a, b, lambda x, y: float(x) ** float(y)),
@@ -183,32 +192,6 @@ def _props(v: Any) -> Any:
     raise CypherTypeError(f"properties() needs a node, relationship or map, not {_kind(v)}")
 
 
-def _datetime(text: Any = None) -> Any:
-    if text is None:
-        now = datetime.now(UTC)
-        return now.replace(microsecond=now.microsecond // 1000 * 1000)
-    if not isinstance(text, str):
-        raise Unsupported("datetime() from a map is not supported on the embedded store")
-    when = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return when if when.tzinfo else when.replace(tzinfo=UTC)
-
-
-_DURATION = re.compile(
-    r"^P(?:(?P<w>\d+(?:\.\d+)?)W)?(?:(?P<d>\d+(?:\.\d+)?)D)?"
-    r"(?:T(?:(?P<h>\d+(?:\.\d+)?)H)?(?:(?P<m>\d+(?:\.\d+)?)M)?(?:(?P<s>\d+(?:\.\d+)?)S)?)?$"
-)
-
-
-def _duration(text: Any) -> Any:
-    if not isinstance(text, str):
-        raise Unsupported("duration() from a map is not supported on the embedded store")
-    found = _DURATION.match(text)
-    if found is None or text in ("P", "PT"):
-        raise Unsupported(f"duration {text!r}: years and months are not supported on the embedded store")
-    part = {k: float(v) if v else 0.0 for k, v in found.groupdict().items()}
-    return timedelta(weeks=part["w"], days=part["d"], hours=part["h"], minutes=part["m"], seconds=part["s"])
-
-
 def _to_int(v: Any) -> Any:
     try:
         return int(float(v)) if isinstance(v, str) else int(v)
@@ -226,8 +209,8 @@ def _to_float(v: Any) -> Any:
 def _to_string(v: Any) -> Any:
     if isinstance(v, bool):
         return "true" if v else "false"
-    if isinstance(v, datetime):
-        return v.isoformat()
+    if isinstance(v, Temporal | Duration):
+        return temporal.text(v)
     return str(v)
 
 
@@ -299,8 +282,6 @@ SCALARS: dict[str, tuple[Callable[..., Any], bool]] = {
     "substring": (_substring, True),
     "left": (lambda v, n: v[: int(n)], True),
     "right": (lambda v, n: v[-int(n) :] if int(n) else "", True),
-    "datetime": (_datetime, False),
-    "duration": (_duration, True),
     "timestamp": (lambda: int(datetime.now(UTC).timestamp() * 1000), False),
 }
 

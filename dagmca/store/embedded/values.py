@@ -7,10 +7,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.store.embedded import temporal
+from dagmca.store.embedded.temporal import DateTime, Duration, LocalDateTime, Temporal
 from dagmca.store.rows import TIME_KEYS, to_temporal
 from dagmca.store.statements import NODE_LABEL
 
@@ -51,7 +53,7 @@ class Path:
 class Graph:
     """Nodes carry `Node` and their kind as labels (Stub too, where set), `id`,
     `session`, `created_at` and `seq` beside their properties, and timestamps as
-    datetimes: the same graph `dagmca push` writes into Neo4j."""
+    zoned datetimes: the same graph `dagmca push` writes into Neo4j."""
 
     def __init__(self, nodes: Iterable[NodeRecord], edges: Iterable[EdgeRecord]) -> None:
         self._fill(
@@ -76,7 +78,7 @@ class Graph:
         all_nodes, by_id, by_label = self.nodes, self.by_id, self.by_label
         for seq, (id_, session, kind, labels, created_at, props) in enumerate(nodes, 1):
             _temporals(props)
-            props.update(id=id_, session=session, created_at=to_temporal("created_at", created_at), seq=seq)
+            props.update(id=id_, session=session, created_at=_temporal("created_at", created_at), seq=seq)
             node = Node(seq - 1, (NODE_LABEL, kind, *sorted(labels)), props)
             all_nodes.append(node)
             by_id[id_] = node
@@ -136,7 +138,13 @@ def _temporals(props: dict[str, Any]) -> None:
     """Timestamps among the properties as datetimes, in place."""
     for key in TIME_KEYS:
         if key in props:
-            props[key] = to_temporal(key, props[key])
+            props[key] = _temporal(key, props[key])
+
+
+def _temporal(key: str, value: Any) -> Any:
+    """A stored timestamp as Neo4j holds it (a zoned datetime); other text stays text."""
+    found = to_temporal(key, value)
+    return temporal.from_python(found) if isinstance(found, datetime) else found
 
 
 def hashable(v: Any) -> Any:
@@ -182,9 +190,10 @@ def compare(a: Any, b: Any) -> int | None:
         if (isinstance(a, float) and math.isnan(a)) or (isinstance(b, float) and math.isnan(b)):
             return None
         return int(a > b) - int(a < b)
-    for kind in (str, datetime, timedelta):
-        if isinstance(a, kind) and isinstance(b, kind):
-            return int(a > b) - int(a < b)  # type: ignore[operator]
+    if isinstance(a, str) and isinstance(b, str):
+        return int(a > b) - int(a < b)
+    if isinstance(a, Temporal | Duration):
+        return temporal.compare(a, b)
     if isinstance(a, list) and isinstance(b, list):
         for x, y in zip(a, b, strict=False):
             c = compare(x, y)
@@ -195,7 +204,7 @@ def compare(a: Any, b: Any) -> int | None:
 
 
 # ORDER BY's order across kinds (ascending): maps, nodes, relationships, lists, paths,
-# temporals, strings, booleans, numbers, and null last.
+# temporals (each type apart), strings, booleans, numbers, and null last.
 def _rank(v: Any) -> int:
     if v is None:
         return 9
@@ -205,7 +214,7 @@ def _rank(v: Any) -> int:
         return 8
     if isinstance(v, str):
         return 6
-    if isinstance(v, datetime | timedelta):
+    if isinstance(v, Temporal | Duration):
         return 5
     if isinstance(v, Path):
         return 4
@@ -245,10 +254,10 @@ class SortKey:
             return bool(v.key < w.key)
         if self.rank in (0, 4, 9):
             return False
-        try:
-            return bool(v < w)
-        except TypeError:  # a datetime and a duration
-            return False
+        if self.rank == 5:
+            x, y = temporal.SORT_RANK[type(v)], temporal.SORT_RANK[type(w)]
+            return x < y if x != y else temporal.order_key(v) < temporal.order_key(w)
+        return bool(v < w)
 
 
 def iso(when: datetime) -> str:
@@ -258,18 +267,10 @@ def iso(when: datetime) -> str:
     return when.astimezone(UTC).isoformat(timespec="milliseconds")
 
 
-def iso_duration(d: timedelta) -> str:
-    seconds = d.total_seconds()
-    days, rest = divmod(abs(seconds), 86400)
-    hours, rest = divmod(rest, 3600)
-    minutes, secs = divmod(rest, 60)
-    sign = "-" if seconds < 0 else ""
-    return f"{sign}P{int(days)}DT{int(hours)}H{int(minutes)}M{secs:g}S"
-
-
 def output(v: Any) -> Any:
     """A value as JSON-ready data: nodes carry their labels, relationships their type and
-    ends, paths their node ids, timestamps as ISO text (as `dagmca query` on Neo4j)."""
+    ends, paths their node ids, datetimes as ISO text in UTC, other temporal values as
+    Neo4j writes them (as `dagmca query` on Neo4j)."""
     if isinstance(v, Node):
         return {"labels": sorted(v.labels), **{k: output(x) for k, x in v.props.items()}}
     if isinstance(v, Rel):
@@ -281,8 +282,9 @@ def output(v: Any) -> Any:
         return [output(x) for x in v]
     if isinstance(v, dict):
         return {k: output(x) for k, x in v.items()}
-    if isinstance(v, datetime):
-        return iso(v)
-    if isinstance(v, timedelta):
-        return iso_duration(v)
+    if isinstance(v, DateTime | LocalDateTime):
+        # as `dagmca query` prints the driver's datetimes: UTC (a local one read as UTC)
+        return iso(temporal.to_python(v))
+    if isinstance(v, Temporal | Duration):
+        return temporal.text(v)
     return v
