@@ -21,6 +21,7 @@ from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row,
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
 from dagmca.store.embedded.syntax import Unsupported
 from dagmca.store.embedded.temporal import TEMPORAL, Duration, Temporal, component, statement_now
+from dagmca.store.embedded.types import is_of
 from dagmca.store.embedded.values import Node, Rel, equals
 
 Fn = Callable[[Row], Any]
@@ -158,6 +159,10 @@ class Compiler(GraphExpressions):
         if e.op == "-":
             return lambda row: ARITHMETIC["-"](0, v) if (v := operand(row)) is not None else None
         return operand
+
+    def _typepredicate(self, e: s.TypePredicate) -> Fn:
+        subject, wanted, negated = self.compile(e.subject), e.type, e.negated
+        return lambda row: is_of(subject(row), wanted) != negated
 
     def _binary(self, e: s.Binary) -> Fn:
         left, right = self.compile(e.left), self.compile(e.right)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.reader import Reader
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
+from dagmca.store.embedded.types import read_type
 
 _COMPARE = ("=", "<>", "!=", "<", ">", "<=", ">=", "=~")
 _CLAUSES = ("MATCH", "OPTIONAL", "WITH", "UNWIND", "CALL", "RETURN")
@@ -65,18 +66,32 @@ class ExprParser(Reader):
                 self.next()
                 left = s.Binary(f"{op} with", left, self.additive())
             elif self.is_word("IS"):
+                left = self.is_predicate(left)
+            elif self.is_op("::"):
                 self.next()
-                negated = self.is_word("NOT")
-                if negated:
-                    self.next()
-                self.expect_word("NULL")
-                left = s.Unary("is not null" if negated else "is null", left)
+                left = s.TypePredicate(left, read_type(self))
             else:
                 return left
 
+    def is_predicate(self, left: s.Expr) -> s.Expr:
+        """After the subject: `IS [NOT] NULL`, `IS [NOT] :: type`, `IS [NOT] TYPED type`."""
+        self.expect_word("IS")
+        negated = self.is_word("NOT")
+        if negated:
+            self.next()
+        if self.is_op("::") or self.is_word("TYPED"):
+            self.next()
+            return s.TypePredicate(left, read_type(self), negated)
+        if self.is_word("NORMALIZED", "NFC", "NFD", "NFKC", "NFKD"):
+            raise Unsupported(
+                "the normalization predicate (IS NORMALIZED) is not supported on the embedded store"
+            )
+        self.expect_word("NULL")
+        return s.Unary("is not null" if negated else "is null", left)
+
     def additive(self) -> s.Expr:
         left = self.multiplicative()
-        while self.is_op("+", "-"):
+        while self.is_op("+", "-", "||"):
             op = self.next().text
             left = s.Binary(op, left, self.multiplicative())
         return left

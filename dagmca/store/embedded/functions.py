@@ -91,7 +91,19 @@ def _numeric(op: str, a: Any, b: Any, fn: Callable[[Any, Any], Any]) -> Any:
     return fn(a, b)
 
 
+def concatenate(a: Any, b: Any) -> Any:
+    """`a || b`: two strings, or two lists, joined."""
+    if a is None or b is None:
+        return None
+    if isinstance(a, str) and isinstance(b, str):
+        return a + b
+    if isinstance(a, list) and isinstance(b, list):
+        return a + b
+    raise CypherTypeError(f"cannot apply || to {_kind(a)} and {_kind(b)}")
+
+
 ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
+    "||": concatenate,
     "+": add,
     "-": subtract,
     "*": multiply,

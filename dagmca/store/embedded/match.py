@@ -13,6 +13,7 @@ from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.expression_compiler import Compiler, Fn, Row, truth
 from dagmca.store.embedded.graph_expr import has_labels
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
+from dagmca.store.embedded.paths import Selector, select
 from dagmca.store.embedded.values import Graph, Node, Path, Rel, equals
 
 
@@ -40,6 +41,7 @@ class _PathSpec:
     var: str | None
     nodes: list[_NodeSpec]
     rels: list[_RelSpec]
+    selector: Selector | None = None
 
 
 Bound = dict[str, Any]
@@ -79,7 +81,7 @@ class Matcher:
             )
             for r in p.rels
         ]
-        return _PathSpec(p.var, nodes, rels)
+        return _PathSpec(p.var, nodes, rels, Selector(*p.selector) if p.selector else None)
 
     def new_variables(self, patterns: list[s.PathPattern]) -> list[str]:
         names = [p.var for p in patterns] + [n.var for p in patterns for n in p.nodes]
@@ -107,6 +109,9 @@ class Matcher:
     ) -> Iterator[tuple[Bound, frozenset[int]]]:
         node_values = [{k: f(row) for k, f in n.props} for n in p.nodes]
         rel_values = [{k: f(row) for k, f in r.props} for r in p.rels]
+        if p.selector is not None:
+            yield from self._selected(p, node_values, rel_values[0], row, used)
+            return
         pools = [self._pool(n, v, row) for n, v in zip(p.nodes, node_values, strict=True)]
         anchor = min(range(len(pools)), key=lambda i: len(pools[i]))
         spec, values = p.nodes[anchor], node_values[anchor]
@@ -124,6 +129,47 @@ class Matcher:
                         rels = (*reversed(l_rels), *r_rels)
                         l_bound = {**l_bound, p.var: Path(tuple(nodes), tuple(rels))}
                     yield l_bound, l_used
+
+    def _selected(
+        self, p: _PathSpec, node_values: list[Values], values: Values, row: Bound, used: frozenset[int]
+    ) -> Iterator[tuple[Bound, frozenset[int]]]:
+        """The paths a shortest-path selector keeps, searched from the side with fewer
+        candidate nodes."""
+        assert p.selector is not None
+        ends = [
+            [n for n in self._pool(spec, v, row) if self._node_ok(spec, v, n)]
+            for spec, v in zip(p.nodes, node_values, strict=True)
+        ]
+        rel = p.rels[0]
+        back = len(ends[1]) < len(ends[0])
+        starts, finish = (ends[1], ends[0]) if back else (ends[0], ends[1])
+        direction = {"out": "in", "in": "out"}.get(rel.direction, "both") if back else rel.direction
+        wanted = {n.key for n in finish}
+        targets = frozenset(wanted) if len(wanted) <= 16 else None
+
+        def steps(node: Node, walked: frozenset[int]) -> Iterator[tuple[Rel, Node]]:
+            return self._steps(node, rel, values, direction, used | walked)
+
+        hops = (rel.min_hops, rel.max_hops) if rel.variable else (1, 1)
+        for start in starts:
+            found = select(p.selector, start, steps, hops, lambda n: n.key in wanted, self.deadline, targets)
+            for nodes, rels in found:
+                if back:
+                    nodes, rels = nodes[::-1], rels[::-1]
+                bound = dict(row)
+                if not (
+                    self._bind_node(p.nodes[0], nodes[0], bound)
+                    and self._bind_node(p.nodes[1], nodes[-1], bound)
+                ):
+                    continue
+                if rel.var:
+                    value: Any = list(rels) if rel.variable else rels[0]
+                    if rel.var in bound and not _same(bound[rel.var], value):
+                        continue
+                    bound[rel.var] = value
+                if p.var:
+                    bound[p.var] = Path(nodes, rels)
+                yield bound, used | {r.key for r in rels}
 
     def _pool(self, spec: _NodeSpec, values: Values, row: Bound) -> list[Node]:
         """The nodes a node pattern may match, from the narrowest index at hand (not yet

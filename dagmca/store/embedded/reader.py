@@ -94,19 +94,80 @@ class Reader:
             var = self.name()
             self.next()
         if self.tok.kind == "name" and self.is_op("(", tok=self.peek()):
-            fn = self.tok.text
-            raise Unsupported(f"shortest paths ({fn}()) are not supported on the embedded store")
-        if self.is_word("SHORTEST", "ANY", "ALL") and not self.is_op("(", tok=self.peek()):
-            raise Unsupported("shortest paths (SHORTEST, ANY, ALL) are not supported on the embedded store")
+            return self.shortest_function(var)
+        selector = self.path_selector()
         if self.is_op("(") and self.is_op("(", tok=self.peek()):
             raise Unsupported(_QUANTIFIED)
         nodes, rels = [self.node()], []
         while self.is_op("-", "<"):
             rels.append(self.rel())
-            if self.is_op("+", "*", "{"):
-                raise Unsupported(_QUANTIFIED)
+            self.quantifier(rels[-1])
             nodes.append(self.node())
-        return s.PathPattern(var, nodes, rels)
+        if selector is not None and len(rels) != 1:
+            raise Unsupported(
+                "a path selector (SHORTEST, ANY, ALL SHORTEST) over a pattern of other than one relationship "
+                "is not supported on the embedded store"
+            )
+        return s.PathPattern(var, nodes, rels, selector)
+
+    def shortest_function(self, var: str | None) -> s.PathPattern:
+        """`shortestPath((a)-[*]-(b))` or `allShortestPaths(…)`, after the path variable."""
+        written = self.name()
+        kind = {"shortestpath": "shortestPath", "allshortestpaths": "allShortestPaths"}.get(written.lower())
+        if kind is None:
+            self.fail("expected a pattern")
+        assert kind is not None
+        self.expect_op("(")
+        inner = self.path()
+        self.expect_op(")")
+        if len(inner.rels) != 1 or inner.selector is not None:
+            raise CypherSyntaxError(f"cannot read the query: {written}() takes a pattern of one relationship")
+        return s.PathPattern(var, inner.nodes, inner.rels, (kind, 1))
+
+    def path_selector(self) -> tuple[str, int] | None:
+        """Neo4j 5's `SHORTEST k [GROUPS]`, `ALL SHORTEST`, `ANY SHORTEST`, `ANY [k]`, `ALL`."""
+        if not self.is_word("SHORTEST", "ANY", "ALL"):
+            return None
+        word = self.next().text.upper()
+        selector: tuple[str, int] | None
+        if word == "SHORTEST":
+            k = self._count()
+            selector = ("groups", k) if self.is_word("GROUP", "GROUPS") else ("shortest", k)
+            if self.is_word("GROUP", "GROUPS"):
+                self.next()
+        elif self.is_word("SHORTEST"):
+            self.next()
+            selector = ("all", 0) if word == "ALL" else ("shortest", 1)
+        else:
+            selector = ("any", self._count() if self.tok.kind == "number" else 1) if word == "ANY" else None
+        if self.is_word("PATH", "PATHS"):
+            self.next()
+        return selector
+
+    def _count(self) -> int:
+        if self.tok.kind != "number" or not isinstance(self.tok.value, int):
+            self.fail("expected a number of paths")
+        return int(self.next().value)
+
+    def quantifier(self, rel: s.RelPattern) -> None:
+        """A quantified relationship (`-[:R]->+`, `-->*`, `-->{1,3}`): variable length."""
+        if not self.is_op("+", "*", "{"):
+            return
+        if rel.variable_length:
+            self.fail("a relationship is quantified once")
+        rel.variable_length = True
+        op = self.next().text
+        if op != "{":
+            rel.min_hops, rel.max_hops = (1 if op == "+" else 0), None
+            return
+        low = int(self.next().value) if self.tok.kind == "number" else None
+        if self.is_op(","):
+            self.next()
+            high = int(self.next().value) if self.tok.kind == "number" else None
+        else:
+            high = low
+        self.expect_op("}")
+        rel.min_hops, rel.max_hops = (low or 0), high
 
     def node(self) -> s.NodePattern:
         self.expect_op("(")

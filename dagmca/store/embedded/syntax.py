@@ -38,7 +38,7 @@ _TOKEN = re.compile(
   | (?P<quoted>`(?:[^`]|``)*`)
   | (?P<string>'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")
   | (?P<param>\$[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\.\.|<>|!=|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;&!])
+  | (?P<op>\.\.|::|\|\||<>|!=|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;&!])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -151,6 +151,16 @@ class Binary(Expr):
     op: str
     left: Expr
     right: Expr
+
+
+@dataclass
+class TypePredicate(Expr):
+    """`x IS :: INTEGER`, `x IS NOT TYPED STRING`, `x :: LIST<ANY>`: `type` is a
+    `types.CypherType`."""
+
+    subject: Expr
+    type: Any
+    negated: bool = False
 
 
 @dataclass
@@ -273,6 +283,9 @@ class PathPattern:
     var: str | None
     nodes: list[NodePattern]
     rels: list[RelPattern]
+    # a shortest-path search: (kind, k) with kind shortestPath, allShortestPaths,
+    # shortest, all (ALL SHORTEST), groups (SHORTEST k GROUPS) or any (ANY k)
+    selector: tuple[str, int] | None = None
 
 
 # -- clauses ----------------------------------------------------------------------
