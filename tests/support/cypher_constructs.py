@@ -72,8 +72,8 @@ CONSTRUCTS: dict[str, str] = {
 REFUSED: list[tuple[str, str]] = [
     ("EXPLAIN MATCH (n) RETURN n", "plans are Neo4j's"),
     ("PROFILE MATCH (n) RETURN n", "plans are Neo4j's"),
-    ("MATCH p = shortestPath((a)-[*]-(b)) RETURN p", "shortestPath()"),
-    ("MATCH p = SHORTEST 1 (a)-->+(b) RETURN p", "shortest paths"),
+    ("MATCH p = SHORTEST 1 (a)-->(b)-->(c) RETURN p", "a path selector (SHORTEST"),
+    ("RETURN 'a' IS NORMALIZED AS n", "IS NORMALIZED"),
     ("MATCH ((a)-->(b)){1,3} RETURN a", "quantified path patterns"),
     ("MATCH (n) CALL { WITH n CREATE (m:X) } IN TRANSACTIONS RETURN n", "CREATE"),
     ("RETURN apoc.coll.sum([1, 2]) AS s", "apoc.coll.sum()"),

@@ -262,7 +262,7 @@ class ExprParser(Reader):
         except (CypherSyntaxError, Unsupported):
             path = None
         if path is not None and path.rels:
-            return s.Exists([path], self.pattern_where([path], None))
+            return s.Exists([path], self.pattern_where([path], None), bare=True)
         self.pos = saved
         self.expect_op("(")
         e = self.expr()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.expression_parser import ExprParser
+from dagmca.store.embedded.semantics import check
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
 
 _WRITES = ("CREATE", "MERGE", "SET", "DELETE", "DETACH", "REMOVE", "FOREACH", "LOAD", "DROP")
@@ -18,7 +19,10 @@ _OTHER_CLAUSES = (
 
 
 def parse(text: str) -> s.Query:
-    return Parser(text).query()
+    """The query, read and checked (variables of one kind, defined where used)."""
+    query = Parser(text).query()
+    check(query)
+    return query
 
 
 class Parser(ExprParser):
@@ -140,11 +144,11 @@ class Parser(ExprParser):
         items = []
         while True:
             expr = self.expr()
-            alias = expr.text
+            alias, aliased = expr.text, isinstance(expr, s.Var)
             if self.is_word("AS"):
                 self.next()
-                alias = self.name()
-            items.append(s.Item(expr, alias))
+                alias, aliased = self.name(), True
+            items.append(s.Item(expr, alias, aliased))
             if not self.is_op(","):
                 return items
             self.next()

@@ -189,10 +189,11 @@ class Comprehension(Expr):
 
 @dataclass
 class Exists(Expr):
-    """`EXISTS { MATCH … WHERE … }`, or a pattern used as a predicate."""
+    """`EXISTS { MATCH … WHERE … }`, or a pattern used as a predicate (`bare`)."""
 
     patterns: list[PathPattern]
     where: Expr | None
+    bare: bool = False
 
 
 @dataclass(frozen=True)
@@ -308,6 +309,7 @@ class Unwind:
 class Item:
     expr: Expr
     alias: str
+    aliased: bool = True  # written with AS (or a variable, which names itself)
 
 
 @dataclass
