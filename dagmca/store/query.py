@@ -46,12 +46,20 @@ def write_clause(query: str) -> str | None:
 def plain(value: Any) -> Any:
     """A driver value as JSON-ready data: nodes carry their labels, relationships
     their type and ends, paths their node ids; a timestamp in the form the embedded
-    store prints it (UTC, milliseconds), so both stores give the same rows."""
+    store prints it (UTC, milliseconds), other temporal values as Neo4j writes them,
+    so both stores give the same rows."""
     # imported here: the driver takes a third of a second to import, and only Neo4j's
     # rows need it (the embedded store's are plain already)
     import neo4j.graph
     import neo4j.time
 
+    # before lists: the driver's Duration is a tuple
+    if isinstance(value, neo4j.time.DateTime):
+        return from_temporal(value)
+    if isinstance(value, neo4j.time.Duration | neo4j.time.Time):
+        return _temporal_text(value)
+    if isinstance(value, neo4j.time.Date):
+        return str(value)
     if isinstance(value, neo4j.graph.Node):
         return {"labels": sorted(value.labels), **{k: plain(v) for k, v in value.items()}}
     if isinstance(value, neo4j.graph.Relationship):
@@ -63,11 +71,23 @@ def plain(value: Any) -> Any:
         return [plain(v) for v in value]
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
-    if isinstance(value, neo4j.time.DateTime):
-        return from_temporal(value)
-    if isinstance(value, neo4j.time.Date | neo4j.time.Time | neo4j.time.Duration):
-        return str(value)
     return value
+
+
+def _temporal_text(value: neo4j.time.Duration | neo4j.time.Time) -> str:
+    """A driver's duration or time as Neo4j's toString() writes it (the driver's own
+    text of a time always has nine decimals)."""
+    import neo4j.time
+
+    from dagmca.store.embedded import temporal
+
+    if isinstance(value, neo4j.time.Duration):
+        return temporal.text(temporal.Duration.of(value.months, value.days, value.seconds, value.nanoseconds))
+    nanos = ((value.hour * 60 + value.minute) * 60 + value.second) * 1_000_000_000 + value.nanosecond
+    offset = value.utcoffset()
+    if offset is None:
+        return temporal.text(temporal.LocalTime(nanos))
+    return temporal.text(temporal.Time(nanos, int(offset.total_seconds())))
 
 
 def records_to_rows(records: Iterable[neo4j.Record]) -> tuple[list[str], list[dict[str, Any]]]:

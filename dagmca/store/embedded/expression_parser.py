@@ -3,6 +3,8 @@ unary minus, then property access, indexes and slices on an atom."""
 
 from __future__ import annotations
 
+import math
+
 from dagmca.store.embedded import syntax as s
 from dagmca.store.embedded.reader import Reader
 from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
@@ -111,10 +113,27 @@ class ExprParser(Reader):
         return left
 
     def unary(self) -> s.Expr:
+        if self.is_op("-") and self.peek().kind == "number":  # a negative literal: -9223372036854775808 fits
+            self.next()
+            return self.postfix(self.number(negative=True))
         if self.is_op("-", "+"):
             op = self.next().text
             return s.Unary(op, self.unary())
         return self.postfix(self.atom())
+
+    def number(self, *, negative: bool = False) -> s.Expr:
+        """A number literal, which must fit Cypher's 64-bit integers and floats."""
+        t = self.next()
+        value = 0 - t.value if negative else t.value  # 0 - x: no negative zero, as in Neo4j
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise CypherSyntaxError(
+                f"cannot read the query: the integer {t.text} is too large ({s.position(self.text, t.start)})"
+            )
+        if isinstance(value, float) and math.isinf(value):
+            raise CypherSyntaxError(
+                f"cannot read the query: the float {t.text} is too large ({s.position(self.text, t.start)})"
+            )
+        return s.Literal(value)
 
     def postfix(self, e: s.Expr) -> s.Expr:
         while True:
@@ -167,7 +186,9 @@ class ExprParser(Reader):
 
     def atom(self) -> s.Expr:
         t = self.tok
-        if t.kind in ("number", "string"):
+        if t.kind == "number":
+            return self.number()
+        if t.kind == "string":
             self.next()
             return s.Literal(t.value)
         if t.kind == "param":
@@ -272,18 +293,30 @@ class ExprParser(Reader):
     def case(self) -> s.Expr:
         self.expect_word("CASE")
         subject = None if self.is_word("WHEN") else self.expr()
-        whens = []
+        whens: list[tuple[s.Expr, s.Expr, bool]] = []  # (condition, result, a predicate already)
         while self.is_word("WHEN"):
             self.next()
-            cond = self.expr()
+            extended = subject is not None and (self.is_op(*_COMPARE) or self.is_word("IS"))
+            cond = self.extended_when(subject) if subject is not None and extended else self.expr()
             self.expect_word("THEN")
-            whens.append((cond, self.expr()))
+            whens.append((cond, self.expr(), extended))
         default = None
         if self.is_word("ELSE"):
             self.next()
             default = self.expr()
         self.expect_word("END")
-        return s.Case(subject, whens, default)
+        if subject is not None and any(extended for _, _, extended in whens):
+            # `WHEN < 3`, `WHEN IS NULL`: a searched CASE, each WHEN a predicate on the subject
+            searched = [(c if extended else s.Binary("=", subject, c), r) for c, r, extended in whens]
+            return s.Case(None, searched, default)
+        return s.Case(subject, [(c, r) for c, r, _ in whens], default)
+
+    def extended_when(self, subject: s.Expr) -> s.Expr:
+        """`WHEN < 3` or `WHEN IS NULL` in a simple CASE: the subject compared."""
+        if self.is_word("IS"):
+            return self.is_predicate(subject)
+        op = self.next().text
+        return s.Binary("<>" if op == "!=" else op, subject, self.additive())
 
     def reduce(self) -> s.Expr:
         """`reduce(acc = initial, x IN list | expression)`, after `reduce(`."""

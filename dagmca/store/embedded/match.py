@@ -34,6 +34,7 @@ class _RelSpec:
     min_hops: int
     max_hops: int | None
     variable: bool
+    type_expr: s.LabelExpr | None = None
 
 
 @dataclass
@@ -78,6 +79,7 @@ class Matcher:
                 r.min_hops,
                 r.max_hops,
                 r.variable_length,
+                r.type_expr,
             )
             for r in p.rels
         ]
@@ -300,8 +302,10 @@ class Matcher:
 
 
 def _rel_ok(spec: _RelSpec, values: Values, rel: Rel) -> bool:
-    return (not spec.types or rel.type in spec.types) and all(
-        equals(rel.props.get(k), v) is True for k, v in values.items()
+    return (
+        (not spec.types or rel.type in spec.types)
+        and (spec.type_expr is None or has_labels(spec.type_expr, (rel.type,)))
+        and all(equals(rel.props.get(k), v) is True for k, v in values.items())
     )
 
 

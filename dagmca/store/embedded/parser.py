@@ -34,12 +34,25 @@ class Parser(ExprParser):
                 f"{word} asks for the query's plan, and plans are Neo4j's: the embedded store has no planner",
                 f"run it on Neo4j (`dagmca push SESSION --to bolt://…`, then --store), or leave out {word}",
             )
+        self.options()
         query = self.union(needs_return=True)
         if self.is_op(";"):
             self.next()
         if self.tok.kind != "eof":
             self.fail("unexpected text")
         return query
+
+    def options(self) -> None:
+        """`CYPHER 5` and the planner's options (`CYPHER runtime=slotted`): read, and
+        nothing to do (the embedded store has one Cypher and no planner)."""
+        while self.is_word("CYPHER"):
+            self.next()
+            if self.tok.kind == "number":
+                self.next()
+            while self.tok.kind == "name" and self.is_op("=", tok=self.peek()):
+                self.next()
+                self.next()
+                self.next()
 
     def union(self, *, needs_return: bool) -> s.Query:
         parts = [self.clauses(needs_return=needs_return)]
@@ -81,6 +94,8 @@ class Parser(ExprParser):
                 out.append(self.call())
             elif word in _WRITES:
                 raise Unsupported(f"{word} writes, and the embedded store runs read-only Cypher")
+            elif word == "WHEN":
+                raise Unsupported("conditional queries (WHEN … THEN) are not supported on the embedded store")
             elif word in _OTHER_CLAUSES:
                 raise Unsupported(f"the {word} clause is not supported on the embedded store")
             else:
@@ -98,6 +113,11 @@ class Parser(ExprParser):
         if optional:
             self.next()
         self.expect_word("MATCH")
+        if self.is_word("REPEATABLE"):
+            raise Unsupported("the match mode REPEATABLE ELEMENTS is not supported on the embedded store")
+        if self.is_word("DIFFERENT"):  # the default match mode
+            self.next()
+            self.expect_word("RELATIONSHIPS")
         patterns = [self.path()]
         while self.is_op(","):
             self.next()
@@ -178,10 +198,15 @@ class Parser(ExprParser):
         while self.is_op("."):
             self.next()
             parts.append(self.name())
-        self.expect_op("(")
-        args = self.args()
+        args: list[s.Expr] = []
+        if self.is_op("("):  # a procedure called on its own may leave out its parentheses
+            self.next()
+            args = self.args()
         yields: list[tuple[str, str]] = []
-        if self.is_word("YIELD"):
+        if self.is_word("YIELD") and self.is_op("*", tok=self.peek()):
+            self.next()
+            self.next()
+        elif self.is_word("YIELD"):
             self.next()
             while True:
                 field = self.name()

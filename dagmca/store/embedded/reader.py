@@ -8,6 +8,15 @@ from dagmca.store.embedded.syntax import CypherSyntaxError, Token, Unsupported
 _QUANTIFIED = "quantified path patterns (( … ){m,n}, -->+) are not supported on the embedded store"
 
 
+def _alternatives(e: s.LabelExpr) -> list[str] | None:
+    """The types of `A|B|C` (or of `A`); None for anything richer."""
+    if e.op == "label":
+        return [e.name]
+    if e.op == "or" and all(p.op == "label" for p in e.parts):
+        return [p.name for p in e.parts]
+    return None
+
+
 class Reader:
     def __init__(self, text: str) -> None:
         self.text = text
@@ -201,6 +210,8 @@ class Reader:
         return parts[0] if len(parts) == 1 else s.LabelExpr("and", parts=tuple(parts))
 
     def label_not(self) -> s.LabelExpr:
+        if self.is_op("$"):
+            raise Unsupported("dynamic labels and types ($(…)) are not supported on the embedded store")
         if self.is_op("!"):
             self.next()
             return s.LabelExpr("not", parts=(self.label_not(),))
@@ -234,12 +245,9 @@ class Reader:
                 rel.var = self.name()
             if self.is_op(":"):
                 self.next()
-                rel.types.append(self.name())
-                while self.is_op("|"):
-                    self.next()
-                    if self.is_op(":"):
-                        self.next()
-                    rel.types.append(self.name())
+                found = self.label_or()
+                alternatives = _alternatives(found)
+                rel.types, rel.type_expr = (alternatives, None) if alternatives else ([], found)
             if self.is_op("*"):
                 self.next()
                 rel.variable_length, rel.min_hops, rel.max_hops = True, 1, None

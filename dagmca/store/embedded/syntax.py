@@ -33,12 +33,12 @@ class Token:
 _TOKEN = re.compile(
     r"""
     (?P<space>\s+|//[^\n]*|/\*.*?\*/)
-  | (?P<number>\d+\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)
+  | (?P<number>0x[0-9A-Fa-f]+|0o[0-7]+|\d+\.\d+(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|\d+(?:[eE][-+]?\d+)?)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<quoted>`(?:[^`]|``)*`)
   | (?P<string>'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")
-  | (?P<param>\$[A-Za-z_][A-Za-z0-9_]*)
-  | (?P<op>\.\.|::|\|\||<>|!=|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;&!])
+  | (?P<param>\$(?:[A-Za-z_][A-Za-z0-9_]*|\d+|`[^`]+`))
+  | (?P<op>\.\.|::|\|\||<>|!=|<=|>=|=~|[-+*/%^=<>(){}\[\],.:|;&!$])
     """,
     re.VERBOSE | re.DOTALL,
 )
@@ -51,6 +51,13 @@ def _unescape(body: str) -> str:
 
 def _escape(code: str) -> str:
     return chr(int(code[1:], 16)) if code.startswith("u") and len(code) == 5 else _ESCAPES.get(code, code)
+
+
+def _number(raw: str) -> int | float:
+    """A number literal: decimal, hexadecimal (0x1F), octal (0o17) or a float (1.5, .5, 1e3)."""
+    if raw[:2] in ("0x", "0o"):
+        return int(raw[2:], 16 if raw[1] == "x" else 8)
+    return float(raw) if any(c in raw for c in ".eE") else int(raw)
 
 
 def position(text: str, offset: int) -> str:
@@ -74,13 +81,13 @@ def tokenize(text: str) -> list[Token]:
         if kind != "space":
             value: Any = raw
             if kind == "number":
-                value = float(raw) if any(c in raw for c in ".eE") else int(raw)
+                value = _number(raw)
             elif kind == "string":
                 value = _unescape(raw[1:-1])
             elif kind == "quoted":
                 value, kind = raw[1:-1].replace("``", "`"), "name"
             elif kind == "param":
-                value = raw[1:]
+                value = raw[1:].strip("`")
             tokens.append(Token(kind, raw, value, found.start(), found.end()))
         pos = found.end()
     tokens.append(Token("eof", "", None, len(text), len(text)))
@@ -270,13 +277,14 @@ class NodePattern:
 @dataclass
 class RelPattern:
     var: str | None
-    types: list[str]
+    types: list[str]  # alternatives (`:A|B`); a richer expression is in `type_expr`
     direction: str  # out (->), in (<-), both (-)
     props: dict[str, Expr]
     min_hops: int = 1
     max_hops: int | None = 1  # None: unbounded
     variable_length: bool = False
     where: Expr | None = None  # `-[r WHERE …]-`, moved into the clause's WHERE
+    type_expr: LabelExpr | None = None  # `:A&B`, `:!A`, `:%`: more than alternatives
 
 
 @dataclass

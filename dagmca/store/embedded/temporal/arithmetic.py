@@ -6,11 +6,11 @@ instant (so a day across a change of clocks is still a calendar day)."""
 
 from __future__ import annotations
 
-import calendar
 from datetime import date, timedelta
 from typing import Any
 
 from dagmca.store.embedded.temporal import durations
+from dagmca.store.embedded.temporal.durations import plus_months
 from dagmca.store.embedded.temporal.values import (
     NANOS_PER_DAY,
     SECONDS_PER_DAY,
@@ -25,17 +25,6 @@ from dagmca.store.embedded.temporal.values import (
     from_epoch,
     zoned,
 )
-
-
-def plus_months(day: date, months: int) -> date:
-    if not months:
-        return day
-    index = day.year * 12 + day.month - 1 + months
-    year, month = divmod(index, 12)
-    try:
-        return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
-    except (ValueError, calendar.IllegalMonthError):
-        raise TemporalError("the date falls outside the years 1 to 9999") from None
 
 
 def _shift(day: date, days: int) -> date:

@@ -4,6 +4,7 @@ temporal values (`duration.between`, `inMonths`, `inDays`, `inSeconds`)."""
 
 from __future__ import annotations
 
+import calendar
 from datetime import date, timedelta, tzinfo
 from fractions import Fraction
 from typing import Any
@@ -76,6 +77,17 @@ def scale(d: Duration, factor: int | float, *, divide: bool = False) -> Duration
     else:
         f = Fraction(factor)
     return approximate(d.months * f, d.days * f, d.seconds * f, d.nanos * f)
+
+
+def plus_months(day: date, months: int) -> date:
+    if not months:
+        return day
+    index = day.year * 12 + day.month - 1 + months
+    year, month = divmod(index, 12)
+    try:
+        return date(year, month + 1, min(day.day, calendar.monthrange(year, month + 1)[1]))
+    except (ValueError, calendar.IllegalMonthError):
+        raise TemporalError("the date falls outside the years 1 to 9999") from None
 
 
 # -- between ------------------------------------------------------------------------------------
@@ -166,8 +178,6 @@ def _days(start: _Point, end: _Point) -> int:
 
 
 def _plus_months(p: _Point, months: int) -> _Point:
-    from dagmca.store.embedded.temporal.arithmetic import plus_months
-
     assert p.day is not None
     p.day = plus_months(p.day, months)
     return p
