@@ -8,6 +8,7 @@ its own, holding the same sessions. An engine that is not installed is skipped:
 
     .venv/bin/pip install grand-cypher nxcypher cypherast ladybug graphqlite cypherlite
     .venv/bin/python scripts/bench_cypher.py [--runs 5] [--nodes 20000] [--edges 30000] [--arcadedb]
+    .venv/bin/python scripts/bench_cypher.py --scale-only   # the synthetic store alone: no server
 """
 
 from __future__ import annotations
@@ -329,7 +330,13 @@ def main() -> None:
     parser.add_argument(
         "--arcadedb", action="store_true", help="also ArcadeDB embedded in this process (a JVM)"
     )
+    parser.add_argument(
+        "--scale-only", action="store_true", help="only the synthetic store: no server, no comparison"
+    )
     args = parser.parse_args()
+    if args.scale_only:
+        at_scale(args.nodes, args.edges)
+        return
     if args.arcadedb:
         ENGINES["arcadedb-embedded (in process)"] = ("arcadedb_embedded", _arcadedb_load, _arcadedb)
     with tempfile.TemporaryDirectory() as tmp:

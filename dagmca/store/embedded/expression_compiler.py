@@ -9,16 +9,10 @@ from typing import Any
 
 from dagmca.errors import UserError
 from dagmca.store.embedded import syntax as s
-from dagmca.store.embedded.functions import (
-    AGGREGATES,
-    ARITHMETIC,
-    COMPARISONS,
-    SCALARS,
-    CypherTypeError,
-    call_scalar,
-)
+from dagmca.store.embedded.functions import AGGREGATES, SCALARS, call_scalar
 from dagmca.store.embedded.graph_expr import GraphAccess, GraphExpressions, Row, truth
 from dagmca.store.embedded.limits import NO_LIMIT, Deadline
+from dagmca.store.embedded.operators import ARITHMETIC, COMPARISONS, CypherTypeError
 from dagmca.store.embedded.syntax import Unsupported
 from dagmca.store.embedded.temporal import TEMPORAL, Duration, Temporal, component, statement_now
 from dagmca.store.embedded.types import is_of

@@ -1,171 +1,28 @@
-"""Cypher's scalar functions and operators over the engine's values, with null in,
-null out, as Neo4j 5 has them."""
+"""Cypher's scalar functions over the engine's values, with null in, null out, as Neo4j 5
+has them."""
 
 from __future__ import annotations
 
 import math
-import re
+import random
+import unicodedata
+import uuid
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from dagmca.store.embedded import temporal
-from dagmca.store.embedded.syntax import CypherSyntaxError, Unsupported
-from dagmca.store.embedded.temporal import Duration, Temporal
-from dagmca.store.embedded.values import Node, Path, Rel, compare, equals
+from dagmca.store.embedded.conversions import CONVERSIONS
+from dagmca.store.embedded.operators import CypherTypeError
+from dagmca.store.embedded.syntax import Unsupported
+from dagmca.store.embedded.values import Node, Path, Rel
 
 AGGREGATES = frozenset(
     {"count", "sum", "avg", "min", "max", "collect", "stdev", "stdevp", "percentilecont", "percentiledisc"}
 )
 
 
-class CypherTypeError(CypherSyntaxError):
-    """A value of the wrong kind for an operator or a function."""
-
-
 def _kind(v: Any) -> str:
     return type(v).__name__
-
-
-def add(a: Any, b: Any) -> Any:
-    if a is None or b is None:
-        return None
-    if isinstance(a, list) or isinstance(b, list):
-        return (a if isinstance(a, list) else [a]) + (b if isinstance(b, list) else [b])
-    texts = isinstance(a, str | int | float) and isinstance(b, str | int | float)
-    if texts and (isinstance(a, str) or isinstance(b, str)):
-        return f"{a}{b}"
-    if isinstance(a, Temporal | Duration) or isinstance(b, Temporal | Duration):
-        return temporal.add(a, b)
-    return _numeric("+", a, b, lambda x, y: x + y)
-
-
-def subtract(a: Any, b: Any) -> Any:
-    if a is None or b is None:
-        return None
-    if isinstance(a, Temporal | Duration) or isinstance(b, Temporal | Duration):
-        return temporal.subtract(a, b)
-    return _numeric("-", a, b, lambda x, y: x - y)
-
-
-def multiply(a: Any, b: Any) -> Any:
-    if isinstance(a, Duration) or isinstance(b, Duration):
-        return None if a is None or b is None else temporal.multiply(a, b)
-    return _numeric("*", a, b, lambda x, y: x * y)
-
-
-def divide(a: Any, b: Any) -> Any:
-    if isinstance(a, Duration) or isinstance(b, Duration):
-        return None if a is None or b is None else temporal.divide(a, b)
-
-    def div(x: Any, y: Any) -> Any:
-        if isinstance(x, int) and isinstance(y, int):
-            if y == 0:
-                raise CypherTypeError("/ by zero")
-            q = abs(x) // abs(y)
-            return q if (x >= 0) == (y >= 0) else -q
-        if y == 0:
-            return math.nan if x == 0 else math.copysign(math.inf, x) * math.copysign(1, y)
-        return x / y
-
-    return _numeric("/", a, b, div)
-
-
-def modulo(a: Any, b: Any) -> Any:
-    def mod(x: Any, y: Any) -> Any:
-        if isinstance(x, int) and isinstance(y, int):
-            if y == 0:
-                raise CypherTypeError("% by zero")
-            return int(math.fmod(x, y))
-        return math.fmod(x, y) if y != 0 else math.nan
-
-    return _numeric("%", a, b, mod)
-
-
-def _numeric(op: str, a: Any, b: Any, fn: Callable[[Any, Any], Any]) -> Any:
-    if a is None or b is None:
-        return None
-    ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (a, b))
-    if not ok:
-        raise CypherTypeError(f"cannot apply {op} to {_kind(a)} and {_kind(b)}")
-    return fn(a, b)
-
-
-def concatenate(a: Any, b: Any) -> Any:
-    """`a || b`: two strings, or two lists, joined."""
-    if a is None or b is None:
-        return None
-    if isinstance(a, str) and isinstance(b, str):
-        return a + b
-    if isinstance(a, list) and isinstance(b, list):
-        return a + b
-    raise CypherTypeError(f"cannot apply || to {_kind(a)} and {_kind(b)}")
-
-
-ARITHMETIC: dict[str, Callable[[Any, Any], Any]] = {
-    "||": concatenate,
-    "+": add,
-    "-": subtract,
-    "*": multiply,
-    "/": divide,
-    "%": modulo,
-    "^": lambda a, b: _numeric("^", a, b, lambda x, y: float(x) ** float(y)),
-}
-
-
-def _cmp(test: Callable[[int], bool]) -> Callable[[Any, Any], bool | None]:
-    def op(a: Any, b: Any) -> bool | None:
-        c = compare(a, b)
-        return None if c is None else test(c)
-
-    return op
-
-
-def _not_equal(a: Any, b: Any) -> bool | None:
-    e = equals(a, b)
-    return None if e is None else not e
-
-
-def _in(a: Any, b: Any) -> bool | None:
-    if b is None:
-        return None
-    if not isinstance(b, list):
-        raise CypherTypeError(f"IN needs a list, not {_kind(b)}")
-    unknown = False
-    for x in b:
-        e = equals(a, x)
-        if e:
-            return True
-        unknown = unknown or e is None
-    return None if unknown else False
-
-
-def _strings(test: Callable[[str, str], bool]) -> Callable[[Any, Any], bool | None]:
-    def op(a: Any, b: Any) -> bool | None:
-        return test(a, b) if isinstance(a, str) and isinstance(b, str) else None
-
-    return op
-
-
-def _regex(a: Any, b: Any) -> bool | None:
-    if not isinstance(a, str) or not isinstance(b, str):
-        return None
-    return re.fullmatch(b, a, re.DOTALL) is not None
-
-
-COMPARISONS: dict[str, Callable[[Any, Any], bool | None]] = {
-    "=": equals,
-    "<>": _not_equal,
-    "<": _cmp(lambda c: c < 0),
-    ">": _cmp(lambda c: c > 0),
-    "<=": _cmp(lambda c: c <= 0),
-    ">=": _cmp(lambda c: c >= 0),
-    "in": _in,
-    "contains": _strings(lambda a, b: b in a),
-    "starts with": _strings(lambda a, b: a.startswith(b)),
-    "ends with": _strings(lambda a, b: a.endswith(b)),
-    "=~": _regex,
-}
 
 
 def _round(x: Any, precision: Any = 0, mode: Any = None) -> Any:
@@ -204,26 +61,17 @@ def _props(v: Any) -> Any:
     raise CypherTypeError(f"properties() needs a node, relationship or map, not {_kind(v)}")
 
 
-def _to_int(v: Any) -> Any:
-    try:
-        return int(float(v)) if isinstance(v, str) else int(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _to_float(v: Any) -> Any:
-    try:
-        return float(v)
-    except (TypeError, ValueError):
-        return None
-
-
-def _to_string(v: Any) -> Any:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, Temporal | Duration):
-        return temporal.text(v)
-    return str(v)
+def _normalize(v: Any, form: Any = "NFC") -> Any:
+    """`normalize(text)` or `normalize(text, NFKC)`: the form is read as a name."""
+    if form == "NFC":
+        return unicodedata.normalize("NFC", v)
+    if form == "NFD":
+        return unicodedata.normalize("NFD", v)
+    if form == "NFKC":
+        return unicodedata.normalize("NFKC", v)
+    if form == "NFKD":
+        return unicodedata.normalize("NFKD", v)
+    raise CypherTypeError(f"normalize() has no form {form!r} (NFC, NFD, NFKC or NFKD)")
 
 
 # The longest list range() builds: the list is made in memory at once, before a time
@@ -280,12 +128,32 @@ SCALARS: dict[str, tuple[Callable[..., Any], bool]] = {
     "sign": (lambda v: (v > 0) - (v < 0), True),
     "log": (lambda v: math.log(v) if v > 0 else math.nan, True),
     "exp": (math.exp, True),
-    "tointeger": (_to_int, True),
-    "tofloat": (_to_float, True),
-    "tostring": (_to_string, True),
-    "toboolean": (lambda v: {"true": True, "false": False}.get(str(v).lower()), True),
+    "rand": (random.random, False),
+    "pi": (lambda: math.pi, False),
+    "e": (lambda: math.e, False),
+    "log10": (lambda v: math.log10(v) if v > 0 else math.nan, True),
+    "isnan": (lambda v: isinstance(v, float) and math.isnan(v), True),
+    "sin": (math.sin, True),
+    "cos": (math.cos, True),
+    "tan": (math.tan, True),
+    "cot": (lambda v: math.cos(v) / math.sin(v) if math.sin(v) else math.inf, True),
+    "asin": (lambda v: math.asin(v) if -1 <= v <= 1 else math.nan, True),
+    "acos": (lambda v: math.acos(v) if -1 <= v <= 1 else math.nan, True),
+    "atan": (math.atan, True),
+    "atan2": (math.atan2, True),
+    "degrees": (math.degrees, True),
+    "radians": (math.radians, True),
+    "haversin": (lambda v: (1 - math.cos(v)) / 2, True),
     "tolower": (lambda v: v.lower(), True),
     "toupper": (lambda v: v.upper(), True),
+    "lower": (lambda v: v.lower(), True),
+    "upper": (lambda v: v.upper(), True),
+    "btrim": (lambda v, chars=None: v.strip(chars), True),
+    "char_length": (len, True),
+    "character_length": (len, True),
+    "normalize": (_normalize, True),
+    "nullif": (lambda a, b: None if a == b and type(a) is type(b) else a, False),
+    "randomuuid": (lambda: str(uuid.uuid4()), False),
     "trim": (lambda v: v.strip(), True),
     "ltrim": (lambda v: v.lstrip(), True),
     "rtrim": (lambda v: v.rstrip(), True),
@@ -295,6 +163,7 @@ SCALARS: dict[str, tuple[Callable[..., Any], bool]] = {
     "left": (lambda v, n: v[: int(n)], True),
     "right": (lambda v, n: v[-int(n) :] if int(n) else "", True),
     "timestamp": (lambda: int(datetime.now(UTC).timestamp() * 1000), False),
+    **CONVERSIONS,
 }
 
 

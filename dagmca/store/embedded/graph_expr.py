@@ -9,8 +9,8 @@ from collections.abc import Callable, Collection, Iterator
 from typing import Any, Protocol
 
 from dagmca.store.embedded import syntax as s
-from dagmca.store.embedded.functions import CypherTypeError
 from dagmca.store.embedded.limits import Deadline
+from dagmca.store.embedded.operators import CypherTypeError
 from dagmca.store.embedded.values import Node, Rel
 
 Row = dict[str, Any]
