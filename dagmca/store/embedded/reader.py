@@ -264,9 +264,8 @@ class Reader:
         outgoing = self.is_op(">")
         if outgoing:
             self.next()
-        if incoming and outgoing:
-            self.fail("a relationship points one way")
-        rel.direction = "in" if incoming else "out" if outgoing else "both"
+        # `<-->`, pointing both ways, is either way, as `--` is
+        rel.direction = "both" if incoming == outgoing else "in" if incoming else "out"
         return rel
 
     def map_items(self) -> dict[str, s.Expr]:

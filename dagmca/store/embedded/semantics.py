@@ -90,6 +90,8 @@ class _Part:
                 if r.var:
                     rels_here.add(r.var)
             if p.var is not None:
+                if p.var in self.scope:  # a node or a relationship of its own pattern
+                    raise SemanticError(f"cannot read the query: variable `{p.var}` is already bound")
                 self.scope[p.var] = "path"
         if m.where is not None:
             self.predicate(m.where)
