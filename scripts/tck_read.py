@@ -1,7 +1,8 @@
 """The openCypher TCK's read scenarios on the embedded store's engine: how many give the
 expected rows (or the expected error).
 
-    git clone --depth 1 https://github.com/opencypher/openCypher /tmp/openCypher
+    git clone https://github.com/opencypher/openCypher /tmp/openCypher
+    git -C /tmp/openCypher checkout 677cbafa   # the commit the querying guide's figures are of
     .venv/bin/python scripts/tck_read.py /tmp/openCypher/tck/features [--failures]
 
 A scenario is a read scenario when its query writes nothing. It is run when its graph
@@ -10,6 +11,8 @@ named graph, a procedure the TCK defines, or a setup that reads before it create
 counted as not run. dagmca's
 store holds only its own schema (its kinds of nodes and types of relationships), so the
 TCK's graphs, with any labels and properties, are built straight into the engine's graph.
+The TCK writes a temporal value as its text, so a temporal value is compared as Neo4j's
+toString() writes it.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from dagmca.store.sqlite import SQLiteStore
 from tests.support.bolt_server import BoltServer
 from tests.support.cli import assert_user_error, dagmca
 from tests.support.cookbook import COOKBOOK, NOT_ON_THE_TEST_SERVER, CookbookQuery
-from tests.support.cypher_constructs import CONSTRUCTS, REFUSED
+from tests.support.cypher_constructs import CONSTRUCTS, REFUSED, guide_examples
 from tests.support.cypher_rows import comparable, rounded
 from tests.support.cypher_sessions import RICH, STORES
 
@@ -77,7 +77,8 @@ def on_bolt(stores: dict[str, Path], bolt_server: BoltServer) -> dict[tuple[str,
             dst.init_schema()
             for s in [*sessions, PERSONA_SESSION]:
                 push_session(src, dst, s)
-            for text in [q.text for q in COOKBOOK if q.name not in NOT_ON_THE_TEST_SERVER] + PROBES:
+            cookbook = [q.text for q in COOKBOOK if q.name not in NOT_ON_THE_TEST_SERVER]
+            for text in cookbook + PROBES + guide_examples():
                 rows[(name, text)] = records_to_rows(dst.run_query(text, {"session": session}))[1]
             if name == "rich":
                 for text in CONSTRUCTS.values():
@@ -149,6 +150,24 @@ def test_each_construct_gives_the_bolt_servers_rows(
     theirs = rounded(on_bolt[("rich", text)])
     assert comparable(text, mine, ordered=ordered) == comparable(text, theirs, ordered=ordered)
     assert mine, "a construct compared on no rows shows nothing"
+
+
+@pytest.mark.parametrize("store", list(STORES))
+@pytest.mark.parametrize("text", guide_examples())
+def test_the_guides_examples_give_the_bolt_servers_rows(
+    store: str, text: str, stores: dict[str, Path], on_bolt: dict[tuple[str, str], Any]
+) -> None:
+    """The querying guide's examples (a date filter on sessions, the length of a run, the
+    shortest path from a tension to the final): the rows a Bolt server gives, and rows."""
+    mine = embedded(stores[store], text, {"session": STORES[store][1]})
+    assert comparable(text, mine, ordered=True) == comparable(text, on_bolt[(store, text)], ordered=True)
+    assert mine, "an example compared on no rows shows nothing"
+
+
+def test_the_guide_has_its_examples() -> None:
+    texts = " ".join(guide_examples())
+    assert len(guide_examples()) >= 3
+    assert all(needle in texts for needle in ("date(", "duration.between(", "shortestPath("))
 
 
 @pytest.mark.parametrize(

@@ -7,6 +7,9 @@ computed wrong shows."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 # name -> query; `$session` is the rich session.
 CONSTRUCTS: dict[str, str] = {
     # label predicates in WHERE
@@ -66,7 +69,41 @@ CONSTRUCTS: dict[str, str] = {
     "percentileDisc(t.tokens, 0) AS low",
     "collect-distinct": "MATCH (t:Turn {session: $session}) "
     "RETURN collect(DISTINCT t.role) AS roles, count(DISTINCT t.agent) AS agents",
+    # temporal values: stored timestamps, text, maps, components, arithmetic, truncation
+    "timestamps-as-datetimes": "MATCH (s:Session {id: $session}) "
+    "RETURN date(s.started_at) = date(s.finished_at) AS same_day, s.started_at.year >= 2025 AS recent, "
+    "s.finished_at > s.started_at AS after",
+    "duration-between": "MATCH (s:Session {id: $session}) "
+    "RETURN duration.between(s.started_at, s.finished_at) AS took, "
+    "duration.inSeconds(s.started_at, s.finished_at).milliseconds AS ms",
+    "temporal-text": "RETURN date('2015-W30-2') AS w, localtime('12:31') AS lt, time('12:31:14+01:00') AS t, "
+    "duration({minutes: 90}) AS d, datetime('2015-07-21T21:40:32.142+01:00') AS dt",
+    "temporal-arithmetic": "RETURN date('2024-01-31') + duration('P1M') AS next, "
+    "duration.between(date('1984-10-11'), date('2015-06-24')) AS span, "
+    "datetime('2015-07-21T21:40:32.142+01:00') < datetime('2015-07-21T21:40:32.142Z') AS earlier",
+    "temporal-components": "RETURN date('2015-07-21').week AS w, date('2015-07-21').dayOfWeek AS dow, "
+    "date('2015-07-21').ordinalDay AS od, duration('P1DT2H').hours AS h, "
+    "date.truncate('month', date('2015-07-21')) AS m",
+    "recent-nodes": "MATCH (n:Node {session: $session}) "
+    "WHERE n.created_at >= datetime() - duration({hours: 1}) RETURN count(n) AS recent",
+    # type predicates
+    "type-predicates": "RETURN 1 IS :: INTEGER AS a, 'x' IS NOT :: STRING AS b, "
+    "[1, 2] IS :: LIST<INTEGER> AS c, null IS :: INTEGER NOT NULL AS d, 1.5 IS :: FLOAT AS f",
+    "type-predicates-on-properties": "MATCH (a:Agent {session: $session}) "
+    "RETURN a.id AS id, a.role IS :: STRING AS s, a.id IS NOT :: INTEGER AS n ORDER BY id",
+    # shortest paths
+    "shortest-path": "MATCH (t:Tension {session: $session}), (f:Final {session: $session}) "
+    "MATCH p = shortestPath((t)-[*]-(f)) RETURN t.id AS tension, length(p) AS hops ORDER BY tension",
+    "all-shortest-paths": "MATCH (t:Tension {session: $session}), (f:Final {session: $session}) "
+    "MATCH p = allShortestPaths((t)-[*]-(f)) RETURN t.id AS tension, count(p) AS paths ORDER BY tension",
 }
+
+
+def guide_examples() -> list[str]:
+    """The Cypher examples of the querying guide (its ```cypher blocks), as written."""
+    guide = Path(__file__).resolve().parents[2] / "docs" / "guides" / "querying.md"
+    return re.findall(r"^```cypher\n(.*?)^```", guide.read_text(encoding="utf-8"), re.S | re.M)
+
 
 # Constructs the engine refuses, each with the words of Neo4j's Cypher manual its refusal uses.
 REFUSED: list[tuple[str, str]] = [
