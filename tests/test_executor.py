@@ -22,6 +22,7 @@ from dagmca.executor import (
     supervisor,
     walls,
 )
+from dagmca.executor.report import Wall, walls_here
 from dagmca.swarm.tasks import SwarmTask
 from tests.support.executor import leftovers
 
@@ -221,3 +222,17 @@ def test_without_a_control_group_processes_times_address_space_stay_within_the_m
     grouped = limits.rlimits(grouped=True)
     assert grouped["RLIMIT_AS"][0] == limits.memory_mb * 1024 * 1024
     assert grouped["RLIMIT_NPROC"][0] == limits.processes
+
+
+def test_doctor_lists_each_wall_and_whether_it_holds(monkeypatch: pytest.MonkeyPatch) -> None:
+    walled()
+    here = walls_here(LIMITS)
+    assert [w.name for w in here] == [
+        "mode", "namespaces", "seccomp", "privileges", "root", "memory and processes", "verdict",
+    ]  # fmt: skip
+    expected = {"memory and processes": cgroup.hierarchy() is not None or os.geteuid() != 0}
+    assert [w.name for w in here if w.raised != expected.get(w.name, True)] == []
+    assert "unshared: user, pid, net, ipc, uts" in here[1].detail
+    monkeypatch.setattr(walls, "isolation", lambda: (Isolation.NONE, "no user namespaces"))
+    unwalled = walls_here(LIMITS)
+    assert unwalled[0] == Wall("mode", False, "none: no user namespaces")

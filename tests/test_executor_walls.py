@@ -165,7 +165,11 @@ SESSION_ESCAPES = {
 SHORT = LIMITS.model_copy(update={"wall_seconds": 2.0})
 
 
-@pytest.mark.parametrize("kind", sorted(SESSION_ESCAPES))
+@pytest.mark.parametrize(
+    "kind",
+    # the answer's own process sleeps: the run waits out its wall time
+    [pytest.param(k, marks=pytest.mark.slow) if k.startswith("itself") else k for k in SESSION_ESCAPES],
+)
 def test_no_process_outlives_its_run(kind: str) -> None:
     with Watch() as watch:
         outcome = attempt(SESSION_ESCAPES[kind] + "def f(x):\n    return 2\n", limits=SHORT)
@@ -175,6 +179,7 @@ def test_no_process_outlives_its_run(kind: str) -> None:
         assert outcome.reason == "ran past its wall time of 2 s"
 
 
+@pytest.mark.slow  # the first run waits out its wall time
 def test_a_run_that_spends_its_process_budget_leaves_it_whole_for_the_next() -> None:
     spend = (
         "import os, time\nos.setsid()\nfor _ in range(40):\n    try:\n        pid = os.fork()\n"
@@ -198,6 +203,7 @@ def test_sysv_shared_memory_does_not_outlive_its_run() -> None:
         remove_shm(key)
 
 
+@pytest.mark.slow  # the run holds its forks' memory for the watch to see
 def test_memory_is_bounded_for_the_run_as_a_whole() -> None:
     forks = (
         "import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n        block = b'x' * (120 << 20)\n"
@@ -243,6 +249,7 @@ def test_nothing_is_written_outside_through_a_shell() -> None:
         target.unlink(missing_ok=True)
 
 
+@pytest.mark.slow  # the other run stays for the second to look
 def test_runs_cannot_see_each_other() -> None:
     token = f"the-other-run-{os.getpid()}"
     other = (

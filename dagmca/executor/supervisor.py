@@ -134,6 +134,7 @@ def _spawn(
 ) -> _Sandboxed:
     output = _unnamed(stack)
     arguments = walls.interpreter(role, json.dumps(settings))
+    env: dict[str, str] = {}  # bwrap sets the sandbox's own
     if mode is Isolation.BUBBLEWRAP:
         binary = walls.bwrap()
         assert binary is not None  # isolation() found it
@@ -144,9 +145,10 @@ def _spawn(
         cwd = tempfile.mkdtemp(prefix="dagmca-unsafe-")
         stack.callback(shutil.rmtree, cwd, True)
         command = [root.root().executable, *arguments]
+        env = {**walls.ENVIRONMENT, "HOME": cwd, "TMPDIR": cwd}
     popen = subprocess.Popen(
         command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, pass_fds=fds,
-        env=walls.ENVIRONMENT if mode is Isolation.NONE else {}, cwd=cwd, start_new_session=True,
+        env=env, cwd=cwd, start_new_session=True,
     )  # fmt: skip
     return _Sandboxed(popen, output)
 
