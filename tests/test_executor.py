@@ -93,6 +93,14 @@ def test_nothing_of_the_host_is_in_the_root_but_the_interpreters_files() -> None
     assert set(json.loads(outcome.output.replace("'", '"'))) <= {"ld.so.cache"}
 
 
+def test_a_run_killed_as_its_sandboxes_start_leaves_no_process() -> None:
+    """bwrap's child waits for bwrap to finish setting it up, and dies with bwrap only
+    after: a run ended in that moment must still take it."""
+    for _ in range(20):
+        assert not run("print('ready')\n", Limits(wall_seconds=0.001)).passed
+    assert leftovers() == []
+
+
 def test_output_is_cut_and_the_environment_scrubbed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("DAGMCA_SECRET_FOR_TEST", "hunter2")
     outcome = run(

@@ -65,12 +65,14 @@ class _Sandboxed:
             self.ended = _Ended(128 - code if code < 0 else code, usage.ru_utime + usage.ru_stime)
         return True
 
-    def kill(self, isolation: Isolation) -> None:
+    def kill(self) -> None:
+        if self.ended is not None:
+            return  # reaped: its pid may be another process's by now
+        # its process group: bwrap, and its child while that is still being set up (the
+        # child dies with bwrap only once set up: killed earlier, it would wait forever);
+        # once set up, the rest dies with the sandbox's first process, by its PID namespace
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            if isolation is Isolation.BUBBLEWRAP:
-                os.kill(self.popen.pid, signal.SIGKILL)  # the rest dies with the sandbox's first process
-            else:
-                os.killpg(self.popen.pid, signal.SIGKILL)
+            os.killpg(self.popen.pid, signal.SIGKILL)
         self.wait(time.monotonic() + 5.0)
 
 
@@ -92,8 +94,7 @@ def check(
             f"the executor cannot raise its walls here ({walls.isolation()[1]})",
             "run where bubblewrap works (root, or user namespaces allowed), or pass --unsafe-executor",
         )
-    where = cgroup.hierarchy()
-    group = cgroup.RunGroup.make(where, limits.memory_mb, limits.processes) if where else None
+    group = _group(limits)
     try:
         with ExitStack() as stack:
             return _run(stack, code, tests, entry_point, limits, mode, group)
@@ -101,6 +102,18 @@ def check(
         if group is not None:
             group.kill()
             group.remove()
+
+
+def _group(limits: Limits) -> cgroup.RunGroup | None:
+    """The run's control group; None where none can be made, and then the processes'
+    own limits bound the run (`Limits.rlimits`)."""
+    where = cgroup.hierarchy()
+    if where is None:
+        return None
+    try:
+        return cgroup.RunGroup.make(where, limits.memory_mb, limits.processes)
+    except OSError:  # the hierarchy took one before: the fallback's limits hold this run
+        return None
 
 
 def run(program: str, limits: Limits | None = None, *, unsafe: bool = False) -> Outcome:
@@ -150,7 +163,9 @@ def _spawn(
         command, stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, pass_fds=fds,
         env=env, cwd=cwd, start_new_session=True,
     )  # fmt: skip
-    return _Sandboxed(popen, output)
+    process = _Sandboxed(popen, output)
+    stack.callback(process.kill)  # on every way out, an error's too
+    return process
 
 
 def _run(
@@ -195,12 +210,12 @@ def _run(
     deadline = started + limits.wall_seconds
     timed_out = not judge.wait(deadline)
     if timed_out:
-        judge.kill(mode)
+        judge.kill()
     said = _verdict(verdict[0])
     if said is not None and said.get("gone"):
         answer.wait(time.monotonic() + 1.0)  # ended by itself: let it say how
     for process in (answer, judge):
-        process.kill(mode)
+        process.kill()
     if group is not None:
         group.kill()
     reason = _reason(said, timed_out, answer, judge, limits, group)
