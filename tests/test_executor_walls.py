@@ -261,8 +261,10 @@ def test_runs_cannot_see_each_other() -> None:
     time.sleep(1.0)
     look = (
         "import glob\npaths = [d + '/work/main.py' for d in glob.glob('/tmp/dagmca-sandbox-*')]\n"
-        "for path in paths + glob.glob('/work/**', recursive=True) + glob.glob('/tmp/**', recursive=True):\n"
-        "    try:\n        print(path, open(path).read())\n    except OSError:\n        pass\n"
+        "paths += glob.glob('/work/**', recursive=True) + glob.glob('/tmp/*') + glob.glob('/tmp/*/*')\n"
+        "for path in paths:\n"
+        "    try:\n        text = open(path).read()\n    except (OSError, ValueError):\n        continue\n"
+        "    if 'the-other-run-' in text:\n        print(path, text)\n"
         "def f(x):\n    return 2\n"
     )
     seen = attempt(look)
