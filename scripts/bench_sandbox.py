@@ -2,6 +2,7 @@
 
     mkdir /tmp/dagmca-before && git archive main | tar -x -C /tmp/dagmca-before   # any commit
     .venv/bin/python scripts/bench_sandbox.py --before /tmp/dagmca-before [--rounds 12] [--json]
+    .venv/bin/python scripts/bench_sandbox.py --parts     # this checkout's run, part by part
 
 Two figures, each measured in turns (before, after, before, ...) so that a machine whose
 speed drifts (other work on it) moves both alike, and compared pair by pair:
@@ -16,6 +17,10 @@ executor is `dagmca.swarm.sandbox.run` of the program, answer then tests; this o
 `dagmca.executor.check`). Printed: each side's median, and the after/before ratio's
 median over the pairs with a 95% bootstrap interval; and, as the noise floor, the same
 ratio between two blocks of the older side itself.
+
+`--parts` times, in this checkout alone, what a run is made of: the interpreter's start,
+its JSON import, one sandbox's start (the walls, with and without the seccomp filter),
+a control group made and removed, and the whole run; medians of `--block` x 4.
 """
 
 from __future__ import annotations
@@ -115,17 +120,72 @@ def _summary(before: list[float], after: list[float], floor: list[float]) -> dic
     }
 
 
+def _parts(count: int) -> dict[str, float]:
+    sys.path.insert(0, str(ROOT))
+    from dagmca.executor import Limits, cgroup, check, root, walls
+
+    def median_ms(step: Any) -> float:
+        times = []
+        for _ in range(count):
+            started = time.perf_counter()
+            step()
+            times.append(time.perf_counter() - started)
+        return round(statistics.median(times) * 1000, 1)
+
+    executable, binary = root.root().executable, walls.bwrap()
+    assert binary is not None, "no bwrap here"
+
+    def sandboxed(seccomp: bool) -> None:
+        fd = walls.seccomp_pipe()
+        command = walls.command(binary, Limits(), fd, ["-I", "-S", "-c", "pass"])
+        if not seccomp:
+            at = command.index("--seccomp")
+            del command[at : at + 2]
+        subprocess.run(command, pass_fds=(fd,), check=True)
+        os.close(fd)
+
+    def group() -> None:
+        where = cgroup.hierarchy()
+        if where is not None:
+            made = cgroup.RunGroup.make(where, 512, 16)
+            made.kill()
+            made.remove()
+
+    check(*TRIVIAL)  # the walls tried, the root asked of the interpreter, the filter compiled
+    return {
+        "interpreter start": median_ms(
+            lambda: subprocess.run([executable, "-I", "-S", "-c", "pass"], check=True)
+        ),
+        "interpreter start and import json": median_ms(
+            lambda: subprocess.run([executable, "-I", "-S", "-c", "import json"], check=True)
+        ),
+        "one sandbox, no seccomp filter": median_ms(lambda: sandboxed(False)),
+        "one sandbox": median_ms(lambda: sandboxed(True)),
+        "control group made and removed": median_ms(group),
+        "a whole run (two sandboxes)": median_ms(lambda: check(*TRIVIAL)),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--before", type=Path, required=True, help="a checkout of the older code")
+    parser.add_argument("--before", type=Path, help="a checkout of the older code")
+    parser.add_argument("--parts", action="store_true", help="time this checkout's run part by part")
     parser.add_argument("--rounds", type=int, default=12, help="turns of each side, for each figure")
     parser.add_argument("--block", type=int, default=5, help="runs a turn, for the per-run figure")
     parser.add_argument("--tasks", type=int, default=100, help="tasks in the stream")
     parser.add_argument("--slots", type=int, default=4, help="the stream's parallel slots")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.parts:
+        parts = _parts(args.block * 4)
+        print(
+            json.dumps(parts, indent=2) if args.json else "\n".join(f"{k}: {v} ms" for k, v in parts.items())
+        )
+        return
+    if args.before is None:
+        parser.error("--before is needed (or --parts)")
     before, again, after = Side(args.before), Side(args.before), Side(ROOT)
     figures: dict[str, dict[str, Any]] = {}
     try:
