@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -199,6 +200,20 @@ def test_preflight_passes_here_and_stops_an_executor_that_cannot_run() -> None:
     preflight()
     with pytest.raises(ExecutorUnavailable, match="cannot run code here"):
         preflight(Limits(wall_seconds=0.001))  # too short for the interpreter to start
+
+
+def test_preflight_stops_an_executor_whose_filter_did_not_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    walled()
+    command = walls.command
+
+    def unfiltered(*args: Any) -> list[str]:
+        made = command(*args)
+        at = made.index("--seccomp")
+        return made[:at] + made[at + 2 :]
+
+    monkeypatch.setattr(walls, "command", unfiltered)
+    with pytest.raises(ExecutorUnavailable, match="the seccomp filter did not refuse a socket"):
+        preflight()
 
 
 def test_without_bubblewrap_code_runs_only_when_asked_and_unwalled(

@@ -122,14 +122,23 @@ def run(program: str, limits: Limits | None = None, *, unsafe: bool = False) -> 
     return check(program, "", None, limits, unsafe=unsafe)
 
 
+# the filter checked as the swarm starts: a socket of any family is refused inside
+_READY = (
+    "import socket\ntry:\n    socket.socket(socket.AF_UNIX)\nexcept PermissionError:\n    print('ready')\n"
+)
+
+
 def preflight(limits: Limits | None = None, *, unsafe: bool = False) -> None:
     """Before the first call of a stream with code tasks, run a program that only
-    prints: an executor that cannot run code here stops the swarm before it spends,
-    rather than failing every code task."""
-    outcome = run("print('ready')\n", limits, unsafe=unsafe)
+    prints (behind the walls, once it has seen its socket refused): an executor that
+    cannot run code here stops the swarm before it spends, rather than failing every
+    code task."""
+    program = _READY if isolation() is Isolation.BUBBLEWRAP else "print('ready')\n"
+    outcome = run(program, limits, unsafe=unsafe)
     if not outcome.passed or outcome.output.strip() != "ready":
+        said = outcome.reason if not outcome.passed else "the seccomp filter did not refuse a socket"
         raise ExecutorUnavailable(
-            f"the executor cannot run code here ({outcome.isolation}): {outcome.reason}",
+            f"the executor cannot run code here ({outcome.isolation}): {said}",
             "see `dagmca doctor` and the Swarm guide's section on the executor",
         )
 
