@@ -1,4 +1,5 @@
-"""`dagmca doctor`: can a run start here? Each check says ok or what is wrong."""
+"""`dagmca doctor`: can a run start here? Each check says ok or what is wrong; the
+swarm's executor is listed wall by wall."""
 
 from __future__ import annotations
 
@@ -94,6 +95,14 @@ def _llm(cfg: SessionConfig) -> list[Check]:
     return checks
 
 
+def _executor() -> list[Check]:
+    """The swarm's executor: its mode and each wall it raises here (code tasks need
+    them; debates do not)."""
+    from dagmca.executor.report import walls_here
+
+    return [Check(f"executor: {wall.name}", wall.raised, wall.detail) for wall in walls_here()]
+
+
 async def _ping(client: LLMClient) -> None:
     await client.ping()
 
@@ -104,6 +113,7 @@ def run_checks(cfg: SessionConfig, store_location: str) -> list[Check]:
         ("embeddings", _embedder),
         ("store", lambda: _store(store_location)),
         ("llm", lambda: _llm(cfg)),
+        ("executor", _executor),
     ]
     results = []
     for name, fn in checks:

@@ -218,6 +218,7 @@ def test_doctor_reports_each_check_and_fails_when_one_fails(tmp_path: Path) -> N
     ok = dagmca("doctor", "--llm", "fake", cwd=tmp_path)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert ok.stdout.count(" ok ") >= 4 and "FAIL" not in ok.stdout
+    assert "executor:" in ok.stdout and "seccomp" in ok.stdout
     bad = dagmca(
         "doctor", "--llm", "openai", "--model", "m", "--base-url", "http://127.0.0.1:9/v1",
         "--store", "bolt://127.0.0.1:9", cwd=tmp_path, env={"OPENAI_API_KEY": "sk-doctor-secret"},

@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from dagmca.errors import UserError
+from dagmca.executor import Limits
 from dagmca.llm.base import Completion, Request
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.swarm import graph
 from dagmca.swarm.routers import parse_routers
-from dagmca.swarm.sandbox import Limits
 from dagmca.swarm.tasks import SwarmTask, load_stream
 from tests.support.executor import HARMFUL, leftovers
 from tests.support.swarm import SkillModel, go, plan, stream

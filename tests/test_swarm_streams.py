@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from dagmca.swarm.sandbox import Limits, run
-from dagmca.swarm.tasks import load_stream, program, score_reference
+from dagmca.executor import Limits, check
+from dagmca.swarm.tasks import extract_code, load_stream, score_reference
 
 STREAMS = Path(__file__).parents[1] / "examples" / "swarm"
 
@@ -25,9 +25,12 @@ def test_every_reference_solution_passes_its_tests_in_the_executor() -> None:
     assert {t.type for t in tasks} == {"string", "list", "math", "logic"}
     for task in tasks:
         assert task.solution is not None
-        outcome = run(program(task, f"```python\n{task.solution}```"), Limits())
-        assert outcome.passed, (task.id, outcome.output)
-        wrong = run(program(task, f"def {task.entry_point}(*args):\n    return None\n"), Limits())
+        code = extract_code(f"```python\n{task.solution}```")
+        outcome = check(code, task.test_code(), task.entry_point, Limits())
+        assert outcome.passed, (task.id, outcome.reason, outcome.output)
+        wrong = check(
+            f"def {task.entry_point}(*args):\n    return None\n", task.test_code(), task.entry_point
+        )
         assert not wrong.passed, task.id
 
 

@@ -165,7 +165,8 @@ def doctor(
     store: o.Store = None,
 ) -> None:
     """Check that a run can start: Python, the embedding model, the store, the LLM
-    endpoint and model. Exit 0 when all are fine, 1 otherwise."""
+    endpoint and model, and the swarm's executor (its mode and each wall it raises
+    here). Exit 0 when all are fine, 1 otherwise."""
     cfg = o.build_config({"llm": llm, "model": model, "base_url": base_url, "local_model": local_model})
     results = run_checks(cfg, resolve_store(store))
     table = Table("check", "", "detail", title="dagmca doctor", title_justify="left")

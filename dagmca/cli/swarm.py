@@ -76,19 +76,20 @@ def swarm(
         bool,
         typer.Option(
             "--unsafe-executor",
-            help="Run code tasks even where no namespace can be made (an audit hook is then the only wall)",
+            help="Run code tasks even where bubblewrap cannot start (the code then has no walls but its "
+            "resource limits)",
         ),
     ] = False,
 ) -> None:
     """Route a stream of checked tasks to agents that learn from their successes."""
     from dagmca.api.sync import in_workspace
+    from dagmca.executor import Isolation, isolation
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
     from dagmca.swarm.agents import ContextOptions
     from dagmca.swarm.estimate import project
     from dagmca.swarm.routers import parse_routers
     from dagmca.swarm.running import plan_for, swarm_in
-    from dagmca.swarm.sandbox import isolation
     from dagmca.swarm.tasks import load_stream
 
     found = load_stream(tasks)
@@ -130,10 +131,10 @@ def swarm(
             markup=False,
             highlight=False,
         )
-    if any(t.is_code for t in found) and isolation() == "guarded" and unsafe_executor:
+    if any(t.is_code for t in found) and unsafe_executor and isolation() is Isolation.NONE:
         err.print(
-            "dagmca: no namespaces can be made here: the executor runs code behind its resource limits "
-            "and an audit hook only (see the Swarm guide's sandbox section)",
+            "dagmca: bubblewrap cannot start here: the executor runs code with no walls but its resource "
+            "limits (see the Swarm guide's section on the executor)",
             markup=False,
             highlight=False,
             soft_wrap=True,

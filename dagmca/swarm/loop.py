@@ -25,6 +25,7 @@ from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
 from dagmca.debate.router import Record, Router
 from dagmca.evaluation.judging import Completer
+from dagmca.executor import Limits, check
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
 from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
@@ -34,12 +35,12 @@ from dagmca.llm.tokens import TokenCounter
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.swarm import graph, sandbox
+from dagmca.swarm import graph
 from dagmca.swarm.agents import Agent, ContextOptions, Example, messages
 from dagmca.swarm.graph import Attempt
 from dagmca.swarm.metrics import Snapshot, snapshot
 from dagmca.swarm.routers import new_router, pick
-from dagmca.swarm.tasks import SwarmTask, program, score_reference
+from dagmca.swarm.tasks import SwarmTask, extract_code, score_reference
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,13 @@ class StreamPlan:
     context: ContextOptions = field(default_factory=ContextOptions)
     temperature: float = 0.05  # the affinity softmax: sharp, or a learned skill is soon diluted
     reply_tokens: int = 512
-    limits: sandbox.Limits = field(default_factory=sandbox.Limits)
+    limits: Limits = field(default_factory=Limits)
     # store: every run's router starts from the personas' records by type (debates'
     # and earlier swarms'); none: from nothing, so routers compare on equal terms
     memory: Literal["none", "store"] = "none"
+    # run code tasks where the executor cannot raise its walls (changes no result, so
+    # not a setting of the swarm's id)
+    unsafe_executor: bool = False
 
     @property
     def types(self) -> list[str]:
@@ -168,7 +172,10 @@ async def _attempt(
     done = await model.complete(Request(prompt, max_tokens=plan.reply_tokens, seed=seed, meta=meta))
     answer = done.text or ""
     if task.is_code:
-        outcome = await asyncio.to_thread(sandbox.run, program(task, answer), plan.limits)
+        outcome = await asyncio.to_thread(
+            check, extract_code(answer), task.test_code(), task.entry_point, plan.limits,
+            unsafe=plan.unsafe_executor,
+        )  # fmt: skip
         success, reason = outcome.passed, outcome.reason
     else:
         success = score_reference(task, answer)

@@ -17,12 +17,13 @@ from typing import Literal
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
 from dagmca.evaluation.judging import Completer
+from dagmca.executor import preflight
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.store_nodes import PersonaNode
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.swarm import graph, sandbox
+from dagmca.swarm import graph
 from dagmca.swarm.agents import SYSTEM, ContextOptions
 from dagmca.swarm.client import swarm_client
 from dagmca.swarm.loop import Memory, OnAttempt, RunResult, StreamPlan, run_stream
@@ -169,9 +170,10 @@ async def swarm_in(
     unsafe_executor: bool = False,
 ) -> SwarmReport:
     """The swarm in a workspace: its store, its embedder (for D) and the settings'
-    model behind one metered client. Code tasks need an executor in namespaces, or
-    `unsafe_executor` (see `sandbox.preflight`)."""
+    model behind one metered client. Code tasks need an executor that can raise its
+    walls here, or `unsafe_executor` (see `dagmca.executor.preflight`)."""
     if any(t.is_code for t in plan.tasks):
-        await asyncio.to_thread(sandbox.preflight, plan.limits, unsafe=unsafe_executor)
+        await asyncio.to_thread(preflight, plan.limits, unsafe=unsafe_executor)
+        plan = replace(plan, unsafe_executor=unsafe_executor)
     model = await swarm_client(ws, cfg, plan.swarm_id, client)
     return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt, on_start)

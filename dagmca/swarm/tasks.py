@@ -5,8 +5,9 @@ Two checks, told apart by what a task gives (or by `check`):
 - `reference`: eval's task (`question`, `answer`, optional `choices`, `scoring`) plus
   its `type`; scored as `dagmca eval` scores it;
 - `code`: `{id, type, prompt, tests, entry_point}` in the HumanEval/MBPP shape; the
-  answer is run against `tests` (Python: asserts, or a `check(candidate)` function,
-  called with the entry point) by the executor.
+  answer's code is checked by `tests` (Python: asserts on the entry point, or a
+  `check(candidate)` function, called with it) in the executor, where the tests call
+  the answer's function through a proxy that passes only data.
 
 `type` is the task's category: what the router's affinity and the metrics count by.
 Every problem is found before any call, one line naming the file and the line."""
@@ -91,11 +92,6 @@ def extract_code(answer: str) -> str:
     """The code of a reply: its fenced blocks joined, or the whole reply when it has none."""
     blocks = _FENCE.findall(answer)
     return "\n\n".join(b.strip() for b in blocks) if blocks else answer.strip()
-
-
-def program(task: SwarmTask, answer: str) -> str:
-    """What the executor runs for a code task: the answer's code, then the tests."""
-    return f"{extract_code(answer)}\n\n\n{task.test_code()}"
 
 
 def score_reference(task: SwarmTask, reply: str, tolerance: float = DEFAULT_TOLERANCE) -> bool:
