@@ -4,7 +4,7 @@ Each run is two processes, each behind bubblewrap's walls (`walls.py`) and a sec
 filter (`syscalls.py`): the answer's code in one, the task's tests in the other, which
 call the answer through a proxy that passes only data and compute the verdict where the
 answer cannot reach it (`inside.py`). Memory and processes are bounded for the run as a
-whole by a control group (`cgroup.py`) where one can be made; `run.py` starts, watches
+whole by a control group (`cgroup.py`) where one can be made; `supervisor.py` starts, watches
 and ends a run and says how it went in the task's terms.
 """
 

@@ -9,7 +9,7 @@ is then counted against the run's limits, whatever session or group it moves to.
 the run the group says whether the kernel killed a process for memory, and is removed.
 
 Whether a group can be made is tried once per process (`hierarchy()`); where none can,
-the executor falls back to per-process limits (see `run.py`).
+the executor falls back to per-process limits (see `supervisor.py`).
 """
 
 from __future__ import annotations
