@@ -81,9 +81,11 @@ class EdgeType(StrEnum):
     ATTEMPTED = "ATTEMPTED"
     # a finding across samples: (f:Finding)-[:SEEN_IN]->(s:Session), one per session it
     # recurs in; (f)-[:AS]->(member), the tension, claim or final it is in that session;
-    # (a)-[:COMPARED_WITH {study, kind, verdict, reason, verdicts, reason_swapped,
-    # similarity, method}]->(b), one per pair of two sessions' members judged, keyed by
-    # the study (a match, distinct or undecided, with the judge's reason)
+    # (f)-[:COMPARED_WITH {member, kind, verdict, reason, verdicts, reason_swapped,
+    # similarity, method}]->(other), one per pair of two sessions' members judged: f's
+    # `member` (the earlier sample's) against `other` (a match, distinct or undecided,
+    # with the judge's reason), keyed by the member; from the finding, so that every
+    # relationship has an end in its own session (the findings')
     SEEN_IN = "SEEN_IN"
     AS = "AS"
     COMPARED_WITH = "COMPARED_WITH"

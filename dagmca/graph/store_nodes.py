@@ -141,3 +141,8 @@ class FindingNode(GraphNode):
     # study id given again for other inputs is refused, not overwritten
     inputs: str = ""
     prompt_version: str = ""  # the alignment judge's prompts
+
+
+# the store's own sessions, in the order a whole-store reading (an export of the store,
+# the embedded Cypher engine) takes them after the sessions
+SHARED_SESSIONS = (PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION, FINDINGS_SESSION)

@@ -1,6 +1,8 @@
 """A study in the graph: a `Finding` node per group, `SEEN_IN` each session it is in and
 `AS` its member there, and a `COMPARED_WITH` relationship for every pair judged (a
-match or not, with the verdict in both orders and the reason), keyed by the study.
+match or not, with the verdict in both orders and the reason): from the finding of the
+earlier sample's member (named as `member`, its key) to the other member. Every member
+is in one finding of its kind (a finding seen once too), so every pair has one.
 
 All of them carry FINDINGS_SESSION as their `session`: a finding spans sessions, so each
 session's own graph (and its check) stays what the session wrote, and whole-store
@@ -52,9 +54,9 @@ def finding_records(
         nodes.append(node.to_record())
         edges += [edge(f.id, s, EdgeType.SEEN_IN, FINDINGS_SESSION) for s in f.sessions]
         edges += [edge(f.id, m, EdgeType.AS, FINDINGS_SESSION) for m in f.members]
+    finding_of = {m: f.id for f in findings for m in f.members}
     for j in judged:
-        edges.append(
-            edge(j.first.id, j.second.id, EdgeType.COMPARED_WITH, FINDINGS_SESSION, key=study, study=study,
-                 **j.props())
-        )  # fmt: skip
+        source = finding_of[j.first.id]
+        props = {"key": j.first.id, "member": j.first.id, **j.props()}
+        edges.append(edge(source, j.second.id, EdgeType.COMPARED_WITH, FINDINGS_SESSION, **props))
     return nodes, edges

@@ -3,7 +3,7 @@ and the study read whole, as an export takes it."""
 
 from __future__ import annotations
 
-from dagmca.graph import FINDINGS_SESSION, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import FINDINGS_SESSION, EdgeRecord, NodeKind, NodeRecord
 from dagmca.store.base import GraphStore
 
 
@@ -22,11 +22,7 @@ def study_records(store: GraphStore, study: str) -> tuple[list[NodeRecord], list
     judged, then every node those reach (the sessions, the members)."""
     nodes = study_findings(store, study)
     ids = {n.id for n in nodes}
-    edges = [
-        e
-        for e in store.edges(FINDINGS_SESSION)
-        if e.source in ids or (e.type is EdgeType.COMPARED_WITH and e.props.get("study") == study)
-    ]
+    edges = [e for e in store.edges(FINDINGS_SESSION) if e.source in ids]
     for end in dict.fromkeys(x for e in edges for x in (e.source, e.target) if x not in ids):
         node = store.get_node(end)
         if node is not None:

@@ -23,17 +23,16 @@ def check_findings(store: GraphStore, study: str) -> list[str]:
     findings = study_findings(store, study)
     if not findings:
         return [f"no findings of study {study}"]
-    edges = store.edges(FINDINGS_SESSION)
+    ids = {f.id for f in findings}
     out: dict[tuple[str, EdgeType], list[str]] = {}
-    matched: set[frozenset[str]] = set()
-    for e in edges:
-        out.setdefault((e.source, e.type), []).append(e.target)
-        if (
-            e.type is EdgeType.COMPARED_WITH
-            and e.key == study
-            and e.props.get("verdict") == AlignVerdict.MATCH
-        ):
-            matched.add(frozenset((e.source, e.target)))
+    matched: set[frozenset[str]] = set()  # pairs of members judged a match
+    for e in store.edges(FINDINGS_SESSION):
+        if e.source not in ids:
+            continue
+        if e.type is not EdgeType.COMPARED_WITH:
+            out.setdefault((e.source, e.type), []).append(e.target)
+        elif e.props.get("verdict") == AlignVerdict.MATCH:
+            matched.add(frozenset((str(e.props.get("member", "")), e.target)))
     problems: list[str] = []
     seen: dict[str, str] = {}
     for f in findings:

@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from dagmca.graph import EVALUATION_SESSION, FINDINGS_SESSION, PERSONA_SESSION, EdgeRecord, NodeRecord
-from dagmca.graph.store_nodes import SWARM_SESSION
+from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.graph.store_nodes import SHARED_SESSIONS
 from dagmca.store.base import GraphStore
 
 # node attributes every node has; a property of the same name is not copied over them
@@ -42,7 +42,7 @@ def store_records(store: GraphStore) -> tuple[list[NodeRecord], list[EdgeRecord]
     for s in store.sessions():
         nodes += store.nodes(s.id)
         edges += store.edges(s.id)
-    for shared in (PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION, FINDINGS_SESSION):
+    for shared in SHARED_SESSIONS:
         nodes += store.nodes(shared)
         edges += store.edges(shared)
     return nodes, edges

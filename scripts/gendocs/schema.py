@@ -89,11 +89,11 @@ EDGES: dict[str, tuple[str, str]] = {
         "(its short answer)",
     ),
     "COMPARED_WITH": (
-        "(a)->(b)",
-        "two samples' members (tensions, claims or finals) judged by a study, in both orders, `a` of the "
-        "earlier sample: `study` (also its `key`), `kind`, `verdict` (match, distinct or undecided), "
-        "`reason`, `verdicts`, `reason_swapped`, `similarity`, `method`; a finding's members are all "
-        "judged a match, two by two",
+        "(f:Finding)->(other)",
+        "two samples' members (tensions, claims or finals) judged in both orders: the finding's `member` "
+        "(the earlier sample's; also the `key`) against `other`, with `kind`, `verdict` (match, distinct "
+        "or undecided), `reason`, `verdicts`, `reason_swapped`, `similarity`, `method`; a finding's "
+        "members are all judged a match, two by two",
     ),
     "ATTEMPTED": (
         "(p:Persona)->(t:Task)",
