@@ -1,7 +1,8 @@
 """N sessions of one passage and question, as one unit (`run --samples N`).
 
 Each sample is the base settings with its own seed (the base seed plus its place) and,
-with `vary`, its own temperature or model; those settings are the sample session's own,
+with `vary`, its own temperature or model; its agents start from nothing (no persona's
+memory: samples are drawn independently). Those settings are the sample session's own,
 kept on its Session node. The sessions' ids are the study's and their place, the study's
 id a digest of the passage, the question and every sample's settings: the same command
 again finds them, skips those that ended, resumes the rest from the cache (no finished
@@ -47,9 +48,9 @@ def sample_settings(
     models: Sequence[str] = (),
     temperatures: Sequence[float] = (),
 ) -> list[SessionConfig]:
-    """Each sample's settings: the base seed plus its place; with `vary` temperature,
-    `temperatures` in turn (default: spread evenly over SPREAD), with model, `models` in
-    turn (two or more)."""
+    """Each sample's settings: the base seed plus its place, its agents' memory its own
+    (`agent_memory` session); with `vary` temperature, `temperatures` in turn (default:
+    spread evenly over SPREAD), with model, `models` in turn (two or more)."""
     if samples < 2:
         raise UserError("samples must be 2 or more: one session is one sample", "pass --samples 2 or more")
     if vary not in VARIES:
@@ -63,7 +64,10 @@ def sample_settings(
     temps = list(temperatures) or _spread(samples)
     out = []
     for i in range(samples):
-        update: dict[str, Any] = {"seed": base.seed + i}
+        # each sample's agents start from nothing: a sample whose agents carried what
+        # another sample's kept would not be drawn independently of it (and would
+        # depend on which one ended first)
+        update: dict[str, Any] = {"seed": base.seed + i, "agent_memory": "session"}
         if vary == "temperature":
             update["temperature"] = temps[i % len(temps)]
         if vary == "model":
