@@ -48,7 +48,7 @@ TASK = (
 
 # said only when a node in the prompt recurs: every other prompt stays as it was
 RECURS = (
-    " A node whose label says it recurs (\"in 4 of 5 runs\") was reached by that many of "
+    ' A node whose label says it recurs ("in 4 of 5 runs") was reached by that many of '
     "several debates of one passage: when a statement rests on it, say so beside the "
     "statement, in those words. Recurring is not being right: say it, do not lean on it."
 )
