@@ -121,9 +121,9 @@ def test_the_cost_is_told_before_the_first_call_and_holds(study: SQLiteStore) ->
 
 
 def test_a_study_run_again_asks_nothing_and_writes_the_same(study: SQLiteStore) -> None:
-    first = aligned(study, ScriptedLLM(alignment_judge()), **EVERY_PAIR)
+    first = aligned(study, ScriptedLLM(alignment_judge()))
     again = ScriptedLLM(alignment_judge())
-    second = aligned(study, again, **EVERY_PAIR)
+    second = aligned(study, again)
     assert again.calls == [], "every judgment is replayed from the cache"
     assert second.study == first.study and second.findings == first.findings
     assert len(study.nodes(FINDINGS_SESSION, NodeKind.FINDING)) == len(first.findings)
@@ -208,6 +208,7 @@ def test_with_several_models_the_report_says_what_each_reaches(study: SQLiteStor
     assert {TOPIC[t] for t in every} == {"fairness", "displacement"}, "only what all three sessions reach"
 
 
+@pytest.mark.slow  # a dagmca process
 def test_the_stability_command_refuses_two_passages_in_one_line(study: SQLiteStore, tmp_path: Path) -> None:
     from tests.support.cli import assert_user_error, dagmca
     from tests.support.sessions import run_scripted, scripted
@@ -229,6 +230,7 @@ def exported(store: SQLiteStore, study: str, tmp_path: Path, fmt: str) -> Callab
     return lambda: out.read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # four dagmca processes
 def test_the_findings_pass_check_and_show_in_exports_and_the_viewer(
     study: SQLiteStore, tmp_path: Path
 ) -> None:
@@ -267,3 +269,83 @@ def test_a_session_s_metrics_say_what_of_it_recurs(study: SQLiteStore) -> None:
     assert (
         (overlap.shared, overlap.union) == (3, 5) and overlap.jaccard == 0.6 and overlap.lo < 0.6 < overlap.hi
     )
+
+
+def test_ask_cites_a_finding_s_recurrence_beside_it(study: SQLiteStore) -> None:
+    aligned(study, ScriptedLLM(alignment_judge()), **EVERY_PAIR)
+    fair = next(
+        t.id for t in study.nodes("s2", NodeKind.TENSION) if TOPIC[str(t.props["question"])] == "fairness"
+    )
+
+    def answers(call: Any) -> Any:
+        said = {"text": "The charge is unfair to the low paid.", "cites": [fair]}
+        return {"supported": "yes", "statements": [said], "unsettled": ""}
+
+    model = ScriptedLLM(answers)
+
+    async def go() -> Any:
+        async with Workspace(study, embedder=HashingEmbedder()) as ws:
+            return await ws.ask(
+                "Is a flat charge unfair to drivers on low wages?", sessions="all", client=model
+            )
+
+    answer = asyncio.run(go())
+    [cited] = answer.citations
+    assert cited.id == fair and cited.recurrence == "in 3 of 3 runs" and "in 3 of 3 runs" in cited.label
+    prompt = model.calls[0].prompt
+    assert (
+        f"Node {fair} — " in prompt
+        and "recurs in 3 of 3 runs" in prompt
+        and "Recurring is not being right" in prompt
+    )
+
+
+def test_each_sample_s_settings_differ_as_asked_and_are_its_own() -> None:
+    from dagmca.config import SessionConfig
+    from dagmca.stability.samples import sample_settings
+
+    base = SessionConfig(llm="fake", seed=7, temperature=0.3)
+    seeds = sample_settings(base, 3)
+    assert [c.seed for c in seeds] == [7, 8, 9] and {c.temperature for c in seeds} == {0.3}
+    assert {c.agent_memory for c in seeds} == {"session"}, "no sample learns from another"
+    assert [c.temperature for c in sample_settings(base, 3, "temperature")] == [0.2, 0.6, 1.0]
+    assert [c.temperature for c in sample_settings(base, 3, "temperature", temperatures=[0.5, 0.9])] == [
+        0.5,
+        0.9,
+        0.5,
+    ]
+    assert [c.model for c in sample_settings(base, 3, "model", models=["a", "b"])] == ["a", "b", "a"]
+    for bad, message in (
+        ({"samples": 1}, "2 or more"),
+        ({"samples": 2, "vary": "model", "models": ["a"]}, "two or more models"),
+        ({"samples": 2, "models": ["a", "b"]}, "--models is for --vary model"),
+    ):
+        with pytest.raises(UserError, match=message):
+            sample_settings(base, **bad)  # type: ignore[arg-type]
+
+
+def test_run_samples_records_each_sample_s_settings(tmp_path: Path) -> None:
+    from tests.support.sessions import PASSAGE, lens_by_lens, scripted
+
+    async def go() -> StabilityReport:
+        async with Workspace(tmp_path / "s.db", embedder=HashingEmbedder()) as ws:
+            model = ScriptedLLM(lens_by_lens(scripted(["Is a flat charge fair to low wage workers?"] * 40)))
+            return await ws.run_samples(
+                PASSAGE, samples=2, vary="temperature", temperatures=[0.4, 0.9], client=model,
+                settings={"llm": "fake", "cpp": 2, "rounds": 1, "max_depth": 0, "ledger": "off"},
+            )  # fmt: skip
+
+    report = asyncio.run(go())
+    assert [(s.sample, s.temperature, s.seed, s.ran, s.status) for s in report.samples] == [
+        (1, 0.4, 0, True, "done"), (2, 0.9, 1, True, "done"),
+    ]  # fmt: skip
+    with SQLiteStore(tmp_path / "s.db") as store:
+        for s in report.samples:
+            node = store.get_node(s.session)
+            assert node is not None and json.loads(str(node.props["config"]))["temperature"] == s.temperature
+        assert report.written and check_findings(store, report.study) == []
+    assert [(f.kind, f.k, f.n) for f in report.findings] == [("tension", 2, 2)], (
+        "one question, in both samples"
+    )
+    again = asyncio.run(go())
+    assert not any(s.ran for s in again.samples) and again.findings == report.findings

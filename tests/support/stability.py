@@ -68,7 +68,7 @@ RECURS = {
     "national": 1,
     "emergency": 1,
 }
-SMALL = {"cpp": 2, "rounds": 1, "max_depth": 0, "ledger": "off"}
+SMALL = {"depth": 1, "rounds": 1, "max_depth": 0, "ledger": "off"}
 
 
 def run_three(store: SQLiteStore, out_dir: Path, **settings: Any) -> None:
