@@ -148,12 +148,16 @@ def first_view(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], budget:
     stub_groups = sum(1 for d in debates if d.id in shown and others.get(d.id))
     left = budget - len(shown) - len(groups) - stub_groups
     per = min(STUBS_SHOWN, max(0, left // max(1, n_shown)))
+    of_debates = {d.id for d in debates}
     for debate, tensions in others.items():
         ranked = sorted(tensions, key=_rank)
-        for t in ranked[:per]:
+        # a tension whose debate is not exported (a study's member) has no card to sit on:
+        # they are all the group on their session
+        shown_here = per if debate in of_debates else 0
+        for t in ranked[:shown_here]:
             comes_with[t.id] = debate
             if debate in shown:
                 shown.add(t.id)
-        for t in ranked[per:]:
+        for t in ranked[shown_here:]:
             fold("stubs", debate, t.id)
     return View(shown, list(groups.values()), group_of, comes_with)
