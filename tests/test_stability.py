@@ -349,3 +349,33 @@ def test_run_samples_records_each_sample_s_settings(tmp_path: Path) -> None:
     )
     again = asyncio.run(go())
     assert not any(s.ran for s in again.samples) and again.findings == report.findings
+
+
+@pytest.mark.slow  # the openai SDK and the price table load
+def test_samples_share_one_backend_across_seeds_and_one_limiter_across_models(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dagmca.config import SessionConfig
+    from dagmca.stability.samples import SampleRuns, sample_settings
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-limits")
+    base = SessionConfig(llm="openai", model="m-a", base_url="http://127.0.0.1:9/v1", rpm=60)
+    by_seed = sample_settings(base, 2)
+    by_model = sample_settings(base, 2, "model", models=["m-a", "m-b"])
+
+    async def go() -> list[Any]:
+        async with Workspace(tmp_path / "w.db", embedder=HashingEmbedder()) as ws:
+            runs = SampleRuns(ws, base, None)
+            return [(await runs.backend(c)).client for c in [*by_seed, *by_model]]
+
+    seed_one, seed_two, model_a, model_b = asyncio.run(go())
+    assert seed_one is seed_two, "the seed goes with each request: one backend"
+    assert model_a is not model_b and model_a.limiter is model_b.limiter, "one endpoint, one rate limit"
+
+
+def test_an_unfinished_session_is_no_sample(study: SQLiteStore) -> None:
+    node = study.get_node("s3")
+    assert node is not None
+    study.write([node.model_copy(update={"props": {**node.props, "status": "interrupted"}})])
+    with pytest.raises(UserError, match="s3 is not finished"):
+        aligned(study, ScriptedLLM(alignment_judge()))

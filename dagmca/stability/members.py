@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dagmca.corpus.link import FINISHED
 from dagmca.errors import UserError
 from dagmca.graph import FindingKind, NodeKind, NodeRecord, TensionStatus
 from dagmca.metrics.ledger import final_claims
@@ -55,14 +56,22 @@ class Sample:
 
 def read_samples(store: GraphStore, sessions: Sequence[str]) -> list[Sample]:
     """The sessions' samples, in the order given. Refused (a UserError, nothing read
-    further) for fewer than two distinct sessions, an unknown one, or sessions of
-    different passages or questions."""
+    further) for fewer than two distinct sessions, an unknown or unfinished one, or
+    sessions of different passages or questions."""
     if len(set(sessions)) != len(sessions):
         raise UserError("a session is named twice", "name each session once")
     if len(sessions) < 2:
         raise UserError("stability needs two or more sessions of one passage", "name two or more sessions")
     nodes = [require_session(store, s) for s in sessions]
     _one_passage(nodes)
+    for node in nodes:
+        status = str(node.props.get("status", ""))
+        if status not in FINISHED:
+            raise UserError(
+                f"session {node.id} is not finished ({status}): a sample cut short would count as one that "
+                "found less",
+                f"`dagmca resume {node.id}` finishes it",
+            )
     return [_sample(store, node) for node in nodes]
 
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from dagmca.config import SessionConfig
+from dagmca.corpus.link import FINISHED
 from dagmca.errors import UserError
 from dagmca.graph import NodeRecord
 from dagmca.llm.factory import Backend
@@ -33,7 +34,6 @@ from dagmca.workspace.stored import stored_config
 
 Vary = Literal["seed", "temperature", "model"]
 VARIES: tuple[Vary, ...] = ("seed", "temperature", "model")
-ENDED = frozenset({"done", "degraded", "budget_exhausted"})  # a sample that ran to its end
 SAMPLES_PREFIX = "samples-"
 # the temperatures samples spread over when none are given: from near-greedy to the
 # upper end of what a debate's prose stays readable at
@@ -160,7 +160,7 @@ class SampleRuns:
                 _same_sample(node, cfg, text, question)
             status = str(node.props.get("status", "")) if node is not None else ""
             model = str(node.props.get("model", "")) if node is not None else ""
-            ran = status not in ENDED
+            ran = status not in FINISHED
             if ran:
                 mode = SessionMode.NEW if node is None else SessionMode.RESUME
                 run_cfg = cfg if node is None else _resumed(node, cfg)
