@@ -379,3 +379,37 @@ def test_an_unfinished_session_is_no_sample(study: SQLiteStore) -> None:
     study.write([node.model_copy(update={"props": {**node.props, "status": "interrupted"}})])
     with pytest.raises(UserError, match="s3 is not finished"):
         aligned(study, ScriptedLLM(alignment_judge()))
+
+
+def test_groups_join_no_chain_through_a_third_and_stay_quick_under_a_permissive_judge() -> None:
+    import time
+
+    from dagmca.graph import AlignVerdict, DecisionMethod, FindingKind
+    from dagmca.stability.grouping import groups
+    from dagmca.stability.judging import Judged
+    from dagmca.stability.members import Member
+
+    def member(session: str, i: int) -> Member:
+        return Member(f"{session}/t{i}", session, FindingKind.TENSION, f"question {i}")
+
+    def judged(a: Member, b: Member, verdict: AlignVerdict, similarity: float = 0.8) -> Judged:
+        return Judged(a, b, verdict, "scripted", similarity, DecisionMethod.LLM)
+
+    a, b, c = member("s1", 1), member("s2", 1), member("s3", 1)
+    chain = [
+        judged(a, b, AlignVerdict.MATCH, 0.9),
+        judged(b, c, AlignVerdict.MATCH),
+        judged(a, c, AlignVerdict.DISTINCT),
+    ]
+    assert [[m.id for m in g] for g in groups([a, b, c], chain)] == [["s1/t1", "s2/t1"], ["s3/t1"]]
+    undecided = [*chain[:2], judged(a, c, AlignVerdict.UNDECIDED)]
+    assert len(groups([a, b, c], undecided)) == 2, "an undecided pair is no match either"
+
+    # a judge that calls everything a match: four samples of forty members, every pair (as
+    # many ways to cut them into groups as 40^4 cliques: none is enumerated)
+    members = [member(f"s{s}", i) for s in range(4) for i in range(40)]
+    every = [judged(x, y, AlignVerdict.MATCH) for x in members for y in members if x.session < y.session]
+    started = time.process_time()
+    found = groups(members, every)
+    assert time.process_time() - started < 2
+    assert len(found) == 40 and all(len({m.session for m in g}) == len(g) == 4 for g in found)

@@ -3,10 +3,12 @@ merge's groups are joined only by judged pairs. No chain through a third: A matc
 and B matching C put A and C together only when A and C were judged a match too, so a
 finding never holds two members the judge called distinct (or left undecided).
 
-Members of one session are never compared, so a group holds at most one per session.
-The largest groups are taken first (ties: the higher least similarity inside the group,
-then the earliest members), each member once; what no match joins stands alone, a
-finding seen in one sample."""
+The matches are taken most similar first (of equal cosine, the earlier members first),
+and each joins the groups of its two members when every member of the one was judged a
+match with every member of the other and they share no session (complete linkage over
+the judged matches): a group holds at most one member per session, and the work grows
+with the matches, not with the ways a permissive judge's matches could be cut into
+groups. What no match joins stands alone, a finding seen in one sample."""
 
 from __future__ import annotations
 
@@ -19,29 +21,25 @@ from dagmca.stability.members import Member
 
 def groups(members: Sequence[Member], judged: Sequence[Judged]) -> list[list[Member]]:
     """`members` (in the samples' order) partitioned into groups of judged matches, each
-    group in the members' order, the groups by size, then by their first member."""
-    import networkx as nx  # here: only a study pays for it
-
+    group in the members' order; the groups by size, then by their first member."""
     order = {m.id: i for i, m in enumerate(members)}
-    by_id = {m.id: m for m in members}
-    similarity: dict[frozenset[str], float] = {}
-    g = nx.Graph()
-    for j in judged:
-        if j.verdict is AlignVerdict.MATCH and j.first.id in order and j.second.id in order:
-            g.add_edge(j.first.id, j.second.id)
-            similarity[frozenset((j.first.id, j.second.id))] = j.similarity
-
-    def rank(clique: list[str]) -> tuple[int, float, list[int]]:
-        weakest = min(similarity[frozenset((a, b))] for a in clique for b in clique if order[a] < order[b])
-        return -len(clique), -weakest, sorted(order[m] for m in clique)
-
-    found: list[list[str]] = []
-    while g.number_of_edges():
-        best = min((c for c in nx.find_cliques(g) if len(c) > 1), key=rank)
-        found.append(sorted(best, key=order.__getitem__))
-        g.remove_nodes_from(best)
-        g.remove_nodes_from([n for n in list(g.nodes) if g.degree(n) == 0])
-    grouped = {m for c in found for m in c}
-    found += [[m.id] for m in members if m.id not in grouped]
-    found.sort(key=lambda c: (-len(c), order[c[0]]))
-    return [[by_id[i] for i in c] for c in found]
+    matches = sorted(
+        (
+            j
+            for j in judged
+            if j.verdict is AlignVerdict.MATCH and j.first.id in order and j.second.id in order
+        ),
+        key=lambda j: (-round(j.similarity, 4), *sorted((order[j.first.id], order[j.second.id]))),
+    )
+    matched = {frozenset((j.first.id, j.second.id)) for j in matches}
+    group_of: dict[str, list[Member]] = {m.id: [m] for m in members}
+    for j in matches:
+        one, other = group_of[j.first.id], group_of[j.second.id]
+        if one is other or {m.session for m in one} & {m.session for m in other}:
+            continue
+        if all(frozenset((a.id, b.id)) in matched for a in one for b in other):
+            joined = sorted([*one, *other], key=lambda m: order[m.id])
+            for m in joined:
+                group_of[m.id] = joined
+    found = list({id(g): g for g in group_of.values()}.values())
+    return sorted(found, key=lambda g: (-len(g), order[g[0].id]))
