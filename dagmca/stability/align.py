@@ -113,6 +113,8 @@ async def align(
                 "failed): the findings are not written; run it again (with a raised budget) to finish"
             )
             return report.model_copy(update={"notes": [*report.notes, note]})
+        # again under the lease: another process may have written the study meanwhile
+        await store.aread(lambda s: refuse_other_inputs(s, study, inputs))
         counted = {k: [s.session for s in samples if s.of(k) is not None] for k in kinds}
         nodes, edges = finding_records(
             study, findings, judged, samples=counted, inputs=inputs, prompt_version=PROMPT_VERSION
