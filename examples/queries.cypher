@@ -2,7 +2,8 @@
 //
 // Every node has the label :Node, its kind label (:Session, :Debate, :Round, :Turn,
 // :Agent, :Tension, :Synthesis, :Final, :Section, :Integration, :Claim for the claims
-// of the emergence ledger, and :Persona for the agents that persist across sessions) and `id`, `session`, `created_at` (a temporal
+// of the emergence ledger, :Persona for the agents that persist across sessions, and
+// :Finding for what recurs across samples of one passage) and `id`, `session`, `created_at` (a temporal
 // value), `seq` (creation order). Open stubs also carry :Stub. Relationships that can
 // repeat between one pair (two observers' FLAGGED_AT, two turns' REFERENCES, a stub's
 // CHECKED_AGAINST) carry a `key` that keeps them apart.
@@ -265,3 +266,19 @@ WITH d, count(r) AS links, count(DISTINCT other.session) AS sessions
 RETURN d.session AS session, d.id AS debate, d.question AS question, links, sessions
 ORDER BY links DESC, debate
 LIMIT 20;
+
+// -- across samples of one passage: `dagmca stability`, `dagmca run --samples` ---------
+// (`needs: stability`: a store that holds a study's findings. They belong to no session:
+// these queries take no $session.)
+
+// name: core-findings
+// needs: stability, Finding, SEEN_IN
+// Each study's core: the tensions, final claims and answers that at least half of its
+// samples reach (k of n, with the 95% Wilson interval of that rate), the most recurring
+// first, with the sessions each is seen in. A finding seen in one sample only is not here.
+MATCH (f:Finding)-[:SEEN_IN]->(s:Session)
+WHERE f.core
+WITH f, collect(s.id) AS sessions
+RETURN f.study AS study, f.aligns AS kind, f.k AS k, f.n AS n, f.lo AS lo, f.hi AS hi, f.text AS finding,
+       sessions
+ORDER BY study, f.rate DESC, kind, finding;

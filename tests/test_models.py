@@ -38,6 +38,8 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Swarm",
         "Task",
         "Snapshot",
+        # what recurs across samples of one passage
+        "Finding",
     }
     assert {t.value for t in EdgeType} == {
         "BRANCHES_FROM",
@@ -68,6 +70,11 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "RAN",
         "JUDGED_AGAINST",
         "ATTEMPTED",
+        # a finding across samples: the sessions it is seen in, its member in each, and
+        # every pair of two sessions' members judged
+        "SEEN_IN",
+        "AS",
+        "COMPARED_WITH",
     }
     assert {t.value for t in STRUCTURAL_EDGES} == {"BRANCHES_FROM", "EXPLORES", "MERGES_INTO", "SUPERSEDES"}
 

@@ -197,3 +197,30 @@ def test_a_large_session_opens_small_legible_and_complete(browser: Browser, tmp_
     assert page.evaluate(f"{DRAWN}.filter(n => n.data('kind') === 'Agent').length") == agents > 0
     page.screenshot(tmp_path / "big.png")
     assert page.problems() == []
+
+
+@pytest.mark.slow
+def test_a_study_s_findings_show_their_recurrence(browser: Browser, tmp_path: Path) -> None:
+    """The three scripted samples' study, exported: its findings drawn at once, each
+    captioned with how many runs reach it, and a click reads its members."""
+    from dagmca.store.findings import study_records
+    from tests.support.stability import STUDY, aligned_three
+
+    with SQLiteStore(tmp_path / "study.db") as store:
+        store.init_schema()
+        aligned_three(store, tmp_path / "out")
+        nodes, edges = study_records(store, STUDY)
+    html = tmp_path / "study.html"
+    html.write_text(to_html(STUDY, nodes, edges), encoding="utf-8")
+    page = browser.open(html)
+    page.wait_for("window.dagmca && window.dagmca.ready")
+    captions = page.evaluate(f"{DRAWN}.filter(n => n.data('kind') === 'Finding').map(n => n.data('caption'))")
+    assert len(captions) == 7 and sorted(c.split(":")[0] for c in captions).count("3 of 3 runs") == 2
+    core = next(n.id for n in nodes if n.kind is NodeKind.FINDING and n.props["k"] == 3)
+    page.click(*centre_of(page, core))
+    reading = page.wait_for(
+        "(() => { const t = document.getElementById('reading').textContent;"
+        " return t.includes('runs') ? t : ''; })()"
+    )
+    assert "in 3 of 3 runs" in reading and "Seen as (3)" in reading
+    assert page.problems() == []

@@ -7,7 +7,8 @@ opened once and shared by every session run through it, on the caller's event lo
 
 Beside the sessions one at a time (`run`, `resume`, `revisit`, `ledger` and the
 readers, from `BaseWorkspace`), it runs what spans many: a corpus `build`, an
-evaluation (`eval`) and `ask` over the stored graph. Nothing here prints or exits:
+evaluation (`eval`), `ask` over the stored graph, and the findings that hold across
+samples of one passage (`run_samples`, `stability`). Nothing here prints or exits:
 failures are `dagmca.errors` exceptions.
 """
 
@@ -32,6 +33,8 @@ from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_f
 if TYPE_CHECKING:
     from dagmca.evaluation.judging import Completer
     from dagmca.evaluation.report import RunRecord
+    from dagmca.stability.models import AlignCost, SampleInfo, StabilityReport
+    from dagmca.stability.samples import Vary
 
 DEFAULT_ARMS = "mca,vote,single"
 
@@ -143,3 +146,81 @@ class Workspace(BaseWorkspace):
             return found.as_answer()
         backend = await self.backend(cfg, client)
         return await answer_with_client(cfg, self.store, found, backend.client)
+
+    async def stability(
+        self,
+        sessions: Sequence[str],
+        *,
+        study: str | None = None,
+        candidates: int = 3,
+        prefilter: float | None = None,
+        dry_run: bool = False,
+        settings: SettingsLike = None,
+        client: ClientLike | None = None,
+        on_estimate: Callable[[AlignCost], None] | None = None,
+        **overrides: Unpack[Overrides],
+    ) -> StabilityReport:
+        """Which findings hold across `sessions` (two or more of one passage and
+        question), as `dagmca stability` does: their tensions, final claims and answers
+        aligned by judgment into findings with how many of the sessions reach each (and
+        its interval), written to the graph as Finding nodes. `settings` (default: the
+        first session's own) and `overrides` choose the judge; `candidates`: how many of
+        another session's members each member is judged against, the most similar from
+        `prefilter` (default: the duplicate prefilter); `on_estimate` is told the cost
+        before the first call; `dry_run` stops there. The same sessions again are the
+        same study: nothing is asked twice."""
+        from dagmca.stability import AlignPlan, align
+        from dagmca.store import require_session
+        from dagmca.workspace.stored import stored_config
+
+        if settings is None:
+            if not sessions:
+                raise UserError("stability needs two or more sessions of one passage", "name them")
+            first = await self.store.aread(lambda s: require_session(s, sessions[0]))
+            settings = stored_config(first)
+        cfg = settings_from(settings, overrides)
+        plan = AlignPlan(
+            list(sessions), study=study, per_member=candidates, prefilter=prefilter, dry_run=dry_run
+        )
+        return await align(self, plan, cfg, client=client, on_estimate=on_estimate)
+
+    async def run_samples(
+        self,
+        passage: str | None,
+        *,
+        samples: int,
+        vary: Vary = "seed",
+        models: Sequence[str] = (),
+        temperatures: Sequence[float] = (),
+        question: str | None = None,
+        study: str | None = None,
+        parallel: int | None = None,
+        candidates: int = 3,
+        prefilter: float | None = None,
+        settings: SettingsLike = None,
+        client: ClientLike | None = None,
+        on_done: Callable[[SampleInfo], None] | None = None,
+        on_estimate: Callable[[AlignCost], None] | None = None,
+        **overrides: Unpack[Overrides],
+    ) -> StabilityReport:
+        """Debate `passage` (and `question`) `samples` times, as `dagmca run --samples`
+        does, each with its own seed and, by `vary`, its own temperature (`temperatures`
+        in turn, default spread over 0.2-1.0) or model (`models` in turn); then align
+        the sessions as `stability` does. The sessions run `parallel` at a time under
+        one concurrency limit, spend and rate limit. The same call again resumes: ended
+        sessions are kept, cut ones finished, nothing finished asked again. `on_done`
+        is told of each sample as it ends (or is found ended)."""
+        from dagmca.stability import SamplePlan, run_study
+
+        cfg = settings_from(settings, overrides)
+        if passage is None and question is None:
+            raise UserError("nothing to debate", "give a passage, a question, or both")
+        text = check_text(passage, cfg.max_passage_bytes) if passage is not None else ""
+        asked = check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
+        plan = SamplePlan(
+            samples=samples, vary=vary, models=list(models), temperatures=list(temperatures), study=study,
+            parallel=parallel, per_member=candidates, prefilter=prefilter,
+        )  # fmt: skip
+        return await run_study(
+            self, text, asked, cfg, plan, client=client, on_done=on_done, on_estimate=on_estimate
+        )

@@ -19,6 +19,7 @@ from dagmca.ask.index import EmbeddingIndex
 from dagmca.ask.models import Answer, AnswerStatus, Dissent, Hit, IndexStats
 from dagmca.ask.onstore import OnStore, runner
 from dagmca.ask.prompt import pack, reply_schema
+from dagmca.ask.recurrence import recurrence_of
 from dagmca.ask.retrieval import RetrievalSettings, Retriever
 from dagmca.ask.snapshot import load_corpus
 from dagmca.graph import CallPhase
@@ -98,7 +99,21 @@ async def retrieve(
         hits, stats = await retriever.rank(corpus, question)
     expansion = retriever.expand(corpus, hits)
     found = dissent(corpus, [*hits, *expansion])
+    ids = [h.id for h in [*hits, *expansion]]
+    recurs = await on_store(lambda s: recurrence_of(s, ids))
+    hits, expansion = _recurring(hits, recurs), _recurring(expansion, recurs)
     return Retrieval(question, scope, hits, expansion, found, stats, corpus, on_store)
+
+
+def _recurring(hits: list[Hit], recurs: dict[str, str]) -> list[Hit]:
+    """The hits that are findings' members say so, in their label (what the model reads
+    beside the text) and apart."""
+    return [
+        h.model_copy(update={"recurrence": recurs[h.id], "label": f"{h.label}; recurs {recurs[h.id]}"})
+        if h.id in recurs
+        else h
+        for h in hits
+    ]
 
 
 def budget_for(llm: LLMClient, window: int | None, counter: TokenCounter | None = None) -> PromptBudget:

@@ -55,7 +55,16 @@ def check(
                 if node not in good:
                     good.append(node)
                 hit = by_id[node]
-                cited.setdefault(node, Citation(id=node, kind=hit.kind, session=hit.session, label=hit.label))
+                cited.setdefault(
+                    node,
+                    Citation(
+                        id=node,
+                        kind=hit.kind,
+                        session=hit.session,
+                        label=hit.label,
+                        recurrence=hit.recurrence,
+                    ),
+                )
             elif node and node not in removed:
                 why = "not in the context" if exists(node) else "no such node"
                 removed[node] = RemovedCitation(id=node, reason=why)

@@ -33,6 +33,9 @@ class Hit(Strict):
     sources: list[Source] = Field(default_factory=list)  # which rankings found it
     via: str = ""  # for an expansion: why it came in ("the debate of …")
     in_context: bool = False  # it went into the model's prompt
+    # across samples of its passage (`dagmca stability`): "in 4 of 5 runs"; "" when the
+    # node is no finding's member
+    recurrence: str = ""
 
 
 class Statement(Strict):
@@ -49,6 +52,7 @@ class Citation(Strict):
     kind: NodeKind
     session: str
     label: str
+    recurrence: str = ""  # across samples of its passage: "in 4 of 5 runs" ("" when not aligned)
 
 
 class RemovedCitation(Strict):

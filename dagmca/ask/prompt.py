@@ -46,6 +46,14 @@ TASK = (
 )
 
 
+# said only when a node in the prompt recurs: every other prompt stays as it was
+RECURS = (
+    ' A node whose label says it recurs ("in 4 of 5 runs") was reached by that many of '
+    "several debates of one passage: when a statement rests on it, say so beside the "
+    "statement, in those words. Recurring is not being right: say it, do not lean on it."
+)
+
+
 def render(hit: Hit) -> str:
     """A node as the model reads it: id, what it is, and its whole text."""
     via = f" (found next to a search hit: {hit.via})" if hit.via else ""
@@ -64,7 +72,8 @@ class Packed:
 def pack(question: str, hits: Sequence[Hit], budget: PromptBudget, reserve: int) -> Packed:
     """The question, as many whole node texts as fit `budget` less the reply's `reserve`
     (in order, each that does not fit left out), and the task."""
-    head, tail = f"Question: {question}", f"{TASK}\n\nThe question again: {question}"
+    task = TASK + (RECURS if any(h.recurrence for h in hits) else "")
+    head, tail = f"Question: {question}", f"{task}\n\nThe question again: {question}"
     limit = budget.available(reserve)
     chosen: list[Hit] = []
     parts = [head, tail]

@@ -30,6 +30,7 @@ class Commands(LazyGroup):
         Lazy("compare", "compare:compare", "Run protocols on the same passage and compare them."),
         Lazy("eval", "eval:eval_", "Run arms over tasks: accuracy, judged wins, paired tests, cost."),
         Lazy("swarm", "swarm:swarm", "Route checked tasks to agents that learn; compare the routers."),
+        Lazy("stability", "stability:stability", "Which findings recur across sessions of one passage."),
         Lazy("resume", "run:resume", "Finish a session that was killed, interrupted or stopped."),
         # reading
         Lazy("sessions", "read:sessions", "List the sessions in the store."),

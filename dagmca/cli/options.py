@@ -275,3 +275,53 @@ NewPassage = Annotated[
 ]
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No live progress; summary only.")]
 AsJSON = Annotated[bool, typer.Option("--json", help="Print JSON.")]
+
+DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
+
+# -- a study: several samples of one passage (`run --samples`, `stability`) -------------
+Samples = Annotated[
+    int,
+    typer.Option(
+        "--samples",
+        min=1,
+        help="Run the passage N times (each with its own seed; see --vary) and report which tensions, "
+        "claims and answers recur across the runs (`dagmca stability`).",
+    ),
+]
+Vary = Annotated[
+    str,
+    typer.Option(
+        "--vary",
+        help="With --samples, what differs beside the seed: seed (nothing else), temperature "
+        "(--temperatures in turn) or model (--models in turn).",
+    ),
+]
+Models = Annotated[
+    str | None,
+    typer.Option("--models", help="With --vary model: comma-separated models, one per sample in turn."),
+]
+Temperatures = Annotated[
+    str | None,
+    typer.Option(
+        "--temperatures",
+        help="With --vary temperature: comma-separated temperatures in turn (default: spread over 0.2-1.0).",
+    ),
+]
+StudyId = Annotated[
+    str | None,
+    typer.Option(
+        "--study",
+        help="The study's id (default: from its inputs); with --samples its sessions are ID-1, ID-2, ... and "
+        "the same command again resumes it.",
+    ),
+]
+Candidates = Annotated[
+    int,
+    typer.Option(
+        "--candidates",
+        min=1,
+        max=50,
+        help="How many of another sample's tensions (or claims) each one is judged against: the most "
+        "similar past --duplicate-prefilter.",
+    ),
+]

@@ -15,6 +15,7 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
+from dagmca.graph import FINDINGS_SESSION, NodeKind
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.networkx_view import session_records, store_records
@@ -35,6 +36,13 @@ def _chosen(st: GraphStore, session: str | None, all_: bool) -> list[str]:
     if not found:
         raise UserError(f"no session in {st.location}", "run `dagmca run` or `dagmca build` first")
     return found
+
+
+def _is_study(st: GraphStore, name: str) -> bool:
+    """Whether `name` is a study's id (`dagmca stability`) rather than a session's."""
+    from dagmca.store.findings import study_findings
+
+    return not st.has_session(name) and bool(study_findings(st, name))
 
 
 def sessions(store: o.Store = None) -> None:
@@ -117,14 +125,21 @@ def export(
     store: o.Store = None,
     all_: All = False,
 ) -> None:
-    """Export a session (or with --all the whole store) for visualization and other tools."""
+    """Export a session (or with --all the whole store) for visualization and other tools.
+    SESSION may also be a study's id (`dagmca stability`): its findings, with the
+    sessions and members they reach."""
     from dagmca.export.formats import EXTENSIONS, WRITERS
+    from dagmca.store.findings import study_records
 
     if format_ not in WRITERS:
         raise UserError(f"unknown export format {format_!r}", f"use one of: {', '.join(WRITERS)}")
     with open_existing(resolve_store(store)) as st:
-        name = _chosen(st, session, all_)[0] if not all_ else "all"
-        nodes, edges = store_records(st) if all_ else session_records(st, name)
+        if session is not None and not all_ and _is_study(st, session):
+            name = session
+            nodes, edges = study_records(st, session)
+        else:
+            name = _chosen(st, session, all_)[0] if not all_ else "all"
+            nodes, edges = store_records(st) if all_ else session_records(st, name)
     text = WRITERS[format_](name, nodes, edges)
     target = output or Path(f"{name.replace('/', '_')}.{EXTENSIONS[format_]}")
     target.write_text(text, encoding="utf-8")
@@ -191,6 +206,11 @@ def metrics(
             m = session_metrics(st, session, embedder, reference)
         finally:
             embedder.close()
+        findings = st.nodes(FINDINGS_SESSION, NodeKind.FINDING)
+        if findings:  # a sample of a study: what of it recurs (the Wilson interval is the evaluation's)
+            from dagmca.stability.measures import session_recurrence
+
+            m = m.model_copy(update={"recurrence": session_recurrence(findings, session)})
     if as_json:
         print(m.model_dump_json(indent=2))
         return
@@ -200,14 +220,21 @@ def metrics(
 
 def check(session: o.SessionArg, store: o.Store = None) -> None:
     """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones.
-    SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records."""
+    SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records;
+    or a study's (`dagmca stability`): its Finding nodes and their relationships."""
     from dagmca.store.check import check_store
+    from dagmca.store.findings import study_records
 
     with open_existing(resolve_store(store)) as st:
         if session.startswith("swarm-") and st.get_node(f"swarm/{session}") is not None:
             from dagmca.swarm.graph import check_swarm, swarm_counts
 
             problems, counts = check_swarm(st, session), swarm_counts(st, session)
+        elif _is_study(st, session):
+            from dagmca.store.findings_check import check_findings
+
+            nodes, edges = study_records(st, session)
+            problems, counts = check_findings(st, session), (len(nodes), len(edges))
         else:
             require_session(st, session)
             problems = check_store(st, session)

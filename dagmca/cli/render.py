@@ -211,6 +211,9 @@ def metrics_tables(m: Any) -> list[Table]:
             head.add_row("every traced text", claims_row(ledger.traced))
         head.add_row("originate the final's claims", _counts(ledger.originators))
         head.add_row("first appear in", _counts(ledger.first_appearance))
+    for r in getattr(m, "recurrence", []):
+        share = "-" if r.share is None else f"{r.share:.0%} [{r.lo:.0%}, {r.hi:.0%}]"
+        head.add_row(f"recurring {r.kind}s ({r.study})", f"{r.recurring} of {r.total}: {share}")
     per = Table(title="debates", title_justify="left")
     per.caption = (
         "novelty (est.): resolution sentences with no close sentence in the children's last round, "

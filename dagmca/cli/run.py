@@ -43,7 +43,7 @@ from dagmca.store import open_existing, open_store, require_session, resolve_sto
 from dagmca.store.base import GraphStore
 
 T = TypeVar("T")
-DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
+DEGRADED_EXIT = o.DEGRADED_EXIT
 
 DryRun = Annotated[
     bool,
@@ -86,14 +86,34 @@ def run(
     out_dir: o.OutDir = None,
     quiet: o.Quiet = False,
     dry_run: DryRun = False,
+    samples: o.Samples = 1,
+    vary: o.Vary = "seed",
+    models: o.Models = None,
+    temperatures: o.Temperatures = None,
+    study: o.StudyId = None,
+    candidates: o.Candidates = 3,
 ) -> None:
     """Debate a passage, or a question about one (or a question alone): main debate,
     tensions, branches, merges, stubs, final integration. With a question, the final
-    answer leads with its short answer."""
+    answer leads with its short answer. With --samples N, N such sessions (seeds
+    differ; --vary temperature or model too), then which findings hold across them."""
     asked = read_question(question, question_file)
     if passage is None and asked is None:
         raise UserError("nothing to debate", "give a PASSAGE file, --question, or both")
     text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else ""
+    if samples == 1 and (vary != "seed" or models or temperatures):
+        raise UserError("--vary, --models and --temperatures are for several samples", "add --samples N")
+    if samples > 1 or study is not None:
+        from dagmca.cli import samples as sampled
+
+        if session is not None or out_dir is not None:
+            raise UserError("--session and --out name one session", "with --samples, give --study instead")
+        plan = sampled.plan_of(samples, vary, models, temperatures, study, candidates)
+        if dry_run:
+            sampled.show_dry_run(cfg, plan, projection(cfg, text, asked is not None))
+            return
+        sampled.run_samples(cfg, text, asked, plan, resolve_store(store), quiet)
+        return
     if dry_run:  # nothing is spent: no key or endpoint needed
         show_projection(cfg, text, json_out=False, asked=asked is not None)
         return

@@ -49,8 +49,15 @@ def _caption(n: NodeRecord) -> str:
         return f"integration, part {p.get('part', '')}"
     if n.kind is NodeKind.CLAIM:
         return f"{p.get('origin', '')}: {one_line(str(p.get('text', '')), 60)}"
+    if n.kind is NodeKind.FINDING:
+        return f"{recurrence(n)}: {one_line(str(p.get('text', '')), 60)}"
     text = str(p.get("question") or p.get("resolution") or p.get("title") or p.get("name") or n.kind.value)
     return one_line(text, CAPTION.get(n.kind, 70))
+
+
+def recurrence(n: NodeRecord) -> str:
+    """A finding's recurrence as the viewer shows it: "3 of 5 runs"."""
+    return f"{n.props.get('k', '?')} of {n.props.get('n', '?')} runs"
 
 
 def _edge_style(type_: EdgeType) -> str:

@@ -22,6 +22,7 @@ KIND_COLOURS = {
     "Swarm": "#155E75",
     "Task": "#BAE6FD",
     "Snapshot": "#E0F2FE",
+    "Finding": "#A3E635",
 }
 
 

@@ -8,8 +8,9 @@ its most urgent open questions. The rest of a debate's tensions are folded into 
 group node ("+143 open questions"), debates beyond the budget into one group under
 their nearest shown ancestor; both unfold on click. Rounds, turns, agents and
 personas start folded too (a debate unfolds its rounds and turns; the legend the
-rest). Nothing is dropped: every node stays in the page's data, for the search and
-the side panel.
+rest). A study's findings are drawn the most recurring first, the rest one group.
+Nothing is dropped: every node stays in the page's data, for the search and the side
+panel.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from dagmca.graph import EdgeRecord, EdgeType, NodeKind, NodeRecord, TensionStat
 VISIBLE = 150
 STUBS_SHOWN = 3  # open questions shown per debate at most, the most urgent
 ALWAYS = (NodeKind.SESSION, NodeKind.SECTION, NodeKind.SYNTHESIS, NodeKind.INTEGRATION, NodeKind.FINAL)
+FINDINGS_SHOWN = 40  # a study's findings drawn at first, the most recurring; the rest one group
 
 
 @dataclass
@@ -30,7 +32,9 @@ class Group:
     """Folded nodes, drawn as one node hung on `anchor` until unfolded."""
 
     id: str
-    kind: str  # "stubs" (a debate's remaining tensions) or "debates" (deeper debates)
+    # "stubs" (a debate's remaining tensions), "debates" (deeper debates) or "findings"
+    # (a study's less recurring findings)
+    kind: str
     anchor: str
     members: list[str] = field(default_factory=list)
 
@@ -39,6 +43,8 @@ class Group:
         n = len(self.members)
         if self.kind == "debates":
             return f"+{n} more debate{'s' if n != 1 else ''}"
+        if self.kind == "findings":
+            return f"+{n} more finding{'s' if n != 1 else ''}"
         return f"+{n} open question{'s' if n != 1 else ''}"
 
     def as_data(self) -> dict[str, object]:
@@ -59,9 +65,13 @@ class View:
     comes_with: dict[str, str]  # a node drawn whenever this one is: a debate's tensions
 
 
-def _urgency(n: NodeRecord) -> float:
-    value = n.props.get("urgency", 0.0)
+def _number(n: NodeRecord, key: str) -> float:
+    value = n.props.get(key, 0.0)
     return float(value) if isinstance(value, int | float) else 0.0
+
+
+def _urgency(n: NodeRecord) -> float:
+    return _number(n, "urgency")
 
 
 def _depth(d: NodeRecord) -> int:
@@ -115,6 +125,13 @@ def first_view(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], budget:
         group.members.append(member)
         group_of[member] = group.id
 
+    # A study's findings, the most recurring first: as many as FINDINGS_SHOWN, the rest
+    # one group hung on the last one shown.
+    findings = sorted((n for n in nodes if n.kind is NodeKind.FINDING), key=lambda f: -_number(f, "rate"))
+    shown.update(f.id for f in findings[:FINDINGS_SHOWN])
+    for f in findings[FINDINGS_SHOWN:]:
+        fold("findings", findings[FINDINGS_SHOWN - 1].id, f.id)
+
     for d in folded:  # under the nearest shown ancestor, else its session
         up = parent.get(d.id)
         while up is not None and up not in shown:
@@ -131,12 +148,16 @@ def first_view(nodes: Sequence[NodeRecord], edges: Sequence[EdgeRecord], budget:
     stub_groups = sum(1 for d in debates if d.id in shown and others.get(d.id))
     left = budget - len(shown) - len(groups) - stub_groups
     per = min(STUBS_SHOWN, max(0, left // max(1, n_shown)))
+    of_debates = {d.id for d in debates}
     for debate, tensions in others.items():
         ranked = sorted(tensions, key=_rank)
-        for t in ranked[:per]:
+        # a tension whose debate is not exported (a study's member) has no card to sit on:
+        # they are all the group on their session
+        shown_here = per if debate in of_debates else 0
+        for t in ranked[:shown_here]:
             comes_with[t.id] = debate
             if debate in shown:
                 shown.add(t.id)
-        for t in ranked[per:]:
+        for t in ranked[shown_here:]:
             fold("stubs", debate, t.id)
     return View(shown, list(groups.values()), group_of, comes_with)

@@ -24,6 +24,7 @@
   const flaggedAt = new Map();   // tension -> the turns that raised it
   const exploredBy = new Map();  // tension -> the debate that explored it
   const claimsOf = new Map();    // an answer (final, synthesis, resolution) -> its claims
+  const membersOf = new Map();   // a finding -> its member in each session it recurs in
   for (const n of DATA.nodes) {
     if (n.with) push(comesWith, n.with, n.id);
     if (n.kind === "Round" || n.kind === "Turn" || n.kind === "Tension") push(ofDebate, n.debate, n.id);
@@ -34,6 +35,7 @@
     if (e.type === "FLAGGED_AT") push(flaggedAt, e.source, e.target);
     if (e.type === "EXPLORES") exploredBy.set(e.target, e.source);
     if (e.type === "STATED_IN") push(claimsOf, e.target, e.source);
+    if (e.type === "AS") push(membersOf, e.source, e.target);
   });
 
   const lazyKinds = new Set(DATA.lazyKinds);
@@ -67,6 +69,7 @@
       { selector: "node.Turn:selected, node.Turn.match", style: { "label": "data(caption)", "font-size": 11,
         "text-background-color": "#FFFFFF", "text-background-opacity": 0.9 } },
       { selector: "node.Agent, node.Persona", style: { "shape": "ellipse" } },
+      { selector: "node.Finding", style: { "shape": "tag", "width": 22, "height": 18, "text-max-width": 170 } },
       { selector: "edge", style: { "curve-style": "bezier", "target-arrow-shape": "triangle", "arrow-scale": 0.7,
         "width": 1, "line-color": "#9CA3AF", "target-arrow-color": "#9CA3AF" } },
       { selector: "edge.structure", style: { "width": 2.5, "line-color": "#4B5563", "target-arrow-color": "#4B5563" } },
@@ -85,7 +88,7 @@
   // A debate is a card: the debate on the left with its question below it, what comes
   // with it (the question it explored, its most urgent open ones, its groups) listed
   // to its right, one line each.
-  const ITEM_H = 21, LIST_X = 124, CARD_W = 320, CARD_GAP = 24, ITEM_W = 190;
+  const ITEM_H = 21, LIST_X = 124, CARD_W = 320, CARD_GAP = 24, ITEM_W = 190, FINDING_COLS = 5;
   const pos = new Map();
   const present = (id) => cy.getElementById(id).nonempty();
 
@@ -148,7 +151,14 @@
       const ids = of(kind);
       if (ids.length) { placeRow(ids, y, 200, x0); y += 120; }
     }
-    return best * CARD_W;
+    // a study's findings, most recurring first: a grid of cards, a row at a time
+    const findings = of("Finding");
+    findings.forEach((id, k) => pos.set(id, { x: x0 + ((k % FINDING_COLS) - (FINDING_COLS - 1) / 2) * ITEM_W,
+      y: 60 + Math.floor(k / FINDING_COLS) * 80 }));
+    for (const g of findings.flatMap((f) => groupsOn.get(f) || [])) {  // the rest, folded, after the grid
+      pos.set(g, { x: x0 - (FINDING_COLS - 1) / 2 * ITEM_W, y: 60 + Math.ceil(findings.length / FINDING_COLS) * 80 });
+    }
+    return findings.length ? Math.max(best * CARD_W, FINDING_COLS * ITEM_W) : best * CARD_W;
   }
   function placeFirstView() {
     const rect = $("cy").getBoundingClientRect();
@@ -443,6 +453,23 @@
     $("reading").append(list);
     if (byId.has(n.props.stated_in)) { section("Stated in"); $("reading").append(link(n.props.stated_in, byId.get(n.props.stated_in).caption)); }
   }
+  // A finding across samples: how many runs reach it, and its member in each.
+  function readFinding(n) {
+    const p = n.props;
+    section("Finding (" + (p.aligns || "") + ")"); para(String(p.text || ""));
+    para("in " + p.k + " of " + p.n + " runs (95% interval " + Number(p.lo).toFixed(2) + "-" + Number(p.hi).toFixed(2) +
+      ")" + (p.core ? ", in the core: at least half the runs" : ""), "meta");
+    const members = membersOf.get(n.id) || [];
+    section("Seen as (" + members.length + ")");
+    const list = el("ul", undefined, "links");
+    for (const m of members) {
+      const node = byId.get(m), li = el("li");
+      if (!node) { li.textContent = m; list.append(li); continue; }
+      li.append(el("span", node.session + " ", "meta"), link(m, node.caption));
+      list.append(li);
+    }
+    $("reading").append(list);
+  }
   // Draw a claim and the texts it derives from, and select them all.
   function traceClaim(id) {
     const n = byId.get(id);
@@ -482,8 +509,9 @@
     if (n.kind === "Debate") readDebate(n);
     else if (n.kind === "Tension") readTension(n);
     else if (n.kind === "Claim") readClaim(n);
+    else if (n.kind === "Finding") readFinding(n);
     if (claimsOf.has(n.id)) readClaims(n.id);
-    if (n.kind === "Debate" || n.kind === "Tension" || n.kind === "Claim" || claimsOf.has(n.id)) section("Every property");
+    if (["Debate", "Tension", "Claim", "Finding"].includes(n.kind) || claimsOf.has(n.id)) section("Every property");
     for (const [key, value] of Object.entries(n.props)) {
       let text = value;
       if (key === "revisit_checks" || key === "config" || key === "checks") {

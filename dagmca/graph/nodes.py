@@ -26,6 +26,7 @@ from dagmca.graph.schema import (
 )
 from dagmca.graph.store_nodes import (
     EvaluationNode,
+    FindingNode,
     PersonaNode,
     SnapshotNode,
     SwarmNode,
@@ -337,6 +338,7 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         SwarmNode,
         TaskNode,
         SnapshotNode,
+        FindingNode,
     )
 }
 

@@ -27,6 +27,9 @@ class NodeKind(StrEnum):
     SWARM = "Swarm"  # one `dagmca swarm`: its stream, routers and settings
     TASK = "Task"  # one task of a swarm's stream
     SNAPSHOT = "Snapshot"  # a swarm's S, D and F after so many tasks
+    # what recurs across several sessions of one passage: a tension, a claim of the final
+    # answer or an answer, aligned by judgment across the samples (`dagmca stability`)
+    FINDING = "Finding"
 
 
 STUB_LABEL = "Stub"
@@ -76,6 +79,16 @@ class EdgeType(StrEnum):
     # a swarm: (p:Persona)-[:ATTEMPTED {swarm, router, repeat, position, success, ms,
     # tokens, answer}]->(t:Task), one per attempt, keyed by run and position
     ATTEMPTED = "ATTEMPTED"
+    # a finding across samples: (f:Finding)-[:SEEN_IN]->(s:Session), one per session it
+    # recurs in; (f)-[:AS]->(member), the tension, claim or final it is in that session;
+    # (f)-[:COMPARED_WITH {member, kind, verdict, reason, verdicts, reason_swapped,
+    # similarity, method}]->(other), one per pair of two sessions' members judged: f's
+    # `member` (the earlier sample's) against `other` (a match, distinct or undecided,
+    # with the judge's reason), keyed by the member; from the finding, so that every
+    # relationship has an end in its own session (the findings')
+    SEEN_IN = "SEEN_IN"
+    AS = "AS"
+    COMPARED_WITH = "COMPARED_WITH"
 
 
 STRUCTURAL_EDGES = frozenset(
@@ -206,12 +219,33 @@ class LedgerVerdict(StrEnum):
     SUPPORTS = "supports"  # it states no part, but the claim follows from it (the entailment check)
 
 
+class FindingKind(StrEnum):
+    """What a finding across samples is: a tension, a claim of the final answer (the
+    ledger's), or a question session's short answer."""
+
+    TENSION = "tension"
+    CLAIM = "claim"
+    ANSWER = "answer"
+
+
+class AlignVerdict(StrEnum):
+    """Two samples' members, judged: the same finding (`match`, in both orders), not
+    (`distinct`), or `undecided` (the verdict changed with the order, the reason said
+    nothing, or no verdict was had). Only `match` puts them in one finding."""
+
+    MATCH = "match"
+    DISTINCT = "distinct"
+    UNDECIDED = "undecided"
+
+
 class DecisionMethod(StrEnum):
     """Who made a decision of the DAG: the LLM judge, or the similarity rule alone
-    (--judge embedding, or a candidate the prefilter did not pass)."""
+    (--judge embedding, or a candidate the prefilter did not pass); for two samples'
+    short answers, the evaluation's scorer."""
 
     LLM = "llm"
     EMBEDDING = "embedding"
+    SCORER = "scorer"
 
 
 JSONScalar = str | int | float | bool

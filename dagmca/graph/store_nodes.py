@@ -1,5 +1,6 @@
 """The node kinds that belong to the store, not to one session: the agents that persist
-across sessions, and the experiments run over many (evaluations, swarms)."""
+across sessions, the experiments run over many (evaluations, swarms) and what recurs
+across a passage's samples (findings)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import ClassVar
 from pydantic import Field
 
 from dagmca.graph.node_base import GraphNode
-from dagmca.graph.schema import NodeKind, utcnow
+from dagmca.graph.schema import FindingKind, NodeKind, utcnow
 
 # Personas belong to the store, not to a session: this is their `session` property.
 PERSONA_SESSION = "_agents"
@@ -103,3 +104,45 @@ class SnapshotNode(GraphNode):
     f_chi2: float | None = None
     f_dof: int | None = None
     f_p: float | None = None
+
+
+# Findings belong to no one session: they span the samples of a study (`dagmca
+# stability`), like evaluations; their relationships too, so each session's own graph
+# (and its check) stays exactly what the session wrote.
+FINDINGS_SESSION = "_findings"
+
+
+class FindingNode(GraphNode):
+    """What recurs across several sessions of one passage (a study's samples): one
+    group of tensions, claims of the final answer or short answers, at most one per
+    session, every two of them judged a match in both orders. `k` of the `n` samples
+    (`samples`) reached it, with the Wilson interval `lo`-`hi` of that rate; `core`:
+    in at least half of them. SEEN_IN each session it is in, AS each member there."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.FINDING
+    study: str
+    # what it aligns: tensions, claims or answers (not `kind`, every node's label)
+    aligns: FindingKind
+    text: str  # its member's text in the earliest sample that has it
+    k: int
+    n: int
+    rate: float  # k / n
+    lo: float
+    hi: float
+    core: bool  # 2k >= n
+    sessions: list[str] = Field(default_factory=list)  # where it is seen, in the samples' order
+    members: list[str] = Field(default_factory=list)  # its member in each of those sessions
+    samples: list[str] = Field(default_factory=list)  # the sessions counted in n
+    models: list[str] = Field(default_factory=list)  # the model of each session it is seen in
+    # a claim finding: each member's origin in its session's ledger (what a recurring
+    # claim rests on is still each session's own support)
+    origins: list[str] = Field(default_factory=list)
+    # a digest of what the study aligned (the members' texts, the judge's settings): a
+    # study id given again for other inputs is refused, not overwritten
+    inputs: str = ""
+    prompt_version: str = ""  # the alignment judge's prompts
+
+
+# the store's own sessions, in the order a whole-store reading (an export of the store,
+# the embedded Cypher engine) takes them after the sessions
+SHARED_SESSIONS = (PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION, FINDINGS_SESSION)

@@ -29,6 +29,7 @@ from dagmca.graph import (
 from dagmca.metrics import measures
 from dagmca.metrics.answers import AnswerMetrics, answer_metrics
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
+from dagmca.metrics.recurrence import Recurring
 from dagmca.similarity import Embedder
 from dagmca.similarity.counts import EmbedCounts
 from dagmca.store.base import GraphStore
@@ -122,6 +123,9 @@ class SessionMetrics(Strict):
     embedding: EmbedCounts | None = None
     # a question session's answer lines: changes per round, flips against a reference
     answers: list[AnswerMetrics] = Field(default_factory=list)
+    # in each study it is a sample of (`dagmca stability`): the share of its tensions and
+    # claims that recur in other samples, with intervals
+    recurrence: list[Recurring] = Field(default_factory=list)
 
 
 def degenerate_reasons(nodes: Iterable[GraphNode]) -> int:

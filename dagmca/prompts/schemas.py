@@ -110,6 +110,14 @@ class DuplicateVerdict(Strict):
     reason: Text(400)  # type: ignore[valid-type]
 
 
+class SameClaimVerdict(Strict):
+    """The judge on two claims, each of another sample's final answer, that the
+    prefilter found alike."""
+
+    verdict: Literal["different", "same"]
+    reason: Text(400)  # type: ignore[valid-type]
+
+
 SignalKind = Literal[
     "none",
     "unexpected_finding",

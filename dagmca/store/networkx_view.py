@@ -6,8 +6,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from dagmca.graph import EVALUATION_SESSION, PERSONA_SESSION, EdgeRecord, NodeRecord
-from dagmca.graph.store_nodes import SWARM_SESSION
+from dagmca.graph import EdgeRecord, NodeRecord
+from dagmca.graph.store_nodes import SHARED_SESSIONS
 from dagmca.store.base import GraphStore
 
 # node attributes every node has; a property of the same name is not copied over them
@@ -34,14 +34,15 @@ def session_records(store: GraphStore, session: str) -> tuple[list[NodeRecord], 
 
 
 def store_records(store: GraphStore) -> tuple[list[NodeRecord], list[EdgeRecord]]:
-    """Every session of the store, with the personas, the evaluations and the swarms:
-    the corpus as one graph (a build's cross-session relationships included once)."""
+    """Every session of the store, with the personas, the evaluations, the swarms and
+    the studies' findings: the corpus as one graph (a build's cross-session
+    relationships included once)."""
     nodes: list[NodeRecord] = []
     edges: list[EdgeRecord] = []
     for s in store.sessions():
         nodes += store.nodes(s.id)
         edges += store.edges(s.id)
-    for shared in (PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION):
+    for shared in SHARED_SESSIONS:
         nodes += store.nodes(shared)
         edges += store.edges(shared)
     return nodes, edges

@@ -30,8 +30,20 @@ from contextlib import AbstractContextManager, contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from dagmca.errors import SessionLinked, StoreError
-from dagmca.graph import PERSONA_SESSION, CallRecord, EdgeRecord, EdgeType, NodeKind, NodeRecord
+from dagmca.graph import (
+    FINDINGS_SESSION,
+    PERSONA_SESSION,
+    CallRecord,
+    EdgeRecord,
+    EdgeType,
+    FindingKind,
+    FindingNode,
+    NodeKind,
+    NodeRecord,
+    node_from_record,
+)
 from dagmca.store.base import GraphStore
+from dagmca.store.findings_check import check_findings
 from dagmca.store.networkx_view import load_graph
 
 if TYPE_CHECKING:
@@ -319,6 +331,40 @@ class GraphStoreContract:
         )
         assert store.delete_session("s1", force=True) == (3, 3, 2)
         assert store.edges("s2") == [store.edges("s2", EdgeType.IN_SESSION)[0]]
+
+    def test_a_finding_spans_sessions_and_keeps_them_from_deletion(self, store: GraphStore) -> None:
+        two_sessions(store)
+        store.write(
+            [node("s1/t", NodeKind.TENSION, session="s1"), node("s2/t", NodeKind.TENSION, session="s2")]
+        )
+        finding = FindingNode(
+            id="st/tension-1", session=FINDINGS_SESSION, study="st", aligns=FindingKind.TENSION, text="q",
+            k=2, n=2, rate=1.0, lo=0.34, hi=1.0, core=True, sessions=["s1", "s2"], members=["s1/t", "s2/t"],
+            samples=["s1", "s2"],
+        )  # fmt: skip
+        across = [
+            EdgeRecord(source=finding.id, target="s1", type=EdgeType.SEEN_IN, session=FINDINGS_SESSION),
+            EdgeRecord(source=finding.id, target="s2", type=EdgeType.SEEN_IN, session=FINDINGS_SESSION),
+            EdgeRecord(source=finding.id, target="s1/t", type=EdgeType.AS, session=FINDINGS_SESSION),
+            EdgeRecord(source=finding.id, target="s2/t", type=EdgeType.AS, session=FINDINGS_SESSION),
+            EdgeRecord(
+                source=finding.id, target="s2/t", type=EdgeType.COMPARED_WITH, session=FINDINGS_SESSION,
+                props={"key": "s1/t", "member": "s1/t", "verdict": "match", "reason": "both ask q"},
+            ),
+        ]  # fmt: skip
+        store.write([finding.to_record()], across)
+        [got] = store.nodes(FINDINGS_SESSION, NodeKind.FINDING)
+        assert node_from_record(got) == finding, "its lists and numbers read back as written"
+        assert sorted((e.source, e.target, e.type) for e in store.edges(FINDINGS_SESSION)) == sorted(
+            (e.source, e.target, e.type) for e in across
+        )
+        assert store.edges("s1", EdgeType.AS) == [], "a study's relationships are no session's own"
+        assert check_findings(store, "st") == []
+        with _raises(SessionLinked) as refused:
+            store.delete_session("s1")
+        assert refused.value.linked == [FINDINGS_SESSION], (
+            "a session a finding is seen in is kept unless forced"
+        )
 
 
 def two_sessions(store: GraphStore) -> None:

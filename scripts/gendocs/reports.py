@@ -58,6 +58,7 @@ def report_section(title: str, files: str, model: type, about: str) -> str:
 def page_reports() -> str:
     from dagmca.metrics.session import SessionMetrics
     from dagmca.reports import models
+    from dagmca.stability.models import StabilityReport
 
     out = [
         HEADER,
@@ -96,6 +97,15 @@ def page_reports() -> str:
             SessionMetrics,
             "The emergence metrics, as `dagmca metrics SESSION --json` prints them; see "
             "[Metrics](metrics.md).",
+        )
+    )
+    out.append(
+        report_section(
+            "a study's report",
+            "`dagmca stability --json` (and `Workspace.stability`, `Workspace.run_samples`); not a file.",
+            StabilityReport,
+            "Which findings hold across samples of one passage; see "
+            "[Which findings hold](../guides/stability.md).",
         )
     )
     return "\n".join(out)

@@ -79,6 +79,22 @@ EDGES: dict[str, tuple[str, str]] = {
         "a blind pairwise verdict of an evaluation's judge, one per order and criterion: `key`, `verdict`, "
         "`combined` (the verdict over both orders), `order`, `criterion`, `reason`, `eval_id`",
     ),
+    "SEEN_IN": (
+        "(f:Finding)->(s:Session)",
+        "a finding across samples (`dagmca stability`) and each session that reaches it",
+    ),
+    "AS": (
+        "(f:Finding)->(member)",
+        "a finding and what it is in one session: a Tension, a Claim of the final answer, or the Final "
+        "(its short answer)",
+    ),
+    "COMPARED_WITH": (
+        "(f:Finding)->(other)",
+        "two samples' members (tensions, claims or finals) judged in both orders: the finding's `member` "
+        "(the earlier sample's; also the `key`) against `other`, with `kind`, `verdict` (match, distinct "
+        "or undecided), `reason`, `verdicts`, `reason_swapped`, `similarity`, `method`; a finding's "
+        "members are all judged a match, two by two",
+    ),
     "ATTEMPTED": (
         "(p:Persona)->(t:Task)",
         "one attempt of a swarm's run at a task: `swarm`, `router`, `repeat`, `position`, `agent`, `type`, "

@@ -1,16 +1,18 @@
 """The sessions the cookbook is compared on, made by the scripted fake into a SQLite
 store: one rich session (branches, a synthesis, stubs, superseded stubs, a
-contradiction, a reference cycle, a duplicate) and a built corpus of two passages
-(the later one answers a stub of the earlier). Shared by the embedded-Cypher tests and
+contradiction, a reference cycle, a duplicate), a built corpus of two passages (the
+later one answers a stub of the earlier) and a study of three samples of one passage
+(its findings). Shared by the embedded-Cypher tests and
 `scripts/bench_cypher.py`, so both measure the same graph."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from dagmca.graph import EdgeType, NodeKind, NodeRecord, edge
+from dagmca.graph import FINDINGS_SESSION, EdgeType, NodeKind, NodeRecord, edge
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.sessions import PASSAGE, QUESTIONS, lens_by_lens, run_scripted, scripted
+from tests.support.stability import SESSIONS, aligned_three
 
 SHOPS = "Shops in the centre lose few suburban visitors."
 RICH = "s1"
@@ -94,5 +96,11 @@ def built_corpus(store: SQLiteStore, out_dir: Path) -> None:
         raise RuntimeError(f"the corpus build failed: {job.outcomes}")
 
 
-# The store each comparison runs on, and the session its `$session` names.
-STORES = {"rich": (rich_session, RICH, [RICH]), "corpus": (built_corpus, CORPUS[0], list(CORPUS))}
+# The store each comparison runs on, the session its `$session` names, and what is pushed
+# to the Bolt server (the studies' findings are the store's `_findings`, with the
+# sessions and members they reach).
+STORES = {
+    "rich": (rich_session, RICH, [RICH]),
+    "corpus": (built_corpus, CORPUS[0], list(CORPUS)),
+    "stability": (aligned_three, SESSIONS[0], [*SESSIONS, FINDINGS_SESSION]),
+}

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from dagmca.graph import EVALUATION_SESSION, PERSONA_SESSION, NodeKind
-from dagmca.graph.store_nodes import SWARM_SESSION
+from dagmca.graph import NodeKind
+from dagmca.graph.store_nodes import SHARED_SESSIONS
 from dagmca.store.base import GraphStore
 from dagmca.store.embedded.values import EdgeRow, NodeRow
 from dagmca.store.networkx_view import store_records
@@ -30,7 +30,8 @@ _EDGES = "SELECT source, target, type, session, props FROM edges ORDER BY seq"
 
 def store_rows(store: GraphStore) -> tuple[list[NodeRow], list[EdgeRow]]:
     """Nodes, then relationships: a session's after the sessions before it, each
-    session's in creation order, the personas' and the evaluations' last."""
+    session's in creation order, the store's own (SHARED_SESSIONS: the personas, the
+    evaluations, the swarms, the studies' findings) last."""
     if isinstance(store, SQLiteStore) and store.path.is_file():
         # a file this process may not open a second time (read-only, say) is read as
         # records, through the store's own connection
@@ -55,8 +56,7 @@ def _reading(path: Path) -> Iterator[sqlite3.Connection]:
 
 def _sqlite_rows(conn: sqlite3.Connection) -> tuple[list[NodeRow], list[EdgeRow]]:
     order = [r[0] for r in conn.execute(_SESSIONS, (NodeKind.SESSION.value,))]
-    shared = [PERSONA_SESSION, EVALUATION_SESSION, SWARM_SESSION]
-    rank = {s: i for i, s in enumerate(dict.fromkeys([*order, *shared]))}
+    rank = {s: i for i, s in enumerate(dict.fromkeys([*order, *SHARED_SESSIONS]))}
     node_rows = [r for r in conn.execute(_NODES) if r[1] in rank]
     edge_rows = [r for r in conn.execute(_EDGES) if r[3] in rank]
     # one decode of every properties text at once: a call per row costs more than the text
