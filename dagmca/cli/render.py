@@ -22,8 +22,9 @@ if TYPE_CHECKING:  # types only: importing them costs every command that prints 
 
 
 def _origins(s: LedgerShares) -> str:
-    """The shares by origin, in the order passage/single/recombined/emergent/inferred/unsupported."""
-    values = (s.passage, s.single, s.recombined, s.emergent, s.inferred, s.unsupported)
+    """The shares by origin, in the order
+    passage/single/recombined/emergent/integrator/inferred/unsupported."""
+    values = (s.passage, s.single, s.recombined, s.emergent, s.integrator, s.inferred, s.unsupported)
     return "/".join(f"{v:.0%}" for v in values)
 
 
@@ -34,9 +35,11 @@ def claims_row(s: LedgerShares | None) -> str:
     untraced = f"; {s.untraced} more not traced yet (a budget ran out)" if s.untraced else ""
     return (
         f"{s.claims} claims: {s.passage:.0%} passage (the passage states it), {s.single:.0%} single "
-        f"(a turn states it), {s.recombined:.0%} recombined (turns by two or more agents state its "
-        f"parts), {s.emergent:.0%} emergent (no text states it; it follows from two or more agents' "
-        f"points), {s.inferred:.0%} inferred (it follows from the passage or one agent), "
+        f"(a specialist's turn states it), {s.recombined:.0%} recombined (turns by two or more "
+        f"specialists state its parts, together all of it), {s.emergent:.0%} emergent (no "
+        f"specialist states it; it follows from two or more specialists' points), "
+        f"{s.integrator:.0%} integrator (only a coordinator's or the root's text states it), "
+        f"{s.inferred:.0%} inferred (it follows from the passage or one specialist), "
         f"{s.unsupported:.0%} unsupported (it follows from nothing said){untraced}"
     )
 
@@ -214,11 +217,12 @@ def metrics_tables(m: Any) -> list[Table]:
     per = Table(title="debates", title_justify="left")
     per.caption = (
         "novelty (est.): resolution sentences with no close sentence in the children's last round, "
-        "by cosine, a similarity estimate; claims p/s/r/e/i/u: the ledger's passage, single, "
-        "recombined, emergent, inferred and unsupported shares of the resolution's claims (--ledger all)"
+        "by cosine, a similarity estimate; claims p/s/r/e/g/i/u: the ledger's passage, single, "
+        "recombined, emergent, integrator, inferred and unsupported shares of the resolution's claims "
+        "(--ledger all)"
     )
     for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
-                "novelty (est.)", "claims p/s/r/e/i/u", "alarms"):  # fmt: skip
+                "novelty (est.)", "claims p/s/r/e/g/i/u", "alarms"):  # fmt: skip
         per.add_column(col)
     for d in m.debates:
         alarms = ", ".join(a for a, on in (("collapse", d.collapse_alarm), ("bloat", d.bloat_alarm)) if on)

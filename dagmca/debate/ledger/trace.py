@@ -19,8 +19,8 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dagmca.debate.ledger.claims import split
-from dagmca.debate.ledger.entail import entail
-from dagmca.debate.ledger.origin import Lineage, decide, settle
+from dagmca.debate.ledger.entail import RECOMBINATION, entail
+from dagmca.debate.ledger.origin import Lineage, decide, parts, recombined, settle, unstated
 from dagmca.debate.ledger.prefilter import Candidate, candidates
 from dagmca.debate.ledger.texts import MIN_WORDS, Said, before, said
 from dagmca.debate.ledger.verdicts import Verdict, judge
@@ -174,15 +174,24 @@ async def _trace(
             result.untraced += 1
             return
         lineage = decide(verdicts)
-        hollow = False  # the entailment check's reason said nothing
+        hollow = False  # an entailment check's reason said nothing
+        recombination = ""  # why the parts two specialists state do not recombine into it
+        stated = parts(verdicts)
+        if lineage is None and stated:
+            together = await entail(state, frame, text, stated, None, target.node, RECOMBINATION)
+            if together is None:
+                result.untraced += 1
+                return
+            lineage, recombination = recombined(verdicts, together)
+            hollow = together.degenerate
         if lineage is None:
-            checked = await entail(state, frame, text, picked, whole, target.node)
+            checked = await entail(state, frame, text, unstated(picked, verdicts), whole, target.node)
             if checked is None:
                 result.untraced += 1
                 return
-            lineage = settle(verdicts, checked, cfg.ledger_prefilter)
+            lineage = settle(verdicts, checked, cfg.ledger_prefilter, recombination)
             verdicts = [*verdicts, *checked.support]
-            hollow = checked.degenerate
+            hollow = hollow or checked.degenerate
         node = _claim(state, target, digest, number, len(claims), text, verdicts, lineage)
         node.degenerate_check = hollow
         state.write([node], _edges(state, node, verdicts))
