@@ -244,7 +244,12 @@ def answers_table(a: Any) -> Table:
     """A question session's answers per round: the tally, the changes, and with a
     reference the flips right to wrong and wrong to right."""
     table = Table(title=f"answers of {a.debate.split('/', 1)[-1]}", title_justify="left")
-    table.caption = f"stances: {_counts(a.stances)}" + (f"; reference: {a.reference}" if a.reference else "")
+    table.caption = (
+        f"stances: {_counts(a.stances)}; {a.stance_mismatch} stance line(s) saying the opposite of "
+        f"the answer (kept while it changed, or changed while it did not); answers read by the "
+        f"{a.rule} rule"
+        + (f"; reference: {a.reference}" if a.reference else "")
+    )
     for col in ("round", "tally", "changes", "right to wrong", "wrong to right"):
         table.add_column(col)
     for r in a.rounds:

@@ -27,7 +27,7 @@ from dagmca.graph import (
     role_of,
 )
 from dagmca.metrics import measures
-from dagmca.metrics.answers import AnswerMetrics, answer_metrics
+from dagmca.metrics.answers import AnswerMetrics, Reading, answer_metrics
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.similarity import Embedder
 from dagmca.similarity.counts import EmbedCounts
@@ -192,9 +192,15 @@ def debate_metrics(
 
 
 def session_metrics(
-    store: GraphStore, session: str, embedder: Embedder, reference: str | None = None
+    store: GraphStore,
+    session: str,
+    embedder: Embedder,
+    reference: str | None = None,
+    reading: Reading | None = None,
 ) -> SessionMetrics:
-    """`reference`: the right answer of a question session, to count its answer flips."""
+    """`reference`: the right answer of a question session, to count its answer flips;
+    `reading`: the rule its answers are read by (as `eval` scores its task: `exact`
+    unless told)."""
     nodes = [node_from_record(r) for r in store.nodes(session)]
     head = next(n for n in nodes if isinstance(n, SessionNode))
     cfg = SessionConfig.model_validate_json(head.config)
@@ -237,7 +243,8 @@ def session_metrics(
         found
         for d in debates
         if (found := answer_metrics(
-            d.id, [t for t in turns if t.debate == d.id], [r for r in rounds if r.debate == d.id], reference
+            d.id, [t for t in turns if t.debate == d.id], [r for r in rounds if r.debate == d.id], reference,
+            reading,
         )) is not None
     ]  # fmt: skip
     return SessionMetrics(
