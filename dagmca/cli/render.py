@@ -17,6 +17,7 @@ from dagmca.graph import EdgeType, NodeKind, NodeRecord
 from dagmca.text import clip
 
 if TYPE_CHECKING:  # types only: importing them costs every command that prints a table
+    from dagmca.metrics.citations import Citations
     from dagmca.metrics.ledger import LedgerShares
     from dagmca.store.base import GraphStore
 
@@ -26,6 +27,17 @@ def _origins(s: LedgerShares) -> str:
     passage/single/recombined/emergent/integrator/inferred/unsupported."""
     values = (s.passage, s.single, s.recombined, s.emergent, s.integrator, s.inferred, s.unsupported)
     return "/".join(f"{v:.0%}" for v in values)
+
+
+def citations_row(c: Citations | None) -> str:
+    """What the final cites: its claims with and without a citation, and those removed."""
+    if c is None:
+        return "- (no final, or integrated before citations were counted)"
+    share = f" ({c.cited_share:.0%})" if c.cited_share is not None else ""
+    return (
+        f"{c.cited} of {c.claims} claims cite a section{share}; {c.uncited} uncited; "
+        f"{c.removed} citation(s) removed (labels of no section given)"
+    )
 
 
 def claims_row(s: LedgerShares | None) -> str:
@@ -209,6 +221,7 @@ def metrics_tables(m: Any) -> list[Table]:
     head.add_row("embedding", embedding_text(m.embedding))
     ledger = m.ledger
     head.add_row("emergence ledger: final", claims_row(ledger.final if ledger else None))
+    head.add_row("citations of the final", citations_row(m.citations))
     if ledger is not None:
         if ledger.traced != ledger.final:  # --ledger all: the syntheses' and resolutions' too
             head.add_row("every traced text", claims_row(ledger.traced))

@@ -19,7 +19,7 @@ from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import progress
-from dagmca.cli.render import claims_row, role_calls_text
+from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
     degenerate_count,
     fitting_rows,
@@ -37,6 +37,7 @@ from dagmca.errors import Interrupted, UserError
 from dagmca.graph import NodeRecord
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
+from dagmca.metrics.citations import citations
 from dagmca.metrics.ledger import arm_shares
 from dagmca.passage import MAX_QUESTION_BYTES, check_text, read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
@@ -184,6 +185,7 @@ def summarize(
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
         "emergence ledger": claims_row(arm_shares(store, s.id, nodes)),
+        "citations": citations_row(citations(result.final)),
         "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }

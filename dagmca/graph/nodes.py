@@ -246,6 +246,10 @@ class FinalNode(GraphNode):
     # cited that named no section it was given (removed from the text)
     citations: list[str] = Field(default_factory=list)
     removed_citations: list[str] = Field(default_factory=list)
+    # the text's sentences that make a claim (headings and labels aside), and those of
+    # them that cite no section it was given (None: integrated before they were counted)
+    claims: int | None = None
+    uncited: list[str] | None = None
 
 
 class ClaimCheck(Strict):

@@ -14,6 +14,7 @@ from dagmca.graph import (
     ClaimNode,
     DebateNode,
     EdgeType,
+    FinalNode,
     GraphNode,
     Phase,
     Role,
@@ -28,6 +29,7 @@ from dagmca.graph import (
 )
 from dagmca.metrics import measures
 from dagmca.metrics.answers import AnswerMetrics, Reading, answer_metrics
+from dagmca.metrics.citations import Citations, citations
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.similarity import Embedder
 from dagmca.similarity.counts import EmbedCounts
@@ -122,6 +124,9 @@ class SessionMetrics(Strict):
     embedding: EmbedCounts | None = None
     # a question session's answer lines: changes per round, flips against a reference
     answers: list[AnswerMetrics] = Field(default_factory=list)
+    # what the final cites: its claims cited, uncited, and citations removed (None: no
+    # final, or one integrated before they were counted)
+    citations: Citations | None = None
 
 
 def degenerate_reasons(nodes: Iterable[GraphNode]) -> int:
@@ -273,4 +278,5 @@ def session_metrics(
         ledger=ledger_metrics(nodes),
         embedding=EmbedCounts.model_validate_json(head.embedding) if head.embedding else None,
         answers=answers,
+        citations=citations(next((n for n in nodes if isinstance(n, FinalNode)), None)),
     )
