@@ -10,9 +10,9 @@ from dagmca.evaluation.arms import BARE
 from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.tokens import TokenCounter
+from dagmca.metrics.session import session_metrics
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
-from dagmca.metrics.session import session_metrics
 from dagmca.prompts.budget import PromptBudget
 from dagmca.similarity import HashingEmbedder
 from tests.support.sessions import QUESTIONS, RunSession, scripted

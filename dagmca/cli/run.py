@@ -21,6 +21,7 @@ from dagmca.cli.console import err, out
 from dagmca.cli.progress import progress
 from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
+    convergence_row,
     degenerate_count,
     fitting_rows,
     guard_row,
@@ -184,6 +185,7 @@ def summarize(
         "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session (prices: {m.prices})",
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
+        "convergence": convergence_row(cfg.rounds, cfg.convergence_threshold, cfg.protocol, nodes),
         "emergence ledger": claims_row(arm_shares(store, s.id, nodes)),
         "citations": citations_row(citations(result.final)),
         "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
