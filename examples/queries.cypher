@@ -199,12 +199,13 @@ LIMIT 20;
 
 // name: claims-no-agent-stated
 // needs: ledger, Claim, STATED_IN
-// The final answer's claims that no agent's turn or passage sentence states, nor their
-// parts from two agents, by what the entailment check found: emergent (it follows, from
-// two or more agents' turns together), inferred (it follows from the passage or one
-// agent) or unsupported (it does not follow: an invention). With the judge's reason.
+// The final answer's claims that no specialist's turn or passage sentence states, nor
+// their parts from two specialists, by what the entailment check found: emergent (it
+// follows, from two or more specialists' turns together), integrator (only a coordinator's
+// or the root's text states it), inferred (it follows from the passage or one specialist)
+// or unsupported (it does not follow: an invention). With the judge's reason.
 MATCH (c:Claim {session: $session})-[:STATED_IN]->(:Final)
-WHERE NOT c.superseded AND c.origin IN ['emergent', 'inferred', 'unsupported']
+WHERE NOT c.superseded AND c.origin IN ['emergent', 'integrator', 'inferred', 'unsupported']
 RETURN c.id AS claim, c.origin AS origin, c.text AS text, c.reason AS reason
 ORDER BY c.number;
 

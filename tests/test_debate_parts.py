@@ -15,6 +15,7 @@ from dagmca.graph import CallPhase, DebateNode, NodeKind, NodeRecord, RoundNode,
 from dagmca.llm.fake import PARTS_ASKED, STANCE_ASKED, ScriptedCall, ScriptedLLM, default_responder
 from dagmca.metrics.session import session_metrics
 from dagmca.prompts import lines
+from dagmca.prompts.agents import AGAINST_CONFORMITY
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_existing
 from tests.support.sessions import PASSAGE, RunSession
@@ -118,6 +119,8 @@ def test_stance_answer_and_confidence_lines_are_read() -> None:
     assert lines.stance("no line") == (None, None) and lines.confidence("Confidence: high") == 0.8
     assert lines.confidence("Confidence: 7/10") == 0.7 and lines.confidence("Confidence: 0.65 (fair)") == 0.65
     assert lines.tally(["Yes", "yes.", "No", None]) == {"yes": 2, "no": 1}
+    # read as an evaluation's exact rule reads them: a number in a sentence is that number
+    assert lines.tally(["42", "The answer is 42.", "B) Paris", "B"]) == {"42": 2, "b": 1, "b) paris": 1}
     assert lines.is_unchanged("**Unchanged.**") and lines.is_unchanged("Unchanged: it stands as written.")
     assert not lines.is_unchanged("Unchangeable habits " + "shape the week " * 20)
 
@@ -166,7 +169,11 @@ def test_a_question_session_stores_stances_and_tallies_and_metrics_count_the_fli
     assert leaf_calls and all("'Answer:'" in c.prompt for c in leaf_calls)
     assert all("'Stance: kept'" in c.prompt for c in leaf_calls if c.meta.phase == "lateral")
     roots = [c for c in client.calls if c.meta.agent == "L0N1" and c.meta.phase == "observe"]
-    assert "yes: 3" in roots[0].prompt and "yes: 2; no: 1" in roots[1].prompt  # the tally, shown to the root
+    # the root is shown the answers as positions with their holders' reasons, no count to side with
+    assert "- yes, held by L1N1: of L1N2's second sentence; L1N2: " in roots[0].prompt
+    assert "- no, held by L1N1: of L1N2's second sentence\n- yes, held by L1N2: " in roots[1].prompt
+    assert not any("yes: 3" in r.prompt or "yes: 2" in r.prompt for r in roots)
+    assert all(AGAINST_CONFORMITY in r.prompt for r in roots)
 
     with open_existing(str(tmp_path / "q.db")) as store:
         nodes = [node_from_record(r) for r in store.nodes(result.id)]

@@ -20,11 +20,12 @@ from dagmca.evaluation import EvalReport, Task, load_tasks, parse_arms
 from dagmca.evaluation.arms import matched_vote, vote_for
 from dagmca.evaluation.graph import judged_edges, ran_edge
 from dagmca.evaluation.judging import CriterionJudgement, PairJudgement, combine, judge_pair
-from dagmca.evaluation.scoring import normalise, pick_choice, score
+from dagmca.evaluation.scoring import score
 from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, sign_test, wilson, win_rate
 from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType, NodeKind, role_of
 from dagmca.graph.schema import ModelRole
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
+from dagmca.scoring import normalise, pick_choice
 from dagmca.store import open_store
 from dagmca.store.check import check_evaluation
 from tests.support.evals import BASE, EVAL, Answers, longer_wins, run, scripted

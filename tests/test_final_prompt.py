@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import re
 
+from dagmca.cli.render import citations_row
 from dagmca.evaluation.arms import BARE
 from dagmca.graph import EdgeType
 from dagmca.llm.fake import ScriptedCall
 from dagmca.llm.tokens import TokenCounter
+from dagmca.metrics.session import session_metrics
 from dagmca.prompts import final as fp
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import PromptBudget
+from dagmca.similarity import HashingEmbedder
 from tests.support.sessions import QUESTIONS, RunSession, scripted
 
 POSITION_A = "Pricing works when revenue funds buses, and position marker alpha-one holds."
@@ -74,6 +77,32 @@ def test_the_final_text_keeps_only_citations_of_sections_it_was_given(run_fake: 
         if e.source == final.id
     ]
     assert [(e.props.get("label"), e.props.get("cited")) for e in edges] == [("M", True)]
+
+
+def test_a_final_with_two_uncited_claims_reports_uncited_2(run_fake: RunSession) -> None:
+    """One claim cites the main debate; one cites nothing; one cites only a label the
+    prompt never gave (removed): two claims are uncited, in the graph, `metrics` and the
+    run summary's row."""
+    written = (
+        "Pricing road space works in dense centres [M]. Bus ridership rises when fares fall.\n\n"
+        "What remains open:\n- Inference: shops adapt to fewer cars [Q9]."
+    )
+
+    def respond(call: ScriptedCall) -> str | None:
+        if call.meta.phase == "final" and call.meta.agent == "root-integrator":
+            return written
+        return None if call.schema is not None else f"{call.meta.agent} on the passage."
+
+    _, state, _ = run_fake(respond, rounds=1, **BARE)
+    final = state.graph.final
+    assert final is not None and final.removed_citations == ["Q9"]
+    assert final.claims == 3
+    assert final.uncited == ["Bus ridership rises when fares fall.", "Inference: shops adapt to fewer cars."]
+    m = session_metrics(state.handles.store, state.handles.session_id, HashingEmbedder())
+    assert m.citations is not None
+    assert (m.citations.claims, m.citations.cited, m.citations.uncited, m.citations.removed) == (3, 1, 2, 1)
+    assert citations_row(m.citations).startswith("1 of 3 claims cite a section (33%); 2 uncited; 1 citation")
+    assert state.metrics is not None and state.metrics.citations == m.citations
 
 
 def test_the_task_names_the_kinds_present_with_their_labels() -> None:

@@ -97,7 +97,7 @@ def test_a_claim_nothing_states_or_entails_is_unsupported_and_the_prefilter_only
     check = next(k for k in c.checks if k.node == "s1/main/r1/L1N2/respond")
     assert check.similarity >= 0.7 and check.verdict.value == "unrelated" and check.reason
     assert c.origin.value == "unsupported" and not edges_of(store, c, EdgeType.DERIVES_FROM)
-    assert "no turn or passage sentence states it" in c.reason
+    assert "no specialist's turn or passage sentence states it" in c.reason
 
 
 def test_every_verdict_records_its_sentence_and_reason(
@@ -186,7 +186,7 @@ def test_ledger_all_traces_each_resolution_but_not_to_its_own_turn(
     m = session_metrics(store, "s1", HashingEmbedder())
     assert m.debates[0].ledger is not None and m.debates[0].ledger.claims == len(own)
     assert m.ledger is not None and m.ledger.traced is not None and m.ledger.traced.claims == len(own) + 4
-    agents = {"ledger", "ledger-entailment"}
+    agents = {"ledger", "ledger-entailment", "ledger-recombination"}
     assert all(c.meta.phase != CallPhase.LEDGER or c.meta.agent in agents for c in fake.calls)
     assert check_store(store, "s1") == []
 
@@ -210,8 +210,11 @@ def test_the_estimate_counts_the_ledger_and_a_strong_session_stays_within_it(
     ledger = [c for c in made if c.phase == CallPhase.LEDGER]
     splits = [c for c in fake.calls if c.meta.phase == CallPhase.LEDGER and c.schema.__name__ == "Claims"]
     checks = [c for c in ledger if c.agent == "ledger-entailment"]
-    assert len(splits) == 1 and len(ledger) - 1 - len(checks) <= p.by_kind["ledger: verdicts"].max
+    together = [c for c in ledger if c.agent == "ledger-recombination"]
+    verdicts = len(ledger) - 1 - len(checks) - len(together)
+    assert len(splits) == 1 and verdicts <= p.by_kind["ledger: verdicts"].max
     assert len(checks) <= p.by_kind["ledger: entailment checks"].max
+    assert len(together) <= p.by_kind["ledger: recombination checks"].max
     assert p.calls.min <= len(made) <= p.calls.max
     assert len(ledger) <= 0.15 * (len(made) - len(ledger)), "the ledger adds at most 15% of the calls"
     # what judging pairs in both orders and checking entailment add, counted by their agent

@@ -1,8 +1,10 @@
 """Merges judged in both orders: a pair of branches is shown to the judge twice, the
 blocks and their labels swapped and the prompt otherwise the same; a verdict that
 changes with the order is undecided and merges nothing; a group of converging
-branches that holds a contradicting pair is not merged; the merger is given the
-judge's shared claim and the contradictions, not a conclusion."""
+branches merges only when every pair in it was judged to converge (a pair the
+prefilter skipped is asked first), so a group that holds a contradicting pair is not
+merged; the merger is given the judge's shared claim and the contradictions, not a
+conclusion."""
 
 from __future__ import annotations
 
@@ -154,22 +156,49 @@ CENTRES = "Congestion pricing cuts traffic in city centres."
 SUBURBS = "Bus lanes speed commuters through suburbs daily."
 
 
-def test_the_merger_is_not_told_that_a_pair_never_judged_shares_a_claim(run_fake: RunSession) -> None:
-    """b1 and b3 are too far apart for the prefilter and join the group only through b2:
-    the merger hears that each judged pair converges, and that b1 and b3 were not compared."""
+def apart(a: str, b: str) -> str:
+    """b1 and b3 are unrelated; each converges with b2, which holds both their points."""
+    return "unrelated" if {a, b} == {CENTRES, SUBURBS} else "converge"
+
+
+def test_a_pair_the_prefilter_skipped_is_judged_before_its_group_merges(run_fake: RunSession) -> None:
+    """b1 and b3 are too far apart for the prefilter and converge each with b2: b1-b3 is
+    asked (in both orders) before the group can merge, and judged unrelated, nothing
+    merges across it."""
+    answers = {QUESTIONS[0]: CENTRES, QUESTIONS[1]: f"{CENTRES} {SUBURBS}", QUESTIONS[2]: SUBURBS}
+    record = Record()
+    _, state, fake = run_fake(
+        scripted(QUESTIONS[:3], answers, pair=apart),
+        max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
+    )  # fmt: skip
+    judged = [e for e in record.events if isinstance(e, PairJudged)]
+    assert sorted(e.verdict for e in judged) == ["converge", "converge", "unrelated"]
+    [skipped] = [e for e in judged if e.verdict == "unrelated"]
+    assert skipped.similarity < state.handles.config.pair_prefilter  # below the prefilter, yet asked
+    by_text = {d.resolution: d.id for d in state.graph.debates.values()}
+    assert {skipped.source, skipped.target} == {by_text[CENTRES], by_text[SUBURBS]}
+    assert len([c for c in fake.calls if c.schema is PairVerdict]) == 2 * 3  # every pair, both orders
+    st = state.handles.store
+    assert st.nodes("s1", NodeKind.SYNTHESIS) == [] and st.edges("s1", EdgeType.MERGES_INTO) == []
+    assert not [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
+    held = [e for e in judged if e.verdict == "converge"]
+    assert all("not merged" in e.reason and "unrelated" in e.reason for e in held)
+    assert check_store(st, "s1") == []
+
+
+def test_a_group_merges_when_every_pair_in_it_was_judged_to_converge(run_fake: RunSession) -> None:
+    """The same three, with b1-b3 judged to converge when asked: one synthesis of the
+    three, and the merger hears that each of the three pairs converges."""
     answers = {QUESTIONS[0]: CENTRES, QUESTIONS[1]: f"{CENTRES} {SUBURBS}", QUESTIONS[2]: SUBURBS}
     record = Record()
     _, state, fake = run_fake(
         scripted(QUESTIONS[:3], answers, pair=lambda a, b: "converge"),
         max_branches=3, max_depth=1, max_revisits=0, rounds=1, events=record,
     )  # fmt: skip
-    assert len([e for e in record.events if isinstance(e, PairJudged)]) == 2  # b1-b3 below the prefilter
+    assert len([e for e in record.events if isinstance(e, PairJudged)]) == 3  # b1-b3 asked too
     [synthesis] = state.handles.store.nodes("s1", NodeKind.SYNTHESIS)
+    assert len(state.handles.store.edges("s1", EdgeType.MERGES_INTO)) == 3
     [merger] = [c for c in fake.calls if c.meta.phase == CallPhase.MERGE]
     told = merger.prompt.split("What the judge found")[-1]
-    assert "found them to share a claim" not in merger.prompt
-    assert told.count("as converging") == 2
-    by_text = {d.resolution: d.question for d in state.graph.debates.values()}
-    [line] = [x for x in told.splitlines() if "did not compare" in x]
-    assert f"'{by_text[CENTRES]}'" in line and f"'{by_text[SUBURBS]}'" in line
+    assert told.count("as converging") == 3 and "did not compare" not in merger.prompt
     assert synthesis.props["verdict"] == "converge"

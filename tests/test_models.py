@@ -115,7 +115,7 @@ def test_config_defaults_and_bounds() -> None:
     cfg = SessionConfig(llm="openai")
     assert (cfg.cpp, cfg.depth, cfg.rounds, cfg.max_branches) == (3, 2, 2, 3)
     assert cfg.urgency_threshold == 0.3 and cfg.merge_threshold == 0.7
-    assert cfg.convergence == "embedding" and cfg.convergence_threshold == 0.72
+    assert cfg.convergence == "embedding" and cfg.convergence_threshold == 0.73
     assert cfg.max_passage_bytes == 200_000
     assert cfg.per_round_calls() == 8
     for bad in ({"cpp": 0}, {"rounds": 0}, {"urgency_threshold": 1.5}, {"strategy": "loud"}):

@@ -97,6 +97,7 @@ class Arm:
             "single": shares.single if shares else None,
             "recombined": shares.recombined if shares else None,
             "emergent": shares.emergent if shares else None,
+            "integrator": shares.integrator if shares else None,
             "inferred": shares.inferred if shares else None,
             "unsupported": shares.unsupported if shares else None,
             "report": str(self.report_path),
@@ -142,10 +143,11 @@ LABELS = {
     "final_length_words": "final length (words)",
     "claims": "final's claims (emergence ledger)",
     "passage": "passage: the passage states it",
-    "single": "single: a turn states it",
-    "recombined": "recombined: parts from 2+ agents",
-    "emergent": "emergent: follows from 2+ agents' points",
-    "inferred": "inferred: follows from the passage or 1 agent",
+    "single": "single: a specialist's turn states it",
+    "recombined": "recombined: parts from 2+ specialists, together all of it",
+    "emergent": "emergent: follows from 2+ specialists' points",
+    "integrator": "integrator: only a coordinator or the root states it",
+    "inferred": "inferred: follows from the passage or 1 specialist",
     "unsupported": "unsupported: follows from nothing said",
 }
 

@@ -34,7 +34,7 @@ def claims_table(lines: list[ClaimLine]) -> Table:
             first = next((s for s in c.derives_from if s.id == c.first_stated_at), None)
             where = f"first stated by {first.agent}, round {first.round}" if first else str(c.first_stated_at)
         elif c.origin == "recombined":
-            where = "parts from " + ", ".join(c.agents)
+            where = "parts from " + ", ".join(c.agents) + ", together all of it"
         else:
             where = c.reason
         others = len(c.derives_from)
@@ -54,10 +54,12 @@ def ledger(
 ) -> None:
     """Show each claim of a session's final answer (and, traced with --ledger all, of its
     syntheses and resolutions): its origin (passage: the passage states it; single: a
-    turn states it; recombined: turns by two or more agents state its parts; for a claim
-    none of them states, by one entailment check: emergent, it follows from two or more
-    agents' points; inferred, from the passage or one agent; unsupported, from nothing
-    said) and the texts it derives from. A session with nothing traced is traced first
+    specialist's turn states it; recombined: turns by two or more specialists state its
+    parts, which together support all of it; for a claim none of them states, by one
+    entailment check: emergent, it follows from two or more specialists' points;
+    integrator, only a coordinator's or the root's text states it; inferred, it follows
+    from the passage or one specialist; unsupported, from nothing said) and the texts it
+    derives from. A session with nothing traced is traced first
     with its own settings (--ledger final when it ran with the ledger off); so is one
     given a --ledger option or a raised budget. Tracing spends judge calls; what is
     already traced is not asked again."""

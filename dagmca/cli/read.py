@@ -187,15 +187,42 @@ def metrics(
             "right-to-wrong and wrong-to-right flips.",
         ),
     ] = None,
+    scoring: Annotated[
+        Literal["exact", "numeric", "choice"] | None,
+        typer.Option(
+            "--scoring",
+            help="How answers are read, as `eval` scores a task: exact (normalised text; a number "
+            "matched as a number), numeric (within --tolerance), choice (a choice's letter or text, "
+            "with --choice). Default: choice with --choice, else exact.",
+        ),
+    ] = None,
+    choices: Annotated[
+        list[str] | None,
+        typer.Option("--choice", help="A choice of a choice question, in order (A, B, ...); repeat it."),
+    ] = None,
+    tolerance: Annotated[
+        float | None, typer.Option("--tolerance", min=0.0, help="--scoring numeric: relative tolerance")
+    ] = None,
 ) -> None:
     """Emergence metrics, computed from the stored graph: per debate, lateral
     revision, sibling similarity (collapse alarm > 0.8), answer length (bloat alarm),
     root novelty; per session, specialization S, context divergence D, functional
     differentiation F (chi-square of agent x tension category, with p), cost per node;
-    in a question session, the answers per round, their changes and (with --reference)
-    their flips."""
+    in a question session, the answers per round, their changes, the lateral turns
+    whose stance line says the opposite of what their answer did and (with --reference)
+    their flips, the answers read as `eval` scores them."""
+    from dagmca.metrics.answers import Reading
     from dagmca.metrics.session import session_metrics
+    from dagmca.scoring import DEFAULT_TOLERANCE, parse_number
     from dagmca.similarity.choose import make_embedder
+
+    rule = scoring or ("choice" if choices else "exact")
+    if rule == "choice" and not choices:
+        raise UserError("--scoring choice needs the choices", "give each with --choice, in order")
+    if rule == "numeric" and reference is not None and parse_number(reference) is None:
+        raise UserError(f"--scoring numeric needs a number as --reference, not {reference!r}")
+    tol = DEFAULT_TOLERANCE if tolerance is None else tolerance
+    reading = Reading(rule=rule, choices=choices or None, tolerance=tol)
 
     with open_existing(resolve_store(store)) as st:
         settings = json.loads(str(require_session(st, session).props.get("config") or "{}"))
@@ -203,7 +230,7 @@ def metrics(
         # stored before the setting existed ran on MiniLM)
         embedder = make_embedder(settings.get("embedder", "minilm"))
         try:
-            m = session_metrics(st, session, embedder, reference)
+            m = session_metrics(st, session, embedder, reference, reading)
         finally:
             embedder.close()
         findings = st.nodes(FINDINGS_SESSION, NodeKind.FINDING)

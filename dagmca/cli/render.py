@@ -17,14 +17,27 @@ from dagmca.graph import EdgeType, NodeKind, NodeRecord
 from dagmca.text import clip
 
 if TYPE_CHECKING:  # types only: importing them costs every command that prints a table
+    from dagmca.metrics.citations import Citations
     from dagmca.metrics.ledger import LedgerShares
     from dagmca.store.base import GraphStore
 
 
 def _origins(s: LedgerShares) -> str:
-    """The shares by origin, in the order passage/single/recombined/emergent/inferred/unsupported."""
-    values = (s.passage, s.single, s.recombined, s.emergent, s.inferred, s.unsupported)
+    """The shares by origin, in the order
+    passage/single/recombined/emergent/integrator/inferred/unsupported."""
+    values = (s.passage, s.single, s.recombined, s.emergent, s.integrator, s.inferred, s.unsupported)
     return "/".join(f"{v:.0%}" for v in values)
+
+
+def citations_row(c: Citations | None) -> str:
+    """What the final cites: its claims with and without a citation, and those removed."""
+    if c is None:
+        return "- (no final, or integrated before citations were counted)"
+    share = f" ({c.cited_share:.0%})" if c.cited_share is not None else ""
+    return (
+        f"{c.cited} of {c.claims} claims cite a section{share}; {c.uncited} uncited; "
+        f"{c.removed} citation(s) removed (labels of no section given)"
+    )
 
 
 def claims_row(s: LedgerShares | None) -> str:
@@ -34,9 +47,11 @@ def claims_row(s: LedgerShares | None) -> str:
     untraced = f"; {s.untraced} more not traced yet (a budget ran out)" if s.untraced else ""
     return (
         f"{s.claims} claims: {s.passage:.0%} passage (the passage states it), {s.single:.0%} single "
-        f"(a turn states it), {s.recombined:.0%} recombined (turns by two or more agents state its "
-        f"parts), {s.emergent:.0%} emergent (no text states it; it follows from two or more agents' "
-        f"points), {s.inferred:.0%} inferred (it follows from the passage or one agent), "
+        f"(a specialist's turn states it), {s.recombined:.0%} recombined (turns by two or more "
+        f"specialists state its parts, together all of it), {s.emergent:.0%} emergent (no "
+        f"specialist states it; it follows from two or more specialists' points), "
+        f"{s.integrator:.0%} integrator (only a coordinator's or the root's text states it), "
+        f"{s.inferred:.0%} inferred (it follows from the passage or one specialist), "
         f"{s.unsupported:.0%} unsupported (it follows from nothing said){untraced}"
     )
 
@@ -206,6 +221,7 @@ def metrics_tables(m: Any) -> list[Table]:
     head.add_row("embedding", embedding_text(m.embedding))
     ledger = m.ledger
     head.add_row("emergence ledger: final", claims_row(ledger.final if ledger else None))
+    head.add_row("citations of the final", citations_row(m.citations))
     if ledger is not None:
         if ledger.traced != ledger.final:  # --ledger all: the syntheses' and resolutions' too
             head.add_row("every traced text", claims_row(ledger.traced))
@@ -217,11 +233,12 @@ def metrics_tables(m: Any) -> list[Table]:
     per = Table(title="debates", title_justify="left")
     per.caption = (
         "novelty (est.): resolution sentences with no close sentence in the children's last round, "
-        "by cosine, a similarity estimate; claims p/s/r/e/i/u: the ledger's passage, single, "
-        "recombined, emergent, inferred and unsupported shares of the resolution's claims (--ledger all)"
+        "by cosine, a similarity estimate; claims p/s/r/e/g/i/u: the ledger's passage, single, "
+        "recombined, emergent, integrator, inferred and unsupported shares of the resolution's claims "
+        "(--ledger all)"
     )
     for col in ("debate", "protocol", "rounds", "revision rate", "sibling similarity", "answer length",
-                "novelty (est.)", "claims p/s/r/e/i/u", "alarms"):  # fmt: skip
+                "novelty (est.)", "claims p/s/r/e/g/i/u", "alarms"):  # fmt: skip
         per.add_column(col)
     for d in m.debates:
         alarms = ", ".join(a for a, on in (("collapse", d.collapse_alarm), ("bloat", d.bloat_alarm)) if on)
@@ -243,7 +260,12 @@ def answers_table(a: Any) -> Table:
     """A question session's answers per round: the tally, the changes, and with a
     reference the flips right to wrong and wrong to right."""
     table = Table(title=f"answers of {a.debate.split('/', 1)[-1]}", title_justify="left")
-    table.caption = f"stances: {_counts(a.stances)}" + (f"; reference: {a.reference}" if a.reference else "")
+    table.caption = (
+        f"stances: {_counts(a.stances)}; {a.stance_mismatch} stance line(s) saying the opposite of "
+        f"the answer (kept while it changed, or changed while it did not); answers read by the "
+        f"{a.rule} rule"
+        + (f"; reference: {a.reference}" if a.reference else "")
+    )
     for col in ("round", "tally", "changes", "right to wrong", "wrong to right"):
         table.add_column(col)
     for r in a.rounds:

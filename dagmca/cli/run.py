@@ -19,8 +19,9 @@ from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.progress import progress
-from dagmca.cli.render import claims_row, role_calls_text
+from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
+    convergence_row,
     degenerate_count,
     fitting_rows,
     guard_row,
@@ -37,6 +38,7 @@ from dagmca.errors import Interrupted, UserError
 from dagmca.graph import NodeRecord
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
+from dagmca.metrics.citations import citations
 from dagmca.metrics.ledger import arm_shares
 from dagmca.passage import MAX_QUESTION_BYTES, check_text, read_passage, title_of
 from dagmca.store import open_existing, open_store, require_session, resolve_store
@@ -203,7 +205,9 @@ def summarize(
         "cost": f"${m.cost_usd:.4f} this run; ${s.cost_usd:.4f} for the session (prices: {m.prices})",
         "degenerate output": guard_row(s, degenerate_count(nodes)),
         "tensions": ledger_row(nodes, cfg.max_open_stubs),
+        "convergence": convergence_row(cfg.rounds, cfg.convergence_threshold, cfg.protocol, nodes),
         "emergence ledger": claims_row(arm_shares(store, s.id, nodes)),
+        "citations": citations_row(citations(result.final)),
         "projected": projection_row(projected, m.calls, m.prompt_tokens, m.cost_usd),
         "wall time": f"{time.monotonic() - started:.1f}s",
     }

@@ -50,6 +50,26 @@ def guard_row(s: SessionNode, degenerate: int) -> str:
     )
 
 
+def convergence_row(rounds: int, threshold: float, protocol: str, nodes: list[NodeRecord]) -> str:
+    """What the convergence check did: it compares a round with the one before, so with
+    two rounds or fewer it cannot end a debate early, and the row says so."""
+    if protocol != "mca":
+        return f"not used: the {protocol} protocol ends by its own rule"
+    if rounds <= 2:
+        return (
+            f"cannot end a debate early with --rounds {rounds}: it compares a round with the one before, "
+            "and round 2 is the last (give --rounds 3 or more for it to save rounds)"
+        )
+    debates = [n for n in nodes if n.kind is NodeKind.DEBATE]
+    early = sum(
+        bool(n.props.get("converged")) and int(str(n.props.get("rounds", rounds))) < rounds for n in debates
+    )
+    return (
+        f"{early} of {len(debates)} debates stopped before round {rounds} "
+        f"(no sentence of the root's output changed more than --convergence-threshold {threshold})"
+    )
+
+
 def ledger_row(nodes: list[NodeRecord], max_open_stubs: int) -> str:
     """The tension ledger: how many tensions, and where each went."""
     status = Counter(str(n.props.get("status")) for n in nodes if n.kind is NodeKind.TENSION)

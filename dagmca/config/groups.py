@@ -128,7 +128,13 @@ class EngineSettings(Strict):
     )
     cpp: int = Field(3, ge=1, le=8, description="Children per parent in the agent tree (local model: 2)")
     depth: int = Field(2, ge=1, le=4, description="Levels in the agent tree (1 = a single agent)")
-    rounds: int = Field(2, ge=1, le=20, description="Maximum rounds per debate (local model: 1)")
+    rounds: int = Field(
+        2,
+        ge=1,
+        le=20,
+        description="Maximum rounds per debate (local model: 1). The convergence check compares a round "
+        "with the one before, so it can end a debate early only from 3 rounds",
+    )
     signals: bool = Field(True, description="Parents send a nudge down each round (local model: off)")
     # embedding: each sentence of the root's output matched to its closest in the last
     # round's, the worst match compared (engines/convergence.py); jaccard: the words of
@@ -136,11 +142,15 @@ class EngineSettings(Strict):
     convergence: Literal["jaccard", "embedding"] = Field(
         "embedding", description="Convergence measure: embedding (no material change) or jaccard"
     )
-    # the lowest that stops on no labelled pair with a point added, dropped or reversed
-    # in other words, on the default embedder and on MiniLM alike, and stops on every
-    # reworded one (scripts/calibrate_convergence.py)
+    # chosen on one half of a labelled set of round pairs, the lowest that stops on no
+    # pair with a point added, dropped or a disagreement changed; its false and missed
+    # stops are measured on the other half (scripts/calibrate_convergence.py)
     convergence_threshold: float = Field(
-        0.72, ge=0.0, le=1.0, description="Stop when no sentence of the root's output changed more than this"
+        0.73,
+        ge=0.0,
+        le=1.0,
+        description="Stop when no sentence of the root's output changed more than this (from round 2 "
+        "on: with --rounds 2 or fewer the check cannot end a debate early)",
     )
     strange_loops: int = Field(
         1, ge=0, le=5, description="Self-reflection passes at the root after the last round (local model: 0)"

@@ -23,11 +23,13 @@ from dagmca.config import SessionConfig
 from dagmca.graph import ModelRole, Strict
 from dagmca.llm.prices import Prices
 from dagmca.llm.tokens import TokenCounter, known_window
+from dagmca.prompts.ledger import CLAIM_CHARS
 from dagmca.team import SIBLINGS_PER_CHECK
 
 OVERHEAD = 300  # tokens of every prompt beyond its quotes: system text, question, task
 ASSUMED_WINDOW = 32_768
 RECENT_TURNS = 5  # an observer's prompt: the turn to check and the four before it
+CLAIM_TOKENS = CLAIM_CHARS // 4  # a claim, or a sentence quoted as a part of one, at most
 
 
 class Range(Strict):
@@ -257,7 +259,9 @@ def ledger_kinds(cfg: SessionConfig, prompt: Callable[[int], tuple[int, int]], t
     """The emergence ledger's calls: each traced text split into claims (the final;
     with --ledger all, of `texts` at most, also every resolution and synthesis), and one
     verdict call per claim that has candidates, each quoting up to --ledger-candidates
-    texts, and an entailment check per claim that none of them states. None when off."""
+    texts, a recombination check per claim whose parts two or more specialists state
+    (those parts' sentences, a claim's worth each), and an entailment check per claim
+    that no specialist states. None when off."""
     if cfg.ledger_mode() == "off":
         return []
     traced = texts if cfg.ledger_mode() == "all" else 1
@@ -271,7 +275,16 @@ def ledger_kinds(cfg: SessionConfig, prompt: Callable[[int], tuple[int, int]], t
             (1, cfg.flag_tokens() * cfg.ledger_candidates),
             ModelRole.JUDGE,
         ),
-        # a claim that no text states (nor two agents its parts): one entailment check
+        # a claim whose parts two or more specialists state: are they together all of it?
+        Kind(
+            "ledger: recombination checks",
+            (0, traced * cfg.ledger_max_claims),
+            prompt(cfg.ledger_candidates * CLAIM_TOKENS),
+            (1, cfg.flag_tokens() * (cfg.ledger_candidates + 2)),
+            ModelRole.JUDGE,
+        ),
+        # a claim that no specialist states (nor two specialists' parts all of it): one
+        # entailment check
         Kind(
             "ledger: entailment checks",
             (0, traced * cfg.ledger_max_claims),

@@ -14,7 +14,7 @@ from dagmca.debate.dag import personas, sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
 from dagmca.debate.events import MetricsFailed
-from dagmca.debate.ledger import LedgerResult, trace
+from dagmca.debate.ledger import ControlTrace, LedgerResult, trace, trace_control
 from dagmca.debate.state import SessionState
 from dagmca.debate.state.counts import Counts
 from dagmca.graph import (
@@ -288,7 +288,9 @@ async def ledger_session(state: SessionState) -> LedgerResult:
         return await _ledger_session(state)
 
 
-async def _ledger_session(state: SessionState) -> LedgerResult:
+async def _loaded(state: SessionState) -> SessionNode:
+    """A stored session's graph loaded into `state`, its sections ready: what a ledger
+    call's prompt is built from."""
     records = await state.handles.store.aread(lambda s: s.nodes(state.handles.session_id))
     nodes = [node_from_record(r) for r in records]
     session = next((n for n in nodes if isinstance(n, SessionNode)), None)
@@ -299,9 +301,27 @@ async def _ledger_session(state: SessionState) -> LedgerResult:
     state.prompts.sections = sorted((n for n in nodes if isinstance(n, SectionNode)), key=lambda s: s.number)
     await sections.prepare(state)
     state.graph.final = next((n for n in nodes if isinstance(n, FinalNode)), None)
+    return session
+
+
+async def _ledger_session(state: SessionState) -> LedgerResult:
+    session = await _loaded(state)
     result = await _ledger(state)
     await _add_up_calls(state, session)
     _add_up_embedding(state.counts, session, session.embedding)
     state.write([session])
     await record_metrics(state, session)
     return result
+
+
+async def control_session(state: SessionState, against: str) -> ControlTrace:
+    """The ledger's control: a stored session's final (a lone agent's) traced against
+    session `against`'s passage and texts, writing no claim; the session's totals then
+    count the calls it made (recorded under its id, as the control's text)."""
+    session = await _loaded(state)
+    with counting(state.counts.embed_counts):
+        traced = await trace_control(state, against)
+    await _add_up_calls(state, session)
+    _add_up_embedding(state.counts, session, session.embedding)
+    state.write([session])
+    return traced

@@ -14,10 +14,11 @@ from pydantic import Field
 from dagmca.evaluation.judging import Completer
 from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import RunRecord
-from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, normalise, parse_number, pick_choice, score
+from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.tasks import Task
 from dagmca.graph.schema import CallPhase, Strict
 from dagmca.llm.base import CallMeta, LLMError, Message, Request
+from dagmca.scoring import normalise, parse_number, pick_choice
 
 Match = Literal["tokens", "calls"]
 MATCHES: tuple[Match, ...] = ("tokens", "calls")

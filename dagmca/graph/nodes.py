@@ -247,6 +247,10 @@ class FinalNode(GraphNode):
     # cited that named no section it was given (removed from the text)
     citations: list[str] = Field(default_factory=list)
     removed_citations: list[str] = Field(default_factory=list)
+    # the text's sentences that make a claim (headings and labels aside), and those of
+    # them that cite no section it was given (None: integrated before they were counted)
+    claims: int | None = None
+    uncited: list[str] | None = None
 
 
 class ClaimCheck(Strict):
@@ -280,22 +284,25 @@ class ClaimNode(GraphNode):
     superseded: bool = False
     number: int  # its place among the text's claims, from 1
     of: int  # how many claims the text was split into
-    first_stated_at: str = ""  # the earliest turn that states it (its FIRST_STATED_AT edge)
+    # the earliest specialist's turn that states it (its FIRST_STATED_AT edge; single only)
+    first_stated_at: str = ""
     # where it first appears: the debate and round of the earliest turn that states it or,
-    # recombined, a part of it, or (emergent, inferred) that it follows from
+    # recombined, a part of it, or (emergent, inferred) that it follows from, or
+    # (integrator) the earliest coordinator's or root's turn that states it
     first_debate: str = ""
     first_round: int | None = None
-    # who originates it: the agent of the turn that first states it, or the agents whose
-    # turns state its parts, or (emergent, inferred) whose turns it follows from
+    # who originates it: the specialist of the turn that first states it, or the
+    # specialists whose turns state its parts, or (emergent, inferred) whose turns it
+    # follows from, or (integrator) the coordinators or the root whose turns state it
     # (specialists by perspective, the others by seat); none for a passage claim
     agents: list[str] = Field(default_factory=list)
     perspectives: list[str] = Field(default_factory=list)
     # every earlier text the judge read against it: one DERIVES_FROM edge each that states
     # it or a part of it
     checks: list[ClaimCheck] = Field(default_factory=list)
-    # the entailment check that settled its origin gave a reason that said nothing (asked
-    # again once): it counts as not following, so the claim is unsupported. Not
-    # `degenerate`: the claim's own text is sound
+    # an entailment check that decided its origin (the recombination check, or the check
+    # of a claim no specialist states) gave a reason that said nothing (asked again
+    # once): it counts as not following. Not `degenerate`: the claim's own text is sound
     degenerate_check: bool = False
 
 

@@ -149,6 +149,18 @@ class Phase(StrEnum):
     PRESENT = "present"
 
 
+# the phases in which an agent answers the passage itself rather than others' answers (a
+# tree of one agent has its root answer: the specialist there)
+ANSWERING = frozenset({Phase.RESPOND, Phase.LATERAL, Phase.ANSWER, Phase.NEW_ANSWER})
+
+
+def answers_passage(role: str, phase: str) -> bool:
+    """A turn by this role in this phase is a specialist's (an agent that answers the
+    passage): only those count toward a claim's single, recombined and emergent origins.
+    A coordinator's or the root's observation, synthesis or reflection integrates."""
+    return role == Role.SPECIALIST or phase in ANSWERING
+
+
 class CallPhase(StrEnum):
     """What an LLM call that is not a debate turn is for (a turn's call carries the
     turn's `Phase`). The final integration is always allowed: budgets keep it in reserve."""
@@ -198,16 +210,23 @@ def role_of(phase: str) -> ModelRole:
 
 class ClaimOrigin(StrEnum):
     """Where a claim of the ledger comes from, judged against the passage and the agents'
-    turns; a claim that none of them states gets one entailment check against them."""
+    turns; a claim that none of them states gets one entailment check against them. Only
+    specialists' turns count toward single, recombined and emergent."""
 
-    SINGLE = "single"  # some turn states it (and the passage does not)
-    RECOMBINED = "recombined"  # no turn states it; turns by two or more agents state its parts
-    # none of the above, and it follows from the sources, with turns by two or more agents
-    # among those it follows from (sessions before the entailment check: none of the above)
+    SINGLE = "single"  # a specialist's turn states it (and the passage does not)
+    # no specialist's turn states it whole; turns by two or more specialists state its
+    # parts, and one entailment check finds those parts together support all of it
+    RECOMBINED = "recombined"
+    # none of the above, and it follows from the sources, with turns by two or more
+    # specialists among those it follows from and not the passage (sessions before the
+    # entailment check: none of the above)
     EMERGENT = "emergent"
     PASSAGE = "passage"  # the passage states it: the debate did not add it
-    INFERRED = "inferred"  # no text states it; it follows from the sources, one agent's at most
+    INFERRED = "inferred"  # no text states it; it follows from the sources, one specialist's at most
     UNSUPPORTED = "unsupported"  # no text states it, and it does not follow from them
+    # only integrating texts state it (a coordinator's or the root's turn, a resolution, a
+    # synthesis), and it is not emergent: the integrator's own claim, never the group's
+    INTEGRATOR = "integrator"
 
 
 class LedgerVerdict(StrEnum):

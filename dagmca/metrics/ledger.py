@@ -1,6 +1,6 @@
 """The emergence ledger as read from a stored graph: each claim with its origin and
 sources (`dagmca ledger`), and the novelty measures made of them: the shares of claims
-by origin (passage, single, recombined, emergent, inferred, unsupported), who
+by origin (passage, single, recombined, emergent, integrator, inferred, unsupported), who
 originates the claims that survive into the final answer, and where each first
 appeared (`metrics`, the run summary, `compare`, and an evaluation's arms through
 `arm_shares`).
@@ -66,7 +66,8 @@ class ClaimLine(Strict):
 
 class LedgerShares(Strict):
     """The shares of a set of claims by origin (each 0-1; they sum to 1). Shares stored
-    before the passage and the entailment check were origins read as 0 for those."""
+    before the passage, the entailment check and the integrator's own origin were
+    origins read as 0 for those."""
 
     claims: int
     single: float
@@ -75,6 +76,9 @@ class LedgerShares(Strict):
     passage: float = 0.0
     inferred: float = 0.0
     unsupported: float = 0.0
+    # claims only an integrating text states (a coordinator's or the root's turn, a
+    # resolution, a synthesis) and not emergent: the integrator's own, never the group's
+    integrator: float = 0.0
     # claims its texts were split into that are not traced yet (a budget ran out): the
     # shares are then of the traced ones only
     untraced: int = 0

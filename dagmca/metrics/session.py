@@ -14,6 +14,7 @@ from dagmca.graph import (
     ClaimNode,
     DebateNode,
     EdgeType,
+    FinalNode,
     GraphNode,
     Phase,
     Role,
@@ -27,7 +28,8 @@ from dagmca.graph import (
     role_of,
 )
 from dagmca.metrics import measures
-from dagmca.metrics.answers import AnswerMetrics, answer_metrics
+from dagmca.metrics.answers import AnswerMetrics, Reading, answer_metrics
+from dagmca.metrics.citations import Citations, citations
 from dagmca.metrics.ledger import LedgerMetrics, LedgerShares, debate_shares, ledger_metrics
 from dagmca.metrics.recurrence import Recurring
 from dagmca.similarity import Embedder
@@ -126,6 +128,9 @@ class SessionMetrics(Strict):
     # in each study it is a sample of (`dagmca stability`): the share of its tensions and
     # claims that recur in other samples, with intervals
     recurrence: list[Recurring] = Field(default_factory=list)
+    # what the final cites: its claims cited, uncited, and citations removed (None: no
+    # final, or one integrated before they were counted)
+    citations: Citations | None = None
 
 
 def degenerate_reasons(nodes: Iterable[GraphNode]) -> int:
@@ -196,9 +201,15 @@ def debate_metrics(
 
 
 def session_metrics(
-    store: GraphStore, session: str, embedder: Embedder, reference: str | None = None
+    store: GraphStore,
+    session: str,
+    embedder: Embedder,
+    reference: str | None = None,
+    reading: Reading | None = None,
 ) -> SessionMetrics:
-    """`reference`: the right answer of a question session, to count its answer flips."""
+    """`reference`: the right answer of a question session, to count its answer flips;
+    `reading`: the rule its answers are read by (as `eval` scores its task: `exact`
+    unless told)."""
     nodes = [node_from_record(r) for r in store.nodes(session)]
     head = next(n for n in nodes if isinstance(n, SessionNode))
     cfg = SessionConfig.model_validate_json(head.config)
@@ -241,7 +252,8 @@ def session_metrics(
         found
         for d in debates
         if (found := answer_metrics(
-            d.id, [t for t in turns if t.debate == d.id], [r for r in rounds if r.debate == d.id], reference
+            d.id, [t for t in turns if t.debate == d.id], [r for r in rounds if r.debate == d.id], reference,
+            reading,
         )) is not None
     ]  # fmt: skip
     return SessionMetrics(
@@ -270,4 +282,5 @@ def session_metrics(
         ledger=ledger_metrics(nodes),
         embedding=EmbedCounts.model_validate_json(head.embedding) if head.embedding else None,
         answers=answers,
+        citations=citations(next((n for n in nodes if isinstance(n, FinalNode)), None)),
     )

@@ -59,10 +59,12 @@ PERSPECTIVES = {
 CRITICAL_SIGNALS = ("goal_mismatch", "needs_reframing", "contradiction_detected")
 
 # Peers agreeing is social pressure, not evidence: agents that change for it move from
-# right answers to wrong ones as often as the reverse.
+# right answers to wrong ones as often as the reverse. Every prompt that shows an agent
+# another agent's answer carries it (a coordinator or the root siding with the most held
+# answer is the same pressure one level up).
 AGAINST_CONFORMITY = (
-    "Agreement is no reason to change: that others hold a view, or that most do, is not "
-    "an argument. Change only for an argument or a passage sentence you can name."
+    "Agreement is no reason to change a view or to take one: that others hold it, or that "
+    "most do, is not an argument. Move only for an argument or a passage sentence you can name."
 )
 
 
@@ -164,21 +166,23 @@ def observe(
     children: Sequence[tuple[Agent, str]],
     previous: str = "",
     goal: str = "",
-    answers: str = "",
+    positions: str = "",
 ) -> Prompt:
     """A coordinator's synthesis of its children; the root's is written in parts.
-    `answers`: in a question session, the tally of the specialists' answers this round."""
+    `positions`: in a question session, the specialists' answers this round, each with
+    who holds it and their reasons (lines.positions): never a count to side with."""
     parts: list[Part] = [quote(f"{child.name} ({child.perspective})", text) for child, text in children]
     if previous:
         parts.append(quote("Your previous synthesis", previous))
-    if answers:
-        parts.append(quote("The specialists' answers this round, with how many gave each", answers))
+    if positions:
+        held = "The specialists' answers this round, each with the reasons its holders gave"
+        parts.append(quote(held, positions))
     ask = (
         f"{_who(agent)} What emerges from these together that none of them said alone? For "
         "each such point, name the agents whose points it combines (as L1N2 and L1N3). Where "
         "do they contradict each other (name who holds which side), and what is missing? "
         "Write the synthesis, not a summary of each; claim nothing that none of them or the "
-        f"passage supports. {_length(frame)}"
+        f"passage supports. {AGAINST_CONFORMITY} {_length(frame)}"
     )
     if agent.parent is None:
         ask += _format(frame, PARTS_FORMAT)
@@ -214,7 +218,7 @@ def strange_loop(
         "overconfident? If it stands as it is, reply 'Unchanged:' and one sentence on why. "
         "Otherwise write the improved final answer. Keep every disagreement it lists: "
         "you may add one, never drop or settle one. Add no claim that the agents or the "
-        f"passage do not support. {_length(frame)}{_format(frame, PARTS_FORMAT)}"
+        f"passage do not support. {AGAINST_CONFORMITY} {_length(frame)}{_format(frame, PARTS_FORMAT)}"
     )
     return _agent_prompt(agent, frame, parts, goal)
 
@@ -270,6 +274,6 @@ def synthesize_answers(agent: Agent, frame: Frame, answers: Sequence[tuple[str, 
     parts: list[Part] = [quote(f"{name} on: {subtask}", text) for name, subtask, text in answers]
     parts.append(
         f"You are agent {agent.name}. Combine your team's answers above into one answer to "
-        f"the question. {_length(frame)}"
+        f"the question. {AGAINST_CONFORMITY} {_length(frame)}"
     )
     return messages(frame, parts, frame.budget.turn, f"Your role: {DECOMPOSER}")

@@ -124,11 +124,42 @@ class Checked:
     text: str  # the final text with only the citations of sections it was given
     cited: list[str]  # the labels it cites, in order of first citing
     removed: list[str]  # labels it cited that name no section it was given, each once
+    claims: int = 0  # the text's sentences that make a claim (claim_sentences)
+    uncited: tuple[str, ...] = ()  # those that cite no section it was given
+
+
+CLAIM_MIN_WORDS = 3  # a shorter piece ("In short.", "Yes.") states no claim to cite
+_PIECE = re.compile(r"(?<=[.!?])\s+|\n+")
+_LEAD = re.compile(r"^[\s>#*\-\u2022]*(?:\d+[.)]\s+)?")
+
+
+def claim_sentences(text: str) -> list[tuple[str, bool]]:
+    """The text's sentences that make a claim, each with whether it cites a section: a
+    citation placed after the full stop ("... holds. [M]") is the sentence's before it.
+    Headings, labels ending in a colon and pieces under CLAIM_MIN_WORDS words are not
+    claims."""
+    found: list[list[str]] = []  # [sentence, its citations]
+    for piece in _PIECE.split(text):
+        piece = _LEAD.sub("", piece).strip()
+        lead = re.match(r"^(?:" + CITATION.pattern + r"\s*)+", piece)
+        if lead and found:  # a citation opening the piece belongs to the sentence before it
+            found[-1][1] += lead.group(0)
+            piece = piece[lead.end() :].strip()
+        if piece:
+            found.append([piece, ""])
+    out = []
+    for sentence, after in found:
+        bare = CITATION.sub("", sentence).strip()
+        if len(bare.split()) < CLAIM_MIN_WORDS or bare.endswith(":"):
+            continue
+        out.append((sentence, bool(CITATION.search(sentence + after))))
+    return out
 
 
 def check_citations(text: str, labels: Sequence[str]) -> Checked:
     """A citation stays only when it names a section of the prompt (as `ask` keeps only
-    ids of its context); any other label is removed from the text and counted."""
+    ids of its context); any other label is removed from the text and counted. The
+    claims left citing nothing (none given, or only labels removed) are counted too."""
     known = set(labels)
     cited: dict[str, None] = {}
     removed: dict[str, None] = {}
@@ -141,5 +172,7 @@ def check_citations(text: str, labels: Sequence[str]) -> Checked:
         return f"[{', '.join(good)}]" if good else ""
 
     kept = CITATION.sub(keep, text)
-    kept = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", kept))
-    return Checked(kept.strip(), list(cited), list(removed))
+    kept = re.sub(r"[ \t]+([.,;:])", r"\1", re.sub(r"[ \t]{2,}", " ", kept)).strip()
+    sentences = claim_sentences(kept)
+    uncited = tuple(s for s, cites in sentences if not cites)
+    return Checked(kept, list(cited), list(removed), len(sentences), uncited)

@@ -16,7 +16,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from dagmca.text import answer_key
+from dagmca.scoring import same_answer
+from dagmca.text import answer_key, clip
 
 Stance = Literal["kept", "revised", "changed"]
 STANCES: tuple[Stance, ...] = ("kept", "revised", "changed")
@@ -72,6 +73,8 @@ _NUMBER = re.compile(r"(\d+(?:\.\d+)?)\s*(%|/\s*\d+(?:\.\d+)?)?")
 _WORDS = {"very high": 0.9, "high": 0.8, "medium": 0.5, "moderate": 0.5, "low": 0.2, "very low": 0.1}
 _NONE = {"none", "nothing", "n/a", "-", "none.", "no disagreements", "no agreements", "no inferences"}
 _UNCHANGED = re.compile(r"^[\s*_`\"']*unchanged\b", re.IGNORECASE)
+# a turn's closing lines (its stance, answer and confidence): not its reasons
+_META = re.compile(r"^[\s*_>`]*(?:stance|(?:final\s+)?answer|confidence)[\s*_`]*:", re.IGNORECASE)
 UNCHANGED_WORDS = 40  # a reply that starts "unchanged" and goes on is an answer, not the word
 
 
@@ -119,14 +122,49 @@ def confidence(text: str) -> float | None:
     return None
 
 
+def _group(answer: str, first: dict[str, str]) -> str:
+    """The key `answer` is counted under: that of the first answer the scorer reads as
+    the same one (an evaluation's exact rule: "B) Paris" is not "B", "The answer is 42"
+    is "42"), else its own answer_key; `first` maps each key to its first answer."""
+    key = next((k for k, given in first.items() if same_answer(given, answer)), answer_key(answer))
+    first.setdefault(key, answer)
+    return key
+
+
 def tally(answers: Iterable[str | None]) -> dict[str, int]:
-    """How many gave each answer (by answer_key), most given first."""
-    counts = Counter(answer_key(a) for a in answers if a)
+    """How many gave each answer, answers the scorer reads as one counted together;
+    most given first."""
+    first: dict[str, str] = {}
+    counts = Counter(_group(a, first) for a in answers if a)
     return dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def tally_text(counts: dict[str, int]) -> str:
-    return "; ".join(f"{a}: {n}" for a, n in counts.items())
+REASON_CHARS = 300  # a holder's reason, as the root reads it beside the answer
+
+
+def positions(held: Sequence[tuple[str, str | None, str]]) -> str:
+    """The specialists' answers as positions, each with who holds it and their reasons,
+    from (agent, answer, reason): what the root weighs, never a count to side with. In
+    the order first given; an agent with no answer is left out."""
+    by: dict[str, list[str]] = {}
+    first: dict[str, str] = {}
+    for agent, answer, reason in held:
+        if not answer:
+            continue
+        key = _group(answer, first)
+        said = f"{agent}: {clip(reason, REASON_CHARS)}" if reason.strip() else f"{agent}: (no reason given)"
+        by.setdefault(key, []).append(said)
+    return "\n".join(f"- {first[k]}, held by " + "; ".join(v) for k, v in by.items())
+
+
+def reason_of(text: str, because: str | None) -> str:
+    """Why a turn holds its answer: its stance line's reason when it gave one, else its
+    first sentence (a specialist leads with its main point)."""
+    if because:
+        return because
+    body = [line for line in text.splitlines() if line.strip() and not _META.match(line)]
+    found = re.split(r"(?<=[.!?])\s+", " ".join(" ".join(body).split()), maxsplit=1)
+    return found[0] if found and found[0] else ""
 
 
 # -- the root's output in parts ----------------------------------------------------------

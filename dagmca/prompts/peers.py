@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dagmca.prompts.agents import perspective, role_for
+from dagmca.prompts.agents import AGAINST_CONFORMITY, perspective, role_for
 from dagmca.prompts.budget import Part, Prompt, PromptBudget
 from dagmca.prompts.templates import Frame, messages, quote
 from dagmca.team import Agent
@@ -52,7 +52,10 @@ def decision(
             f"You may not write another answer now. Vote for the best answer: action vote, vote_for "
             f"one of {labels}, new_answer empty."
         )
-    parts.append(f"{_who(agent, number)} {ask} Add a one-sentence reason. Reply with one JSON object.")
+    parts.append(
+        f"{_who(agent, number)} {ask} {AGAINST_CONFORMITY} Add a one-sentence reason. "
+        "Reply with one JSON object."
+    )
     if correction:
         parts.append(f"Your previous reply was rejected: {correction}. Choose exactly one action.")
     reserve = frame.budget.turn + DECISION_EXTRA_TOKENS
@@ -70,7 +73,7 @@ def _final(
 ) -> Prompt:
     parts: list[Part] = [quote(heading, own)]
     parts += [quote(f"Answer {label}", text) for label, text in others]
-    parts.append(f"{_who(agent, number)} {ask} {_length(frame)}")
+    parts.append(f"{_who(agent, number)} {ask} {AGAINST_CONFORMITY} {_length(frame)}")
     return messages(frame, parts, frame.budget.turn, role_for(agent, single=True))
 
 
@@ -87,7 +90,7 @@ def ballot(agent: Agent, number: int, frame: Frame, answers: Sequence[tuple[str,
     labels = ", ".join(label for label, _ in answers)
     parts.append(
         f"{_who(agent, number)} Vote for the best answer: vote_for one of {labels}, and a "
-        "one-sentence reason. Reply with one JSON object."
+        f"one-sentence reason. {AGAINST_CONFORMITY} Reply with one JSON object."
     )
     return messages(frame, parts, frame.budget.flag, role_for(agent, single=True))
 

@@ -10,4 +10,8 @@ from __future__ import annotations
 #   observers see their debate's tensions, an anchored urgency scale, a meta lens on the
 #   passage's subject; the final prompt labels its sections, names only those present,
 #   gives contradictions both positions, asks for inline citations and marked inferences.
-PROMPT_VERSION = "2026-11-27.50"
+# 2026-11-28.62: every prompt that shows another agent's answer carries the clause against
+#   conformity (coordinators' and the root's observations, the strange loop, the vote and
+#   ensemble prompts, the top-down synthesis); the root reads a question session's answers
+#   as positions with their holders' reasons, not a count.
+PROMPT_VERSION = "2026-11-28.62"

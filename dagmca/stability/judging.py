@@ -18,7 +18,6 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel
 
-from dagmca.evaluation.scoring import score_exact
 from dagmca.graph import AlignVerdict, CallPhase, DecisionMethod, FindingKind, JSONScalar
 from dagmca.llm.base import CallMeta, Completion, LLMError, Request
 from dagmca.llm.metered import MeteredLLM
@@ -27,6 +26,7 @@ from dagmca.prompts import templates as tpl
 from dagmca.prompts.budget import Prompt
 from dagmca.prompts.schemas import DuplicateVerdict, SameClaimVerdict
 from dagmca.prompts.templates import Frame
+from dagmca.scoring import score_exact
 from dagmca.stability.candidates import Candidate
 from dagmca.stability.members import Member
 

@@ -1,17 +1,20 @@
 """The emergence ledger's invariants, checked on a loaded session graph: every claim is
 stated in one answer; its origin agrees with its edges (a single claim's first turn
-states it, a recombined one's parts come from two agents' turns and no turn states it
-whole, a passage one derives from the passage stating it, no turn or passage states
-an emergent, inferred or unsupported one, an inferred one names what it follows from and
-an unsupported one nothing); every DERIVES_FROM carries its verdict,
-sentence and reason; and every judged source a claim records has its edge."""
+states it, a recombined one's parts come from two agents' turns and no specialist's
+turn states it whole, a passage one derives from the passage stating it, no
+specialist's turn or passage states an emergent or integrator one and an integrating
+text (a coordinator's or the root's turn, a resolution, a synthesis) states an
+integrator one, no turn or passage states an inferred or unsupported one, an inferred
+one names what it follows from and an unsupported one nothing); every DERIVES_FROM
+carries its verdict, sentence and reason; and every judged source a claim records has
+its edge."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from dagmca.graph import ClaimOrigin, EdgeType, LedgerVerdict, NodeKind, Role
+from dagmca.graph import ClaimOrigin, EdgeType, LedgerVerdict, NodeKind, Role, answers_passage
 
 ANSWERS = frozenset({NodeKind.FINAL.value, NodeKind.SYNTHESIS.value, NodeKind.DEBATE.value})
 CLAIM_EDGES = frozenset(
@@ -19,7 +22,15 @@ CLAIM_EDGES = frozenset(
 )
 DERIVING = frozenset({LedgerVerdict.STATES.value, LedgerVerdict.PARTIAL.value, LedgerVerdict.SUPPORTS.value})
 # no turn or passage sentence states a claim of these origins
-UNSTATED = frozenset({ClaimOrigin.EMERGENT.value, ClaimOrigin.INFERRED.value, ClaimOrigin.UNSUPPORTED.value})
+UNSTATED = frozenset({ClaimOrigin.INFERRED.value, ClaimOrigin.UNSUPPORTED.value})
+# no specialist's turn or passage sentence states a claim of these (an integrating text may)
+UNSAID = frozenset({ClaimOrigin.EMERGENT.value, ClaimOrigin.INTEGRATOR.value})
+# the texts that integrate: every answer but the final, which the claims are split from
+INTEGRATING = frozenset({NodeKind.SYNTHESIS.value, NodeKind.DEBATE.value})
+
+
+def _specialist(d: dict[str, Any]) -> bool:
+    return d.get("kind") == NodeKind.TURN.value and answers_passage(str(d.get("role")), str(d.get("phase")))
 
 
 def _who(d: dict[str, Any]) -> str:
@@ -55,6 +66,10 @@ def _claim(g: Any, c: str, d: dict[str, Any], kind: dict[str, Any]) -> list[str]
             problems.append(f"claim {c}: DERIVES_FROM {v} lacks its verdict, sentence or reason")
     states = [v for v, e in derives if e.get("verdict") == LedgerVerdict.STATES.value]
     turns_state = [v for v in states if kind.get(v) == NodeKind.TURN.value]
+    specialists_state = [v for v in turns_state if _specialist(g.nodes[v])]
+    integrating_state = [
+        v for v in states if kind.get(v) in INTEGRATING or (v in turns_state and v not in specialists_state)
+    ]
     passage_states = [v for v in states if kind.get(v) == NodeKind.SESSION.value]
     supports = [v for v, e in derives if e.get("verdict") == LedgerVerdict.SUPPORTS.value]
     first = [v for v, _ in out.get(EdgeType.FIRST_STATED_AT.value, [])]
@@ -70,10 +85,16 @@ def _claim(g: Any, c: str, d: dict[str, Any], kind: dict[str, Any]) -> list[str]
             for v, e in derives
             if kind.get(v) == NodeKind.TURN.value and e.get("verdict") == LedgerVerdict.PARTIAL.value
         }
-        if turns_state or len(parts) < 2:
-            problems.append(f"recombined claim {c} does not derive from two agents' turns, none stating it")
+        if specialists_state or len(parts) < 2:
+            problems.append(
+                f"recombined claim {c} does not derive from two agents' turns, no specialist's stating it"
+            )
     elif origin in UNSTATED and (turns_state or passage_states):
         problems.append(f"{origin} claim {c} derives from a turn or the passage that states it")
+    elif origin in UNSAID and (specialists_state or passage_states):
+        problems.append(f"{origin} claim {c} derives from a specialist's turn or the passage that states it")
+    elif origin == ClaimOrigin.INTEGRATOR.value and not integrating_state:
+        problems.append(f"integrator claim {c} derives from no integrating text that states it")
     elif origin == ClaimOrigin.PASSAGE.value and not passage_states:
         problems.append(f"passage claim {c} does not derive from the passage stating it")
     elif origin == ClaimOrigin.INFERRED.value and not supports:

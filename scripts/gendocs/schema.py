@@ -180,6 +180,8 @@ def page_schema() -> str:
         schema.CallPhase,
         schema.ModelRole,
         schema.DecisionMethod,
+        schema.ClaimOrigin,
+        schema.LedgerVerdict,
     ):
         out.append(enum_section(cls))
     return "\n".join(out)

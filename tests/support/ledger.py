@@ -15,7 +15,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_structured
 from dagmca.similarity import Embedder, HashingEmbedder
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.workspace.session import SessionMode, run_and_report
-from tests.support.judges import ledger_reply, sentences_of
+from tests.support.judges import EntailRule, ledger_reply, sentences_of
 from tests.support.opened import open_state
 from tests.support.sessions import PASSAGE
 
@@ -66,14 +66,29 @@ def judge_rule(paraphrases: dict[str, str] | None = None) -> Rule:
 Rule = Callable[[str, str], tuple[str, str]]
 
 
-def debate(said: dict[tuple[str, str, int], str], final: str, rule: Rule) -> Any:
+def recombines(claim: str, texts: list[str]) -> list[tuple[int, str]]:
+    """An entailment judge for which a claim of PARTS follows from the texts that hold
+    every one of its parts (each part's sentence, from the first text that has it), and
+    nothing else follows."""
+    found = []
+    for part in PARTS.get(claim, ()):
+        where = next((i for i, t in enumerate(texts) if i and part.rstrip(".") in t), None)
+        if where is None:
+            return []
+        found.append((where, part))
+    return found
+
+
+def debate(
+    said: dict[tuple[str, str, int], str], final: str, rule: Rule, entail: EntailRule = recombines
+) -> Any:
     """A scripted session: each agent's turns as `said` (by agent, phase and round: the
-    n-th call of an agent's phase is its round n), the final answer `final`, and the
-    ledger's judge by `rule`."""
+    n-th call of an agent's phase is its round n), the final answer `final`, the ledger's
+    judge by `rule` and its entailment checks by `entail`."""
     seen: Counter[tuple[str, str]] = Counter()
 
     def respond(call: ScriptedCall) -> Any:
-        traced = ledger_reply(call, sentences_of, rule)
+        traced = ledger_reply(call, sentences_of, rule, entail)
         if traced is not None:
             return traced
         if call.schema is not None:

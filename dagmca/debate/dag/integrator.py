@@ -120,9 +120,11 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
     # Degrade: without the call, the main resolution stands as the final text, and says why.
     if done_final is not None:
         checked = fp.check_citations(st.clean(done_final.text), list(given))
-        text, cited, removed = checked.text, checked.cited, checked.removed
-    else:
-        text, cited, removed = f"(final integration failed) {main.resolution}", [], []
+    else:  # the resolution as it stands: it cites nothing
+        fallback = f"(final integration failed) {main.resolution}"
+        claims = [s for s, _ in fp.claim_sentences(fallback)]
+        checked = fp.Checked(fallback, [], [], len(claims), tuple(claims))
+    text, cited, removed = checked.text, checked.cited, checked.removed
     final = FinalNode(
         id=f"{st.handles.session_id}/final",
         session=st.handles.session_id,
@@ -131,6 +133,8 @@ async def integrate(state: SessionState, main: DebateNode) -> FinalNode:
         answer=await short_answer(st, main, text) if asked and done_final is not None else None,
         citations=cited,
         removed_citations=removed,
+        claims=checked.claims,
+        uncited=list(checked.uncited),
     )
     st.handles.embedder.prefetch([text, *pieces(text)])  # a revisit checks the open stubs against it
     used = [(label, n) for label, n in given.items() if n is not None and not isinstance(n, IntegrationNode)]

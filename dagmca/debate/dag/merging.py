@@ -1,7 +1,8 @@
-"""Merging finished sibling branches, and the relations of those that do not merge
-: every pair the prefilter passes gets a verdict from the judge;
-only `converge` merges, `contradict` and `elaborate` become relation edges, and no
-relation edge is written without a verdict."""
+"""Merging finished sibling branches, and the relations of those that do not merge:
+every pair the prefilter passes gets a verdict from the judge, and so does every pair
+of a group of converging branches that the prefilter skipped; a group merges only when
+every pair in it was judged `converge`, `contradict` and `elaborate` become relation
+edges, and no relation edge is written without a verdict."""
 
 from __future__ import annotations
 
@@ -54,6 +55,7 @@ class Judged:
     branches: list[DebateNode]
     candidates: list[tuple[int, int, float]]
     decisions: list[Decision]
+    similarity: list[list[float]] = field(default_factory=list)  # every pair's cosine
     groups: list[_Group] = field(default_factory=list)
     replies: list[tuple[str, bool] | None] = field(default_factory=list)
 
@@ -64,14 +66,16 @@ Family = tuple[list[DebateNode], DebateNode]  # a parent's finished branches, an
 async def judged(state: SessionState, families: list[Family]) -> list[Judged]:
     """The calls of merging, writing nothing: for each parent's finished branches, every
     pair alike enough to be a candidate is judged; the pairs judged to converge are
-    grouped (connected components, none holding a contradiction), and the merger writes
-    each group's synthesis. All
-    the parents' judge calls are made together, then all their syntheses. They depend
-    on the finished branches alone, so they can be asked while the DAG goes on below
-    them; `apply` writes what they decided."""
+    grouped (connected components); a pair of a group the prefilter skipped is judged
+    then; a group merges only when every pair in it converges, and the merger writes
+    each such group's synthesis. All the parents' judge calls are made together, then
+    those of the skipped pairs, then all their syntheses. They depend on the finished
+    branches alone, so they can be asked while the DAG goes on below them; `apply`
+    writes what they decided."""
     st = state
     found = await asyncio.gather(*(_judge_pairs(st, branches, parent) for branches, parent in families))
     done = [j for j in found if j is not None]
+    await asyncio.gather(*(_judge_skipped(st, j) for j in done))
     for j in done:
         j.groups = _groups(j)
     asked = [
@@ -114,23 +118,47 @@ async def _judge_pairs(state: SessionState, branches: list[DebateNode], parent: 
     decisions = await asyncio.gather(
         *(judge.pair(st, branches[i], branches[j], parent, s) for i, j, s in candidates)
     )
-    return Judged(parent, branches, candidates, list(decisions))
+    return Judged(parent, branches, candidates, list(decisions), sim.tolist())
+
+
+async def _judge_skipped(state: SessionState, judged: Judged) -> None:
+    """The pairs the prefilter skipped inside a group of converging branches, judged (in
+    both orders, as every pair): a group is merged only on verdicts a judge gave, never
+    because two branches each converge with a third."""
+    converging = [(i, j) for (i, j, _), d in zip(judged.candidates, judged.decisions, strict=True)
+                  if d.verdict == "converge"]  # fmt: skip
+    asked = {(i, j) for i, j, _ in judged.candidates}
+    skipped = [
+        (i, j)
+        for group in components(len(judged.branches), converging)
+        for k, i in enumerate(group)
+        for j in group[k + 1 :]
+        if (i, j) not in asked
+    ]
+    if not skipped:
+        return
+    pairs = [(i, j, judged.similarity[i][j]) for i, j in skipped]
+    b, parent = judged.branches, judged.parent
+    decisions = await asyncio.gather(*(judge.pair(state, b[i], b[j], parent, s) for i, j, s in pairs))
+    judged.candidates += pairs
+    judged.decisions += decisions
 
 
 def _groups(judged: Judged) -> list[_Group]:
     """The groups of one parent's branches that converge (connected components of the
-    converge verdicts), each to be synthesised. A group that holds a pair judged to
-    contradict is not merged at all: which of its converge verdicts to cut is a choice
-    no judge made, and a synthesis of it would state both sides of a contradiction as
-    one view. Its converge verdicts say so in their reason; its contradictions stay
-    relation edges, and the final integration reads them with both positions."""
+    converge verdicts), each to be synthesised when every pair in it was judged to
+    converge. A group holding a pair judged otherwise is not merged at all: which of its
+    converge verdicts to cut is a choice no judge made, and a synthesis of a group that
+    holds a contradiction would state both sides as one view. Its converge verdicts say
+    so in their reason; its contradictions stay relation edges, and the final
+    integration reads them with both positions."""
     branches, parent = judged.branches, judged.parent
     verdicts = list(zip(judged.candidates, judged.decisions, strict=True))
     converging = {(i, j): d for (i, j, _), d in verdicts if d.verdict == "converge"}
-    contradicting = [(i, j) for (i, j, _), d in verdicts if _may_contradict(d)]
+    apart = [(i, j, d.verdict) for (i, j, _), d in verdicts if d.verdict != "converge"]
     groups: list[_Group] = []
     for group in components(len(branches), list(converging)):
-        held = [(i, j) for i, j in contradicting if i in group and j in group]
+        held = [(i, j, v) for i, j, v in apart if i in group and j in group]
         if held:
             _hold(judged, group, held)
             continue
@@ -140,19 +168,12 @@ def _groups(judged: Judged) -> list[_Group]:
     return groups
 
 
-def _may_contradict(decision: Decision) -> bool:
-    """A pair judged to contradict, or left undecided with contradict in either order (or
-    with a hollow reason for a contradict): a contradiction no judge ruled out holds its
-    group like one judged."""
-    if decision.verdict == "contradict":
-        return True
-    return decision.verdict == judge.UNDECIDED and any(v == "contradict" for v, _ in decision.orders)
-
-
-def _hold(judged: Judged, group: list[int], held: list[tuple[int, int]]) -> None:
-    """Mark the converge verdicts of a group not merged because it holds a contradiction."""
-    names = "; ".join(f"{_short(judged.branches[i])} and {_short(judged.branches[j])}" for i, j in held)
-    note = f"; not merged: its group also holds branches judged to contradict, in one order or both ({names})"
+def _hold(judged: Judged, group: list[int], held: list[tuple[int, int, str]]) -> None:
+    """Mark the converge verdicts of a group not merged because a pair in it was not
+    judged to converge (a contradiction, or another verdict, or none in one order)."""
+    b = judged.branches
+    names = "; ".join(f"{_short(b[i])} and {_short(b[j])}: {v}" for i, j, v in held)
+    note = f"; not merged: its group also holds branches not judged to converge ({names})"
     for k, ((i, _, _), d) in enumerate(zip(judged.candidates, judged.decisions, strict=True)):
         if d.verdict == "converge" and i in group:
             judged.decisions[k] = replace(d, reason=d.reason + note)
@@ -160,10 +181,8 @@ def _hold(judged: Judged, group: list[int], held: list[tuple[int, int]]) -> None
 
 def _context(judged: Judged, members: list[DebateNode]) -> list[str]:
     """What the merger is told of a group beside the texts: for each pair of members,
-    what the judge found (converging, with the claim it named; another verdict; or not
-    compared, below the prefilter: such a pair joins the group only through the others
-    and is not said to share anything), and every contradiction judged between a member
-    and another branch."""
+    what the judge found (every pair of a merged group converges, each with the claim
+    it named), and every contradiction judged between a member and another branch."""
     ids = {m.id for m in members}
     told = []
     found = {(judged.branches[i].id, judged.branches[j].id): d for (i, j, _), d in
@@ -172,14 +191,9 @@ def _context(judged: Judged, members: list[DebateNode]) -> list[str]:
         for b in members[k + 1 :]:
             pair = f"the debates on '{a.question}' and '{b.question}'"
             d = found.get((a.id, b.id)) or found.get((b.id, a.id))
-            if d is None:
-                told.append(f"The judge did not compare {pair} (their texts were far apart); "
-                            "they are in this group only through the others.")  # fmt: skip
-            elif d.verdict == "converge":
-                shared = f", sharing: {d.claim}" if d.claim else ""
-                told.append(f"The judge read {pair} as converging{shared}")
-            else:
-                told.append(f"The judge did not read {pair} as converging ({d.verdict}): {d.reason}")
+            assert d is not None and d.verdict == "converge", "a group merges only when every pair converges"
+            shared = f", sharing: {d.claim}" if d.claim else ""
+            told.append(f"The judge read {pair} as converging{shared}")
     for (i, j, _), d in zip(judged.candidates, judged.decisions, strict=True):
         a, b = judged.branches[i], judged.branches[j]
         if d.verdict == "contradict" and (a.id in ids or b.id in ids):

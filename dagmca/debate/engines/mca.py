@@ -111,17 +111,26 @@ class MCAEngine(Engine[MCAOutcome]):
     async def _observe(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
         children = [c for c in self.tree.children(agent.name) if c.name in self.latest]
         previous = self.latest.get(agent.name)
-        answers = json.loads(rnd.answers) if rnd.answers and agent.parent is None else {}
         messages = ap.observe(
             agent,
             self.frame(),
             [(c, self._text(c.name)) for c in children],
             previous.text if previous else "",
             self.goals.get(agent.name, ""),
-            lines.tally_text(answers),
+            self._positions() if rnd.answers and agent.parent is None else "",
         )
         observes = [self.latest[c.name] for c in children]
         return await self._turn(agent, Phase.OBSERVE, rnd, messages, revises=previous, observes=observes)
+
+    def _positions(self) -> str:
+        """The specialists' last answers of the round as positions, each with who holds
+        it and their reasons: the root weighs reasons, it is shown no count to side with."""
+        held = [
+            (leaf.name, turn.answer, lines.reason_of(turn.text, turn.because))
+            for leaf in self.tree.leaves
+            if (turn := self.latest.get(leaf.name)) is not None
+        ]
+        return lines.positions(held)
 
     async def _signal(self, agent: Agent, rnd: RoundNode) -> TurnNode | None:
         messages = ap.signal(agent, self.frame(), self._text(agent.name), self.goals.get(agent.name, ""))

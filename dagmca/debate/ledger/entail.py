@@ -20,6 +20,9 @@ from dagmca.prompts.ledger import entail_claim, entailment_schema
 from dagmca.prompts.templates import Frame
 
 AGENT = "ledger-entailment"  # who makes the entailment checks, in the call records
+# who makes the recombination checks (is a claim whose parts two specialists state
+# supported whole by those parts' sentences?), in the call records
+RECOMBINATION = "ledger-recombination"
 
 
 @dataclass(frozen=True)
@@ -38,10 +41,11 @@ async def entail(
     candidates: Sequence[Candidate],
     passage: Candidate | None,
     debate: str,
+    agent: str = AGENT,
 ) -> Entailment | None:
     """Whether `claim` follows from `passage` (text 0) and `candidates`; None when it
     could not be checked (the budget is spent, or the call failed): the claim is then
-    left untraced, for a later run to trace."""
+    left untraced, for a later run to trace. `agent`: who asks, in the call records."""
     if not candidates and passage is None:
         why = "no earlier text comes near it and there is no passage: nothing it could follow from"
         return Entailment(False, why, method=DecisionMethod.EMBEDDING)
@@ -60,7 +64,7 @@ async def entail(
         prompt = prompt_of(candidates)
     schema = entailment_schema(len(candidates), zero)
     tokens = state.handles.config.flag_tokens() * (len(candidates) + 2)
-    done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate, AGENT))
+    done = await state.ask(prompt, schema=schema, max_tokens=tokens, meta=meta(debate, agent))
     if done is None:
         return None
     reason = done.parsed.reason.strip() or done.parsed.verdict

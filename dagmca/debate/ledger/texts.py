@@ -29,6 +29,7 @@ from dagmca.graph import (
     Phase,
     SynthesisNode,
     TurnNode,
+    answers_passage,
 )
 from dagmca.metrics.session import agent_key
 from dagmca.prompts import lines
@@ -64,6 +65,10 @@ class Said:
     who: str = ""
     round: int | None = None
     rank: tuple[int, int, int, int, int, str] = (0, 0, 0, 0, 0, "")
+    # a specialist's turn (an agent that answers the passage): only these count toward
+    # single, recombined and emergent; a coordinator's or the root's turn, a resolution
+    # and a synthesis are integrating texts
+    specialist: bool = False
     # the passage's sentences nearest one claim, quoted to the judge as text 0 (a long
     # passage's prompts carry its map, not its words)
     excerpt: bool = False
@@ -71,6 +76,11 @@ class Said:
     @property
     def is_turn(self) -> bool:
         return self.kind is NodeKind.TURN
+
+    @property
+    def integrating(self) -> bool:
+        """A text an integrator or coordinator wrote: not a specialist's turn, not the passage."""
+        return not self.specialist and self.kind is not NodeKind.SESSION
 
 
 def _where(debate: DebateNode | None) -> str:
@@ -135,6 +145,7 @@ def said(
                 f"a turn by {n.agent} ({n.perspective} {n.role.value}), round {n.round}, {n.phase.value}, "
                 f"in {_where(d)}",
                 n.debate, n.agent, n.perspective, agent_key(n), n.round, rank,
+                specialist=answers_passage(n.role, n.phase),
             )))  # fmt: skip
         elif isinstance(n, FinalNode) and _sound(n.text, n.degenerate):
             final = n

@@ -1,8 +1,8 @@
 """The emergence ledger over a session: each traced text (the final answer; with
 --ledger all also every synthesis and debate resolution) split into claims, each claim's
 candidate sources picked by the prefilter among the passage and the texts said before
-it, judged, a claim that none of them states checked once for entailment, and each
-written as soon as it is decided, with its origin and the edges to where it came from.
+it, judged and given its origin (lineage.py), and each written as soon as it is
+decided, with its origin and the edges to where it came from.
 
 The calls go through the session's client: they are budgeted, accounted to the judge
 role and cached, so a resumed run replays them. What is already written is not asked
@@ -11,7 +11,6 @@ again: a claim is keyed by its text's id, the text's hash and its place in the t
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -19,14 +18,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from dagmca.debate.ledger.claims import split
-from dagmca.debate.ledger.entail import entail
-from dagmca.debate.ledger.origin import Lineage, decide, settle
+from dagmca.debate.ledger.lineage import claim_node, lineage, sha
 from dagmca.debate.ledger.prefilter import Candidate, candidates
 from dagmca.debate.ledger.texts import MIN_WORDS, Said, before, said
-from dagmca.debate.ledger.verdicts import Verdict, judge
+from dagmca.debate.ledger.verdicts import Verdict
 from dagmca.debate.state import SessionState
 from dagmca.graph import (
-    ClaimCheck,
     ClaimNode,
     DebateNode,
     EdgeRecord,
@@ -46,14 +43,6 @@ class LedgerResult:
     kept: int = 0  # claims written by an earlier run, not asked again
     untraced: int = 0  # claims (or texts, unsplit) the budget or a failed call left untraced
     written: list[ClaimNode] = field(default_factory=list)
-
-
-def sha(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def claim_id(target: Said, digest: str, number: int) -> str:
-    return f"{target.node}/claim/{digest[:8]}-{number}"
 
 
 def chosen(traceable: Sequence[Said], mode: str) -> list[Said]:
@@ -79,7 +68,7 @@ async def trace(state: SessionState) -> LedgerResult:
     if not targets:
         return result
     earlier = [n for n in nodes if isinstance(n, ClaimNode)]
-    frame = _frame(state, nodes)
+    frame = frame_of(state, nodes)
     passage = passage_source(state)
     await asyncio.gather(
         *(_trace(state, frame, t, before(t, pool), passage, earlier, result) for t in targets)
@@ -118,7 +107,25 @@ async def nearest(state: SessionState, claims: Sequence[str], passage: Said) -> 
     return out
 
 
-def _frame(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
+async def sources_of(
+    state: SessionState, claims: Sequence[str], sources: Sequence[Said], passage: Said | None
+) -> tuple[list[list[Candidate]], list[list[Candidate]]]:
+    """For each claim, the candidate texts the prefilter picks among `sources`, and the
+    passage as a candidate: the judge reads it for those it passes, and the entailment
+    check always (it is at the top of every prompt; a long passage's prompts carry its
+    map, so text 0 is then its sentences nearest the claim, quoted)."""
+    cfg = state.handles.config
+    found = await candidates(
+        state.handles.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates
+    )
+    if passage is not None and state.prompts.passage_mode == "sections":
+        near = await nearest(state, claims, passage)
+    else:
+        near = await candidates(state.handles.embedder, claims, [passage] if passage else [], -1.0, 1)
+    return found, near
+
+
+def frame_of(state: SessionState, nodes: Sequence[GraphNode]) -> Frame:
     """The main debate's frame for every ledger call: one prefix, cached by the server."""
     main = state.graph.debates.get(f"{state.handles.session_id}/main")
     if main is None:
@@ -151,89 +158,23 @@ async def _trace(
     if claims is None:
         result.untraced += 1
         return
-    cfg = state.handles.config
-    found = await candidates(
-        state.handles.embedder, claims, sources, cfg.ledger_prefilter, cfg.ledger_candidates
-    )
-    # the passage's similarity to every claim: the judge reads it for those it passes, and
-    # the entailment check always (it is at the top of every prompt; a long passage's
-    # prompts carry its map, so text 0 is then its sentences nearest the claim, quoted)
-    if passage is not None and state.prompts.passage_mode == "sections":
-        near = await nearest(state, claims, passage)
-    else:
-        near = await candidates(state.handles.embedder, claims, [passage] if passage else [], -1.0, 1)
+    found, near = await sources_of(state, claims, sources, passage)
 
     async def one(number: int, text: str, picked: list[Candidate], close: list[Candidate]) -> None:
         if number in mine:
             result.kept += 1
             return
-        whole = close[0] if close else None
-        judged = whole if whole is not None and whole.similarity >= cfg.ledger_prefilter else None
-        verdicts = await judge(state, frame, text, picked, target.node, judged)
-        if verdicts is None:
+        traced = await lineage(state, frame, text, picked, close[0] if close else None, target.node)
+        if traced is None:
             result.untraced += 1
             return
-        lineage = decide(verdicts)
-        hollow = False  # the entailment check's reason said nothing
-        if lineage is None:
-            checked = await entail(state, frame, text, picked, whole, target.node)
-            if checked is None:
-                result.untraced += 1
-                return
-            lineage = settle(verdicts, checked, cfg.ledger_prefilter)
-            verdicts = [*verdicts, *checked.support]
-            hollow = checked.degenerate
-        node = _claim(state, target, digest, number, len(claims), text, verdicts, lineage)
-        node.degenerate_check = hollow
-        state.write([node], _edges(state, node, verdicts))
+        node = claim_node(state, target, digest, number, len(claims), text, traced)
+        state.write([node], _edges(state, node, traced.verdicts))
         result.claims += 1
         result.written.append(node)
 
     await asyncio.gather(
         *(one(k, c, p, n) for k, (c, p, n) in enumerate(zip(claims, found, near, strict=True), start=1))
-    )
-
-
-def _claim(
-    state: SessionState,
-    target: Said,
-    digest: str,
-    number: int,
-    of: int,
-    text: str,
-    verdicts: list[Verdict],
-    lineage: Lineage,
-) -> ClaimNode:
-    earliest = lineage.earliest
-    return ClaimNode(
-        id=claim_id(target, digest, number),
-        session=state.handles.session_id,
-        text=text,
-        origin=lineage.origin,
-        reason=lineage.reason,
-        method=lineage.method,
-        stated_in=target.node,
-        source_sha256=digest,
-        number=number,
-        of=of,
-        first_stated_at=lineage.first.node if lineage.first is not None else "",
-        first_debate=earliest.debate if earliest is not None else "",
-        first_round=earliest.round if earliest is not None else None,
-        agents=list(lineage.agents),
-        perspectives=list(lineage.perspectives),
-        checks=[
-            ClaimCheck(
-                node=s.node,
-                similarity=v.candidate.similarity,
-                verdict=v.verdict,
-                sentence=v.sentence,
-                reason=v.reason,
-                method=v.method,
-                degenerate=v.degenerate,
-            )
-            for v in verdicts
-            for s in v.candidate.texts
-        ],
     )
 
 
