@@ -12,10 +12,12 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
 
 from dagmca.errors import UserError
 from dagmca.llm import install
@@ -117,11 +119,20 @@ def missing(monkeypatch: pytest.MonkeyPatch, *, pip: bool = True, uv: str | None
     monkeypatch.setattr(shutil, "which", lambda name: uv if name == "uv" else None)
 
 
-def test_the_local_extra_is_read_from_dagmca_s_own_metadata() -> None:
-    declared = [r for r in importlib.metadata.requires("dagmca") or [] if 'extra == "local"' in r]
-    assert declared, "the local extra declares the server"
-    found = [str(r) for r in install.server_requirements()]
-    assert found == [r.split(";")[0].strip() for r in declared]
+def test_the_local_extra_is_read_from_dagmca_s_own_metadata(monkeypatch: pytest.MonkeyPatch) -> None:
+    declared = [
+        "numpy>=1.26",
+        'uvloop>=0.19; sys_platform != "win32"',  # a core requirement with a marker of its own
+        'xllamacpp>=0.2; extra == "local"',
+        'torch>=2.1; extra == "minilm"',
+        'dagmca[local,minilm]; extra == "test"',
+    ]
+    monkeypatch.setattr(importlib.metadata, "requires", lambda name: declared if name == "dagmca" else None)
+    assert [str(r) for r in install.server_requirements()] == ["xllamacpp>=0.2"]
+    # and the extra declares the server the backend imports
+    with (ROOT / "pyproject.toml").open("rb") as f:
+        extras = tomllib.load(f)["project"]["optional-dependencies"]
+    assert [Requirement(r).name for r in extras["local"]] == ["xllamacpp"]
 
 
 def test_setup_local_installs_the_server_then_the_model_without_its_dependencies(
