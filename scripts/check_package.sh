@@ -39,7 +39,7 @@ EOF
 
 # the wheelhouse, and the fresh environment with the wheel installed into it with no
 # index and no pip configuration: only the wheelhouse, at the pinned versions
-wheelhouse="${DAGMCA_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/dagmca/wheelhouse}"
+wheelhouse="${DAGMCA_WHEELHOUSE:-${XDG_CACHE_HOME:-${HOME:-$root/build}/.cache}/dagmca/wheelhouse}"
 quietly "$PY" scripts/wheelhouse.py "$wheel" "$wheelhouse" "$work/pins.txt"
 "$PY" -m venv --without-pip "$work/venv"
 quietly env -u PIP_FIND_LINKS -u PIP_INDEX_URL -u PIP_EXTRA_INDEX_URL PIP_CONFIG_FILE=/dev/null \
