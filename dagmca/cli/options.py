@@ -230,6 +230,7 @@ LLM = Annotated[str | None, setting("llm")]
 Model = Annotated[str | None, setting("model")]
 BaseURL = Annotated[str | None, setting("base_url")]
 LocalModel = Annotated[str | None, setting("local_model")]
+EmbedderOption = Annotated[str | None, setting("embedder")]
 
 # -- the rest ---------------------------------------------------------------------------
 PassageArg = Annotated[Path, typer.Argument(help="UTF-8 text file with the passage to debate.")]

@@ -26,8 +26,9 @@ class JudgeSettings(Strict):
     # the thresholds below are calibrated on the default (docs/concepts/embeddings.md)
     embedder: Literal["minilm", "minilm-onnx", "minilm-onnx-int8", "static"] = Field(
         "static",
-        description="Sentence embedder of the prefilters and similarities: minilm (torch), minilm-onnx, "
-        "minilm-onnx-int8 (onnxruntime) or static (distilled); all from the bundled all-MiniLM-L6-v2",
+        description="Sentence embedder of the prefilters and similarities: static (a table distilled from "
+        "all-MiniLM-L6-v2, shipped), minilm (torch; the minilm extra), minilm-onnx or minilm-onnx-int8 "
+        "(onnxruntime; the onnx extra)",
     )
     pair_prefilter: float = Field(
         0.35,

@@ -18,6 +18,7 @@ from dagmca.llm.local import (
     SLOT_CONTEXT,
     LocalModelServer,
     model_file,
+    require_server,
     served_name,
     slot_context,
 )
@@ -71,6 +72,7 @@ def check_backend(cfg: SessionConfig) -> None:
             if own.llm == "openai":
                 _check_endpoint(own, key_env(cfg, role))
             if own.llm == "local":
+                require_server()
                 read_gguf(model_file(own.local_model))  # a missing or broken model file, in one line
             resolve_prices(own, model_name(own))
         except UserError as exc:

