@@ -50,6 +50,7 @@ from dagmca.graph.store_nodes import (
     EVALUATION_SESSION,
     PERSONA_SESSION,
     EvaluationNode,
+    JudgeCheckNode,
     PersonaNode,
 )
 
@@ -75,6 +76,7 @@ __all__ = [
     "GraphNode",
     "IntegrationNode",
     "JSONScalar",
+    "JudgeCheckNode",
     "LedgerVerdict",
     "ModelRole",
     "NodeKind",

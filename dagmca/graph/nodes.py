@@ -26,6 +26,7 @@ from dagmca.graph.schema import (
 )
 from dagmca.graph.store_nodes import (
     EvaluationNode,
+    JudgeCheckNode,
     PersonaNode,
     SnapshotNode,
     SwarmNode,
@@ -334,6 +335,7 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         PersonaNode,
         ClaimNode,
         EvaluationNode,
+        JudgeCheckNode,
         SwarmNode,
         TaskNode,
         SnapshotNode,
