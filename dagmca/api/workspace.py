@@ -30,6 +30,7 @@ from dagmca.passage import MAX_QUESTION_BYTES, check_text
 from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_from
 
 if TYPE_CHECKING:
+    from dagmca.evaluation.judgecheck import JudgeCheckReport
     from dagmca.evaluation.judging import Completer
     from dagmca.evaluation.report import RunRecord
 
@@ -115,6 +116,36 @@ class Workspace(BaseWorkspace):
             noise_floor=noise_floor, parallel=parallel, vote_temperature=vote_temperature, match=match,
         )  # fmt: skip
         return await run_eval(self, plan, cfg, client=client, judge=judge, on_done=on_done)
+
+    async def judge_check(
+        self,
+        tasks: str | Path | Sequence[Task] | None = None,
+        *,
+        other_model: str | None = None,
+        settings: SettingsLike = None,
+        client: ClientLike | None = None,
+        other_client: ClientLike | None = None,
+        **overrides: Unpack[EvalOverrides],
+    ) -> JudgeCheckReport:
+        """Check the judge an eval with these settings would use, as `dagmca judge-check`
+        does: pairs whose right verdict is known (an answer and its padded restatement,
+        a right answer and a near miss against the reference, and with `other_model` the
+        judge's own model's answer and another's), read by the judge with the eval's own
+        pair prompt in both orders; each measure with its interval and status, stored as
+        a JudgeCheck node that every eval of that judge reports. `tasks`: a JSONL file or
+        `Task`s (None: the built-in set). `client`: the writer's and the judge's client;
+        `other_client`: the other model's (default: the settings' backend with
+        `other_model`). Run it again to read it back: its calls come from the cache."""
+        from dagmca.evaluation.judgecheck.running import plan_check, run_judge_check
+
+        cfg = settings_from(settings, overrides)
+        found = load_tasks(Path(tasks)) if isinstance(tasks, str | Path) else tasks
+        plan = plan_check(found, other_model)
+        if not plan.tasks:
+            raise UserError(
+                "no task to check the judge on", "give a JSONL file of tasks, or none for the built-in set"
+            )
+        return await run_judge_check(self, plan, cfg, client=client, other_client=other_client)
 
     async def ask(
         self,

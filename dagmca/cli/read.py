@@ -15,6 +15,7 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
+from dagmca.graph import EVALUATION_SESSION, EdgeRecord, NodeKind
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.networkx_view import session_records, store_records
@@ -200,14 +201,22 @@ def metrics(
 
 def check(session: o.SessionArg, store: o.Store = None) -> None:
     """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones.
-    SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records."""
-    from dagmca.store.check import check_store
+    SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records;
+    an eval's id: its Evaluation, RAN and JUDGED_AGAINST records; or a judge check's id."""
+    from dagmca.store.check import check_evaluation, check_store
 
     with open_existing(resolve_store(store)) as st:
         if session.startswith("swarm-") and st.get_node(f"swarm/{session}") is not None:
             from dagmca.swarm.graph import check_swarm, swarm_counts
 
             problems, counts = check_swarm(st, session), swarm_counts(st, session)
+        elif st.get_node(f"{session}/evaluation") is not None:
+            problems = check_evaluation(st, session)
+            counts = (1, sum(1 for e in st.edges(EVALUATION_SESSION) if _of_eval(e, session)))
+        elif (found := st.get_node(session)) is not None and found.kind is NodeKind.JUDGE_CHECK:
+            from dagmca.evaluation.judgecheck.graph import check_judge_check
+
+            problems, counts = check_judge_check(st, session), (1, 0)
         else:
             require_session(st, session)
             problems = check_store(st, session)
@@ -217,6 +226,10 @@ def check(session: o.SessionArg, store: o.Store = None) -> None:
             out.print(f"[red]broken:[/] {p}")
         raise typer.Exit(1)
     out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
+
+
+def _of_eval(e: EdgeRecord, eval_id: str) -> bool:
+    return e.source == f"{eval_id}/evaluation" or e.props.get("eval_id") == eval_id
 
 
 def query(

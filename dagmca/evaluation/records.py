@@ -38,6 +38,7 @@ class RunRecord:
     origins: Mapping[str, int] = field(default_factory=dict)
     untraced: int = 0
     samples: int = 1  # a self-consistency vote's sessions: its spend is theirs summed
+    words: int | None = None  # its final answer's (None: it has no final text)
 
 
 @dataclass(frozen=True)
@@ -53,3 +54,6 @@ class Verdict:
     verdict: Outcome
     criterion: str = OVERALL
     trial: int = 0
+    # the two orders were both read and disagreed: the judge's verdict moved with the
+    # order the answers were shown in, and the pair counts as a tie
+    split: bool = False

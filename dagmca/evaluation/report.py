@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from itertools import combinations
 from typing import Literal
 
@@ -23,14 +22,17 @@ from dagmca.evaluation.breakdown import (
     arm_ledger,
 )
 from dagmca.evaluation.identity import RoleModel
+from dagmca.evaluation.judgecheck.models import JudgeCheckReport
+from dagmca.evaluation.judging import READ
+from dagmca.evaluation.length import lc_win_rate, mean_words, sized
+from dagmca.evaluation.noise import NoiseFloor
+from dagmca.evaluation.notices import Notice
 from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.graph.schema import Strict
 
-__all__ = [
-    "EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows", "unread",
-]  # fmt: skip
+__all__ = ["EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "result_rows", "unread"]
 
 
 class Accuracy(Strict):
@@ -89,29 +91,34 @@ class ArmRow(Strict):
     temperature: float | None = None  # its debaters' (a vote's: its samples')
     log10_error: Log10Error | None = None
     ledger: ArmLedger | None = None
+    mean_words: float | None = None  # of its final answers (None: it has none, as first-vote)
+    model: RoleModel | None = None  # its debaters' model, under its own settings
 
 
 class Comparison(PairedComparison):
     """Two arms over the tasks: on accuracy or by the judge's overall verdict, with the
-    bootstrap interval over tasks."""
+    bootstrap interval over tasks. A judged one also says how many read pairs (each
+    judge trial apart) split with the order the answers were shown in (counted as
+    ties), and its length-controlled win rate (AlpacaEval 2.0's regression on the
+    length difference, read at zero difference) with its interval over tasks."""
 
     kind: Literal["accuracy", "judged"]
+    order_splits: int | None = None
+    order_split_rate: float | None = None
+    lc_win_rate: float | None = None
+    lc_lo: float | None = None
+    lc_hi: float | None = None
 
 
 class JudgeInfo(Strict):
+    """The judge of an eval's pairs, and its latest `dagmca judge-check` (None: never
+    checked)."""
+
     model: str
     orders: int
     trials: int
     prompt_version: str
-
-
-class NoiseFloor(PairedComparison):
-    """An arm against itself over every pair of its repeats, through the same test as
-    every comparison: there is no difference to find, so its p-value under 0.05 is a
-    false positive of the eval's own making. `pairs`: the pairs of repeats."""
-
-    kind: Literal["accuracy", "judged"]
-    pairs: int
+    check: JudgeCheckReport | None = None
 
 
 class ResultRow(Strict):
@@ -133,7 +140,9 @@ class EvalReport(Strict):
     comparisons: list[Comparison]
     criteria: list[CriterionComparison] = Field(default_factory=list)
     judge: JudgeInfo | None
-    noise_floor: NoiseFloor | None
+    # each arm whose samples vary against itself (with --noise-floor and repeats)
+    noise_floors: list[NoiseFloor] = Field(default_factory=list)
+    notices: list[Notice] = Field(default_factory=list)  # what to read the numbers with
     # sessions not run because the eval's budget was spent: a rerun with a raised budget
     # runs them; until then the comparisons pair only what both arms ran
     skipped: int = 0
@@ -175,6 +184,7 @@ def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None
         accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost / len(runs) if runs else 0.0),
         cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
         log10_error=log10_error(runs), ledger=arm_ledger(runs),
+        mean_words=mean_words([r.words for r in runs if r.words is not None]),
     )  # fmt: skip
 
 
@@ -207,6 +217,32 @@ def compare(
     return Comparison(arm=arm, baseline=baseline, kind=kind, p_holm=1.0, **vars(tested(slots, seed=seed)))
 
 
+def judged_row(
+    arm: Sequence[RunRecord], baseline: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int
+) -> Comparison | None:
+    """The judged comparison of two arms' verdicts (from `arm`'s side), with its order
+    splits and its length-controlled win rate; None when no pair was judged."""
+    slots = verdict_slots(verdicts)
+    if not slots:
+        return None
+    overall = [v for v in verdicts if v.criterion == OVERALL]
+    read = [v for v in overall if v.verdict in READ]
+    splits = sum(1 for v in read if v.split)
+    lc = lc_win_rate(sized(slots, _words(arm), _words(baseline)), seed=seed)
+    row = compare(verdicts[0].arm, verdicts[0].baseline, "judged", slots, seed)
+    return row.model_copy(
+        update={
+            "order_splits": splits,
+            "order_split_rate": splits / len(read) if read else None,
+            **({"lc_win_rate": lc.value, "lc_lo": lc.lo, "lc_hi": lc.hi} if lc is not None else {}),
+        }
+    )
+
+
+def _words(runs: Sequence[RunRecord]) -> dict[tuple[str, str], int]:
+    return {(r.task, str(r.repeat)): r.words for r in runs if r.words is not None}
+
+
 def comparisons(
     arms: Sequence[str], runs: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int = 0
 ) -> list[Comparison]:
@@ -221,50 +257,12 @@ def comparisons(
         slots = accuracy_slots(by_arm[a], by_arm[b])
         if slots:
             found.append(compare(a, b, "accuracy", slots, seed))
-        judged = verdict_slots([v for v in verdicts if (v.arm, v.baseline) == (a, b)])
-        if judged:
-            found.append(compare(a, b, "judged", judged, seed))
+        mine = [v for v in verdicts if (v.arm, v.baseline) == (a, b)]
+        judged = judged_row(by_arm[a], by_arm[b], mine, seed)
+        if judged is not None:
+            found.append(judged)
     adjusted = holm([c.p_value for c in found])
     return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
-
-
-def noise_floor(
-    arm: str, runs: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int = 0
-) -> NoiseFloor | None:
-    """`arm` against itself over every pair of its repeats (i < j, repeat j as the
-    arm): judged verdicts when there are any (`verdicts` hold them as `arm#j` against
-    `arm#i`), else right against wrong."""
-    prefix = f"{arm}#"
-    mine = [v for v in verdicts if v.arm.startswith(prefix) and v.baseline.startswith(prefix)]
-    if mine:
-        kind: Literal["accuracy", "judged"] = "judged"
-        slots = []
-        for (a, b), group in _grouped(mine).items():
-            slots += [Slot(s.task, f"{b}-{a}|{s.slot}", s.outcome) for s in verdict_slots(group)]
-    else:
-        kind = "accuracy"
-        own = [r for r in runs if r.arm == arm]
-        repeats = sorted({r.repeat for r in own})
-        slots = []
-        for i, j in combinations(repeats, 2):
-            later = [replace(r, repeat=0) for r in own if r.repeat == j]
-            slots += [
-                Slot(s.task, f"{i}-{j}", s.outcome)
-                for s in accuracy_slots(later, [replace(r, repeat=0) for r in own if r.repeat == i])
-            ]
-    if not slots:
-        return None
-    pairs = len({s.slot.split("|")[0] for s in slots})
-    return NoiseFloor(
-        arm=arm, baseline=arm, kind=kind, pairs=pairs, p_holm=1.0, **vars(tested(slots, seed=seed))
-    )
-
-
-def _grouped(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
-    by: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
-    for v in verdicts:
-        by[(v.arm, v.baseline)].append(v)
-    return by
 
 
 def unread(verdicts: Sequence[Verdict], kind: str) -> int:

@@ -1,0 +1,165 @@
+"""How `dagmca eval` shows what it found and what it would spend: the tables of arms,
+comparisons, criteria and claim origins, the noise floors, the judge's latest check,
+the warnings to read them by, and the dry run's projection."""
+
+from __future__ import annotations
+
+from rich.table import Table
+
+from dagmca.cli.console import err, out
+from dagmca.evaluation.breakdown import PairedComparison
+from dagmca.evaluation.estimate import EvalProjection
+from dagmca.evaluation.files import check_line, controlled, splits
+from dagmca.evaluation.identity import models_line
+from dagmca.evaluation.report import ArmRow, EvalReport
+
+
+def said(text: str) -> None:
+    """A line of results, as written (no markup read into it, never cut)."""
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def noted(text: str) -> None:
+    """A line beside the results, on stderr."""
+    err.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def arms_table(report: EvalReport) -> Table:
+    table = Table(title=f"dagmca eval {report.eval_id}", title_justify="left")
+    for name in (
+        "arm", "sessions", "accuracy (95% CI)", "parse fail", "mean words", "calls",
+        "tokens (prompt + completion)", "cost $", "accuracy per $ of a session",
+    ):  # fmt: skip
+        table.add_column(name, overflow="fold")
+    for a in report.arms:
+        acc = a.accuracy
+        cell = f"{_pct(acc.value)} [{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
+        table.add_row(
+            a.arm, str(a.sessions), cell,
+            str(acc.parse_failures) if acc else "-",
+            f"{a.mean_words:.0f}" if a.mean_words is not None else "-",
+            f"{a.calls:,}", f"{a.tokens.prompt:,} + {a.tokens.completion:,}", f"{a.cost_usd:.4f}",
+            f"{a.accuracy_per_usd:.3g}" if a.accuracy_per_usd is not None else "-",
+        )  # fmt: skip
+    return table
+
+
+def arm_model(a: ArmRow) -> str:
+    """An arm's model as the arms line names it: the model its debaters answered with,
+    its protocol and the temperature they answered at."""
+    if a.model is None:
+        return "-"
+    return f"{a.model.model or 'the default model'} ({a.protocol}, temperature {a.model.temperature:g})"
+
+
+def _unread(c: PairedComparison) -> str:
+    return f"{c.no_verdict} no verdict, {c.unjudged} unjudged" if c.no_verdict or c.unjudged else "-"
+
+
+def comparisons_table(report: EvalReport) -> Table:
+    table = Table(
+        title="paired comparisons by task (win rate: wins + ties/2, 95% CI over tasks; sign-flip p over "
+        "tasks, Holm-corrected; order splits count as ties; length-controlled: the win rate at equal length)",
+        title_justify="left",
+    )
+    for name in (
+        "arm", "baseline", "on", "tasks", "W/L/T", "unread", "order splits", "win rate (95% CI)",
+        "length-controlled (95% CI)", "p", "p Holm",
+    ):  # fmt: skip
+        table.add_column(name, overflow="fold")
+    for c in report.comparisons:
+        table.add_row(
+            c.arm, c.baseline, c.kind, str(c.tasks), f"{c.wins}/{c.losses}/{c.ties}", _unread(c), splits(c),
+            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", controlled(c), f"{c.p_value:.3g}",
+            f"{c.p_holm:.3g}",
+        )  # fmt: skip
+    return table
+
+
+def criteria_table(report: EvalReport) -> Table:
+    table = Table(
+        title="by criterion (same pairs as overall; 95% CI over tasks; Holm over every criterion row)",
+        title_justify="left",
+    )
+    for name in ("arm", "baseline", "criterion", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
+        table.add_column(name, overflow="fold")
+    for c in report.criteria:
+        table.add_row(
+            c.arm, c.baseline, c.criterion, f"{c.wins}/{c.losses}/{c.ties}", _unread(c),
+            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
+        )  # fmt: skip
+    return table
+
+
+def ledger_table(report: EvalReport) -> Table:
+    table = Table(title="origins of the final answers' claims (95% CI)", title_justify="left")
+    origins = ("passage", "single", "recombined", "emergent", "inferred", "unsupported")
+    for name in ("arm", "sessions", "claims", *origins, "untraced"):
+        table.add_column(name, overflow="fold")
+    for a in report.arms:
+        if a.ledger is None:
+            continue
+        led = a.ledger
+        shares = [
+            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
+            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
+        ]
+        table.add_row(a.arm, str(led.sessions), str(led.claims), *shares, str(led.untraced))
+    return table
+
+
+def show_projection(p: EvalProjection, as_json: bool) -> None:
+    if as_json:
+        print(p.model_dump_json(indent=2))
+        return
+    table = Table(title="dagmca eval --dry-run: projected", title_justify="left")
+    for name in ("arm", "sessions", "calls", "cost $"):
+        table.add_column(name)
+    for a in p.arms:
+        cost = f"{a.cost_usd_min:.4f}-{a.cost_usd_max:.4f}"
+        table.add_row(a.arm, str(a.sessions), f"{a.calls_min:,}-{a.calls_max:,}", cost)
+    table.add_row("judge", "", f"{p.judge_calls:,}", "-")
+    cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
+    table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
+    out.print(table)
+
+
+def show_report(report: EvalReport) -> None:
+    """The report on the terminal: models, tables, spend, noise floors, the judge's
+    check; warnings and caveats on stderr."""
+    said(f"models: {models_line(report.models)}")
+    said("arms: " + "; ".join(f"{a.arm} {arm_model(a)}" for a in report.arms))
+    out.print(arms_table(report))
+    if report.comparisons:
+        out.print(comparisons_table(report))
+    if report.criteria:
+        out.print(criteria_table(report))
+    if any(a.ledger is not None for a in report.arms):
+        out.print(ledger_table(report))
+    if report.spend is not None:
+        s = report.spend
+        out.print(
+            f"spent: {s.total.calls:,} calls, {s.total.tokens:,} tokens, ${s.total.cost_usd:.4f} "
+            f"(arms {s.arms.calls:,}, ledger {s.ledger.calls:,}, judge {s.judge.calls:,} calls)"
+        )
+    for n in report.noise_floors:
+        said(
+            f"noise floor ({n.arm} against itself over {n.pairs} pairs of repeats, {n.kind}): win rate "
+            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}, p Holm {n.p_holm:.3g}"
+            + (" — significant: this eval finds differences that are not there" if n.p_holm < 0.05 else "")
+        )
+    if report.judge is not None:
+        said(check_line(report))
+    for notice in report.notices:
+        noted(f"dagmca: warning: {notice.message}")
+    if any(a.accuracy is not None and a.accuracy.few_tasks for a in report.arms) or any(
+        c.few_tasks for c in report.comparisons
+    ):
+        noted(
+            "dagmca: fewer than 10 tasks: intervals are the wider of the bootstrap and Wilson over tasks, "
+            "and rest on few tasks"
+        )
