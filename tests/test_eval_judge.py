@@ -21,7 +21,7 @@ from dagmca.evaluation.stats import holm
 from dagmca.evaluation.tasks import Task
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from tests.support.evals import SID, open_tasks, run, scripted
-from tests.support.pair_judges import first_always, longer_always
+from tests.support.pair_judges import first_always, longer_always, shown
 from tests.support.simulated_evals import length_biased
 
 
@@ -96,13 +96,12 @@ def test_over_100_length_biased_evals_the_length_controlled_test_is_rarely_signi
 
 
 def test_a_verdict_whose_reasoning_is_hollow_is_no_verdict_in_every_row(tmp_path: Path) -> None:
-    def hollow(call: ScriptedCall) -> dict[str, Any]:  # a verdict with no argument behind it
-        crit = [{"criterion": c, "reasoning": "one sentence", "verdict": "A"} for c in ("insight", "clarity")]
-        return {
-            "criteria": crit,
-            "reasoning": "one sentence",
-            "verdict": "A" if "fact 1?" in call.prompt else "tie",
-        }
+    def hollow(call: ScriptedCall) -> dict[str, Any]:  # a consistent verdict with no argument behind it
+        a, b = shown(call)
+        said = "A" if a < b else "B" if b < a else "tie"
+        hollow = "one sentence"  # the field's description copied back: no reason
+        crit = [{"criterion": c, "reasoning": hollow, "verdict": said} for c in ("insight", "clarity")]
+        return {"criteria": crit, "reasoning": hollow, "verdict": said}
 
     report, _ = run(tmp_path, scripted(lambda a, t, r: "x", hollow), open_tasks(3), "single,mca:rounds=1")
     rows = [*report.comparisons, *report.criteria]
