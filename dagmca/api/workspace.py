@@ -23,6 +23,7 @@ from dagmca.ask.models import Answer
 from dagmca.config.overrides import EvalOverrides, Overrides
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
+from dagmca.evaluation.arms import DEFAULT_ARMS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
 from dagmca.evaluation.identity import default_eval_id, digest, identity
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
@@ -33,8 +34,6 @@ if TYPE_CHECKING:
     from dagmca.evaluation.judgecheck import JudgeCheckReport
     from dagmca.evaluation.judging import Completer
     from dagmca.evaluation.report import RunRecord
-
-DEFAULT_ARMS = "mca,vote,single"
 
 
 class Workspace(BaseWorkspace):

@@ -17,7 +17,7 @@ from dagmca.cli.console import err
 from dagmca.cli.eval_report import show_projection, show_report
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted, UserError
-from dagmca.evaluation.arms import KINDS
+from dagmca.evaluation.arms import DEFAULT_ARMS, KINDS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, MATCHES
 from dagmca.evaluation.estimate import project_eval
 from dagmca.evaluation.files import write_report
@@ -45,7 +45,7 @@ Arms = Annotated[
 def eval_(
     cfg: SessionConfig,
     tasks: TasksArg,
-    arms: Arms = "mca,vote,single",
+    arms: Arms = DEFAULT_ARMS,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Seeds per arm and task")] = 1,
     eval_id: Annotated[
         str | None,

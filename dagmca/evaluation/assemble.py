@@ -13,7 +13,7 @@ from dagmca.evaluation.identity import RoleModel, role_models
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION
 from dagmca.evaluation.noise import floor_arms, noise_floors
-from dagmca.evaluation.notices import Notice, may_be_length, order_splits, self_preference
+from dagmca.evaluation.notices import Notice, may_be_length, not_scored, order_splits, self_preference
 from dagmca.evaluation.plan import EvalPlan, arm_config, temperature_of, varying
 from dagmca.evaluation.report import (
     Comparison,
@@ -60,6 +60,13 @@ def notices(rows: Sequence[Comparison], judge: str | None, models: dict[str, Rol
     return [n for n in found if n is not None]
 
 
+def unscored(plan: EvalPlan) -> list[Notice]:
+    """A line for each arm a task set leaves nothing to compare on: first-vote on open tasks."""
+    open_tasks = sum(1 for t in plan.tasks if t.judged)
+    found = [not_scored(a.name, open_tasks) for a in plan.arms if a.kind.derived]
+    return [n for n in found if n is not None]
+
+
 def build_report(
     plan: EvalPlan,
     base: SessionConfig,
@@ -94,7 +101,7 @@ def build_report(
         eval_id=plan.eval_id, tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
         criteria=criterion_comparisons(names, verdicts, seed=seed), judge=judge,
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),
-        notices=notices(rows, judge_model, judged), skipped=skipped,
+        notices=notices(rows, judge_model, judged) + unscored(plan), skipped=skipped,
         unjudged=unread(verdicts, "unjudged"), no_verdict=unread(verdicts, "no_verdict"),
         models=role_models(base), match=plan.match, spend=eval_spend(runs, judge_cost),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),

@@ -22,6 +22,7 @@ class NoticeKind(StrEnum):
     ORDER_SPLITS = "order_splits"  # many judged pairs split with the order: counted as ties
     MAY_BE_LENGTH = "may_be_length"  # significant raw, not once length is controlled
     SELF_PREFERENCE = "self_preference"  # the judge is an arm's model
+    NOT_SCORED = "not_scored"  # an arm with nothing to compare on some tasks (first-vote on open ones)
 
 
 class Notice(Strict):
@@ -56,6 +57,19 @@ def may_be_length(
         message=f"{arm} vs {baseline}: the judged difference may be length: significant as judged (p Holm "
         f"{p_holm:.3g}), but at equal length the win rate would be {lc:.2f} [{lo:.2f}, {hi:.2f}], which "
         "holds 0.5",
+    )
+
+
+def not_scored(arm: str, tasks: int) -> Notice | None:
+    """A derived arm (first-vote) on `tasks` judged tasks: it has short answers and no
+    final text, so it is in no judged comparison there."""
+    if tasks == 0:
+        return None
+    return Notice(
+        kind=NoticeKind.NOT_SCORED,
+        arms=[arm],
+        message=f"{arm}: left out of {tasks} open tasks: it is the plurality of short answers, scored "
+        "against a reference, and a judged pair compares final texts, which it has none of",
     )
 
 

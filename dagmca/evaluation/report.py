@@ -28,7 +28,7 @@ from dagmca.evaluation.length import lc_win_rate, mean_words, sized
 from dagmca.evaluation.noise import NoiseFloor
 from dagmca.evaluation.notices import Notice
 from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
-from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
+from dagmca.evaluation.records import OVERALL, UNREAD, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.graph.schema import Strict
 
@@ -92,6 +92,7 @@ class ArmRow(Strict):
     log10_error: Log10Error | None = None
     ledger: ArmLedger | None = None
     mean_words: float | None = None  # of its final answers (None: it has none, as first-vote)
+    unread: int = 0  # first-vote: tasks whose source has no first-round answer to read
     model: RoleModel | None = None  # its debaters' model, under its own settings
 
 
@@ -185,6 +186,7 @@ def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None
         cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
         log10_error=log10_error(runs), ledger=arm_ledger(runs),
         mean_words=mean_words([r.words for r in runs if r.words is not None]),
+        unread=sum(1 for r in runs if r.status == UNREAD),
     )  # fmt: skip
 
 

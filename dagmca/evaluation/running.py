@@ -21,7 +21,7 @@ from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.assemble import build_report, noise_arms
 from dagmca.evaluation.breakdown import Cost
 from dagmca.evaluation.consistency import most_consistent, samples_for, voted
-from dagmca.evaluation.firstvote import first_answers, first_vote
+from dagmca.evaluation.firstvote import extract, first_round, first_vote, unread
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
 from dagmca.evaluation.identity import identity, refuse_other_settings, same_task
 from dagmca.evaluation.judgecheck.graph import judge_of, latest_check
@@ -35,6 +35,7 @@ from dagmca.evaluation.scoring import score
 from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
+from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.metrics.ledger import final_claims, shares
 from dagmca.store.base import GraphStore
 from dagmca.workspace import BaseWorkspace as Workspace
@@ -153,15 +154,32 @@ class _Eval:
         return await self.one(arm, task, repeat, vote_for(target.record.calls))
 
     async def derive(self, arm: Arm, task: Task, repeat: int) -> None:
-        """first-vote: its source's first round, read; a source not run is nothing to read."""
+        """first-vote: its source's first-round answers, each read by the short-answer
+        step; a source not run is nothing to read, a source with no first round is
+        unread for this task."""
         source = self.done.get((str(arm.kind.matched_to), task.id, repeat))
         if source is None:
             self.skipped += 1
             return
-        said = await self.store.aread(lambda s: first_answers(s, source.record.session))
-        self.finish(
-            arm, task, repeat, first_vote(arm.name, task, repeat, source.record, said, self.plan.tolerance)
-        )
+        sid = source.record.session
+        first = await self.store.aread(lambda s: first_round(s, sid))
+        if not first.turns:
+            self.finish(arm, task, repeat, unread(arm.name, task, repeat, source.record))
+            return
+        log = f"{sid}-first-vote"
+        llm = await self.eval_sessions.metered(log)
+        cfg = settings_from(arm.settings(self.values, self.base.seed + repeat))
+        try:
+            said = await _all(
+                [extract(llm, task, cfg, text, f"{sid}/main", cfg.seed) for _, text in first.turns]
+            )
+        except BudgetExhausted:  # not read: a rerun with a raised budget reads it
+            self.skipped += 1
+            return
+        await self.store.flush()
+        made = await self.store.aread(lambda s: s.calls(log))
+        done = first_vote(arm.name, task, repeat, source.record, said, first.calls, made, self.plan.tolerance)
+        self.finish(arm, task, repeat, done)
 
     async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
         """Self-consistency: one sample, then as many more as match the target's spend
