@@ -14,13 +14,14 @@ import typer
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err
+from dagmca.cli.eval_plan import pilot, projection, within_budget
 from dagmca.cli.eval_report import show_projection, show_report
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted, UserError
 from dagmca.evaluation.arms import DEFAULT_ARMS, KINDS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, MATCHES
-from dagmca.evaluation.estimate import project_eval
 from dagmca.evaluation.files import write_report
+from dagmca.evaluation.power import DEFAULT_EFFECT
 from dagmca.evaluation.report import RunRecord
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
 
@@ -94,8 +95,37 @@ def eval_(
     ] = None,
     as_json: o.AsJSON = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Project the eval's calls and cost; spend nothing")
+        bool,
+        typer.Option(
+            "--dry-run", help="Project the eval's calls, cost and power; spend nothing (but a --pilot)"
+        ),
     ] = False,
+    effect: Annotated[
+        float,
+        typer.Option(
+            "--effect",
+            min=0.01,
+            max=0.5,
+            help="The difference to plan for: the tasks it needs at 80% power (accuracy, or win-rate points)",
+        ),
+    ] = DEFAULT_EFFECT,
+    pilot_tasks: Annotated[
+        int | None,
+        typer.Option(
+            "--pilot",
+            min=2,
+            metavar="N",
+            help="With --dry-run: run the first N tasks first and take the power from their variability",
+        ),
+    ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-usd",
+            min=0.0,
+            help="Run as many tasks as the projection's upper bound fits in these dollars, and stop there",
+        ),
+    ] = None,
 ) -> None:
     """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
     from dagmca.api.sync import in_workspace
@@ -113,18 +143,40 @@ def eval_(
     o.check_session_id(eval_id)
     if match not in MATCHES:
         raise UserError(f"--match: {match!r} is not tokens or calls", "use --match tokens or --match calls")
-    if dry_run:
-        show_projection(project_eval(found, chosen, cfg, repeats=repeats, judge_trials=judge_trials,
-                                     judge_all=judge_all), as_json)  # fmt: skip
-        return
-    check_backend(cfg)
+    if pilot_tasks is not None and not dry_run:
+        raise UserError("--pilot is a dry run's: it runs N tasks to plan the rest", "add --dry-run")
     made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
+    full_id = eval_id or default_eval_id(tasks, arms, repeats, made_with)
+    if budget_usd is not None:
+        sized = within_budget(
+            found, chosen, cfg, budget_usd, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
+            effect=effect, quiet=as_json,
+        )  # fmt: skip
+        found, cfg = sized.tasks, sized.cfg
     plan = EvalPlan(
-        eval_id=eval_id or default_eval_id(tasks, arms, repeats, made_with),
-        tasks=found, arms=chosen,
+        eval_id=full_id, tasks=found, arms=chosen,
         repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
         noise_floor=noise, parallel=parallel, vote_temperature=vote_temperature, match=match,
     )  # fmt: skip
+    if dry_run:
+        measured = {}
+        if pilot_tasks is not None:
+            check_backend(cfg)
+            measured = pilot(
+                plan, pilot_tasks,
+                lambda small: in_workspace(
+                    resolve_store(store), lambda ws: run_eval(ws, small, cfg), embedder=cfg.embedder
+                ),
+            )  # fmt: skip
+        show_projection(
+            projection(
+                found, chosen, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
+                effect=effect, discordance=measured,
+            ),
+            as_json,
+        )  # fmt: skip
+        return
+    check_backend(cfg)
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
         err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)

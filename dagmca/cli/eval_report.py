@@ -11,6 +11,7 @@ from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
 from dagmca.evaluation.files import check_line, controlled, splits
 from dagmca.evaluation.identity import models_line
+from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.report import ArmRow, EvalReport
 
 
@@ -126,6 +127,28 @@ def show_projection(p: EvalProjection, as_json: bool) -> None:
     cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
     table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
     out.print(table)
+    for line in power_lines(p.power):
+        said(line)
+
+
+def power_lines(rows: list[PowerRow]) -> list[str]:
+    """What each kind of comparison can find, in a line each, and what it rests on."""
+    lines = []
+    for r in rows:
+        unit = "accuracy" if r.kind == "accuracy" else "win rate from 0.5"
+        found = (
+            f"the smallest difference it finds 80% of the time is {r.mde:.2f} in {unit}"
+            if r.mde is not None
+            else "no difference can reach p < 0.05 after Holm at this size"
+        )
+        need = (
+            f"{r.tasks_needed:,} tasks" if r.tasks_needed is not None else "more tasks than can be simulated"
+        )
+        size = f"{r.tasks} tasks x {r.repeats} repeats, Holm over {r.comparisons} comparisons"
+        lines.append(
+            f"power ({r.kind}, {size}): {found}; a difference of {r.effect:.2f} needs {need} ({r.basis})"
+        )
+    return lines
 
 
 def show_report(report: EvalReport) -> None:
@@ -136,6 +159,9 @@ def show_report(report: EvalReport) -> None:
     out.print(arms_table(report))
     if report.comparisons:
         out.print(comparisons_table(report))
+        for c in report.comparisons:
+            if c.reading is not None:
+                said(f"{c.arm} vs {c.baseline} ({c.kind}): {c.reading}")
     if report.criteria:
         out.print(criteria_table(report))
     if any(a.ledger is not None for a in report.arms):

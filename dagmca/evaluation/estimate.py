@@ -8,9 +8,12 @@ from __future__ import annotations
 from itertools import combinations
 from typing import TYPE_CHECKING
 
+from pydantic import Field
+
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm, vote_for
 from dagmca.evaluation.judging import ORDERS
+from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.tasks import Task
 from dagmca.graph.schema import Strict
 
@@ -34,6 +37,8 @@ class EvalProjection(Strict):
     calls_max: int
     cost_usd_min: float
     cost_usd_max: float
+    # the smallest effect each kind of comparison can find at the planned size (dry runs)
+    power: list[PowerRow] = Field(default_factory=list)
 
 
 def _project(cfg: SessionConfig, task: Task) -> Projection:

@@ -54,6 +54,10 @@ def markdown(report: EvalReport) -> str:
             f"| [{c.lo:.2f}, {c.hi:.2f}] | {controlled(c)} | {c.p_value:.3g} | {c.p_holm:.3g} |"
             for c in report.comparisons
         ]
+        lines += [
+            "",
+            *(f"{c.arm} vs {c.baseline} ({c.kind}): {c.reading}." for c in report.comparisons if c.reading),
+        ]
     lines += _criteria(report) + _ledger(report) + _spend(report)
     lines += [
         "",

@@ -27,7 +27,8 @@ from dagmca.evaluation.judging import READ
 from dagmca.evaluation.length import lc_win_rate, mean_words, sized
 from dagmca.evaluation.noise import NoiseFloor
 from dagmca.evaluation.notices import Notice
-from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
+from dagmca.evaluation.paired import Slot, accuracy_slots, task_scores, tested, verdict_slots
+from dagmca.evaluation.power import ALPHA, Kind, mde, observed, reading
 from dagmca.evaluation.records import OVERALL, UNREAD, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.graph.schema import Strict
@@ -109,6 +110,11 @@ class Comparison(PairedComparison):
     lc_win_rate: float | None = None
     lc_lo: float | None = None
     lc_hi: float | None = None
+    # the smallest effect (accuracy points, or win-rate points above 0.5) this comparison
+    # had 80% power to find, by simulating its own test on its own tasks' discordance
+    # with Holm over the report's comparisons (None: too few tasks for any effect)
+    mde: float | None = None
+    reading: str | None = None  # what a comparison that is not significant may be read as
 
 
 class JudgeInfo(Strict):
@@ -221,9 +227,10 @@ def compare(
 
 def judged_row(
     arm: Sequence[RunRecord], baseline: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int
-) -> Comparison | None:
+) -> tuple[Comparison, list[Slot]] | None:
     """The judged comparison of two arms' verdicts (from `arm`'s side), with its order
-    splits and its length-controlled win rate; None when no pair was judged."""
+    splits and its length-controlled win rate, and its slots; None when no pair was
+    judged."""
     slots = verdict_slots(verdicts)
     if not slots:
         return None
@@ -232,13 +239,14 @@ def judged_row(
     splits = sum(1 for v in read if v.split)
     lc = lc_win_rate(sized(slots, _words(arm), _words(baseline)), seed=seed)
     row = compare(verdicts[0].arm, verdicts[0].baseline, "judged", slots, seed)
-    return row.model_copy(
+    judged = row.model_copy(
         update={
             "order_splits": splits,
             "order_split_rate": splits / len(read) if read else None,
             **({"lc_win_rate": lc.value, "lc_lo": lc.lo, "lc_hi": lc.hi} if lc is not None else {}),
         }
     )
+    return judged, slots
 
 
 def _words(runs: Sequence[RunRecord]) -> dict[tuple[str, str], int]:
@@ -250,21 +258,37 @@ def comparisons(
 ) -> list[Comparison]:
     """Every pair of arms (earlier arm against later), on accuracy where there are
     reference tasks and on verdicts where pairs were judged; Holm-corrected together,
-    since a reader scans them all for the one that is significant."""
+    since a reader scans them all for the one that is significant; each with the effect
+    it had the power to find."""
     by_arm: dict[str, list[RunRecord]] = defaultdict(list)
     for r in runs:
         by_arm[r.arm].append(r)
-    found: list[Comparison] = []
+    found: list[tuple[Comparison, list[Slot]]] = []
     for a, b in combinations(arms, 2):
         slots = accuracy_slots(by_arm[a], by_arm[b])
         if slots:
-            found.append(compare(a, b, "accuracy", slots, seed))
+            found.append((compare(a, b, "accuracy", slots, seed), slots))
         mine = [v for v in verdicts if (v.arm, v.baseline) == (a, b)]
         judged = judged_row(by_arm[a], by_arm[b], mine, seed)
         if judged is not None:
             found.append(judged)
-    adjusted = holm([c.p_value for c in found])
-    return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
+    adjusted = holm([c.p_value for c, _ in found])
+    return [
+        c.model_copy(update={"p_holm": p, **powered(c.kind, slots, p, len(found), seed)})
+        for (c, slots), p in zip(found, adjusted, strict=True)
+    ]
+
+
+def powered(kind: Kind, slots: Sequence[Slot], p_holm: float, family: int, seed: int) -> dict[str, object]:
+    """A comparison's MDE on its own tasks' discordance, and, when it is not significant,
+    what it may be read as."""
+    per_task = task_scores(slots)
+    found = observed(kind, list(per_task.values()))
+    if found is None:
+        return {}
+    repeats = max(1, round(sum(w + lo + t for w, lo, t in per_task.values()) / len(per_task)))
+    smallest = mde(kind, found, len(per_task), repeats, family, seed=seed)
+    return {"mde": smallest, "reading": None if p_holm < ALPHA else reading(kind, smallest, len(per_task))}
 
 
 def unread(verdicts: Sequence[Verdict], kind: str) -> int:

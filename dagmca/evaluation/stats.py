@@ -35,12 +35,20 @@ def wilson(successes: float, trials: int, z: float = Z95) -> tuple[float, float]
 def sign_test(wins: int, losses: int) -> float:
     """Two-sided exact p-value of `wins` against `losses`, ties set aside: the exact
     McNemar test for paired right/wrong, and the sign test for judged pairs."""
-    n = wins + losses
-    if n == 0:
-        return 1.0
-    from scipy.stats import binomtest  # here: scipy costs a noticeable import
+    return sign_tests([wins], [losses])[0]
 
-    return float(binomtest(wins, n, 0.5, alternative="two-sided").pvalue)
+
+def sign_tests(wins: Sequence[int], losses: Sequence[int]) -> list[float]:
+    """`sign_test` of many (wins, losses) at once: under no difference the wins of n
+    decided pairs are Binomial(n, 1/2), symmetric, so the two-sided p is twice the
+    smaller tail, at most 1 (1 with nothing decided)."""
+    import numpy as np
+    from scipy.stats import binom  # here: scipy costs a noticeable import
+
+    w, lo = np.asarray(wins, dtype=np.int64), np.asarray(losses, dtype=np.int64)
+    n = w + lo
+    tail = binom.cdf(np.minimum(w, lo), np.maximum(n, 1), 0.5)
+    return [float(p) for p in np.where(n == 0, 1.0, np.minimum(1.0, 2 * tail))]
 
 
 def holm(p_values: Sequence[float]) -> list[float]:
