@@ -6,7 +6,6 @@ first call; a rerun with the same `--eval-id` repeats nothing finished."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
@@ -14,21 +13,28 @@ import typer
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err
-from dagmca.cli.eval_plan import pilot, projection, within_budget
-from dagmca.cli.eval_report import show_projection, show_report
+from dagmca.cli.eval_plan import inputs, pilot, projection, within_budget
+from dagmca.cli.eval_report import (
+    run_with_progress,
+    show_compared,
+    show_projection,
+    show_report,
+    show_suites,
+    written,
+)
 from dagmca.config import SessionConfig
-from dagmca.errors import BuildInterrupted, UserError
+from dagmca.errors import UserError
 from dagmca.evaluation.arms import DEFAULT_ARMS, KINDS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, MATCHES
-from dagmca.evaluation.files import write_report
 from dagmca.evaluation.power import DEFAULT_EFFECT
-from dagmca.evaluation.report import RunRecord
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
 
 TasksArg = Annotated[
-    Path,
+    list[Path] | None,
     typer.Argument(
-        help="JSONL of {id, question, passage?, answer?, choices?, scoring?}, or a folder of .txt"
+        help="JSONL of {id, question, passage?, answer?, choices?, scoring?}, or a folder of .txt (or, with "
+        "--compare, result files)",
+        show_default=False,
     ),
 ]
 Arms = Annotated[
@@ -45,7 +51,7 @@ Arms = Annotated[
 @o.with_settings(exclude=("protocol",))
 def eval_(
     cfg: SessionConfig,
-    tasks: TasksArg,
+    tasks: TasksArg = None,
     arms: Arms = DEFAULT_ARMS,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Seeds per arm and task")] = 1,
     eval_id: Annotated[
@@ -65,7 +71,7 @@ def eval_(
         bool,
         typer.Option(
             "--noise-floor",
-            help="The first arm against itself over every pair of repeats (needs --repeats 2+)",
+            help="Each arm whose samples vary against itself over every pair of repeats (needs --repeats 2+)",
         ),
     ] = False,
     parallel: Annotated[
@@ -126,17 +132,43 @@ def eval_(
             help="Run as many tasks as the projection's upper bound fits in these dollars, and stop there",
         ),
     ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite", metavar="NAME[:N]", help="A generated suite instead of TASKS (--list-suites)"
+        ),
+    ] = None,
+    list_suites: Annotated[
+        bool, typer.Option("--list-suites", help="Name the shipped suites, their sizes and what each tests")
+    ] = False,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare", help="Line up result files (eval --json, eval.json) of one task set; run nothing"
+        ),
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--report", metavar="FILE.html", help="Write the report as one self-contained page"),
+    ] = None,
 ) -> None:
-    """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
+    """Run arms over tasks (a task file, or a generated --suite) and report accuracy, judged
+    wins, paired tests with the power they had, and cost; --compare lines up result files."""
     from dagmca.api.sync import in_workspace
-    from dagmca.evaluation import load_tasks, parse_arms
+    from dagmca.evaluation import parse_arms
     from dagmca.evaluation.identity import default_eval_id, digest, identity, models_line, role_models
     from dagmca.evaluation.running import EvalPlan, run_eval
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
 
+    if list_suites:
+        show_suites()
+        return
+    if compare:
+        show_compared(tasks or [], out_dir, as_json)
+        return
+    found, task_set, source = inputs(tasks, suite)
     values = cfg.model_dump()
-    found = load_tasks(tasks)
     chosen = parse_arms(arms, values)
     if noise and repeats < 2:
         raise UserError("--noise-floor needs --repeats 2 or more", "add --repeats 2")
@@ -145,8 +177,9 @@ def eval_(
         raise UserError(f"--match: {match!r} is not tokens or calls", "use --match tokens or --match calls")
     if pilot_tasks is not None and not dry_run:
         raise UserError("--pilot is a dry run's: it runs N tasks to plan the rest", "add --dry-run")
-    made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
-    full_id = eval_id or default_eval_id(tasks, arms, repeats, made_with)
+    made = identity(cfg, chosen, vote_temperature=vote_temperature, match=match)
+    made_with = digest({**made, "task_set": task_set.model_dump(mode="json")})
+    full_id = eval_id or default_eval_id(source, arms, repeats, made_with)
     if budget_usd is not None:
         sized = within_budget(
             found, chosen, cfg, budget_usd, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
@@ -157,6 +190,7 @@ def eval_(
         eval_id=full_id, tasks=found, arms=chosen,
         repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
         noise_floor=noise, parallel=parallel, vote_temperature=vote_temperature, match=match,
+        task_set=task_set,
     )  # fmt: skip
     if dry_run:
         measured = {}
@@ -180,52 +214,13 @@ def eval_(
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
         err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)
-    total = len(found) * len(chosen) * repeats
-    seen: list[RunRecord] = []
-    started = time.monotonic()
-
-    def progress(record: RunRecord) -> None:
-        seen.append(record)
-        if as_json:
-            return
-        calls, cost = sum(r.calls for r in seen), sum(r.cost_usd for r in seen)
-        # sessions found finished take no time: the rate (and so the ETA) is rough at first
-        left = (time.monotonic() - started) / len(seen) * (total - len(seen))
-        err.print(
-            f"[{len(seen)}/{total}] {record.arm} {record.task} r{record.repeat}: {record.status}, "
-            f"answer {record.answer!r} ({calls:,} calls, ${cost:.4f} so far; ETA {left:.0f}s)",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
-
-    try:
-        report = in_workspace(
-            resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress), embedder=cfg.embedder
-        )
-    except KeyboardInterrupt:
-        raise BuildInterrupted(
-            f"eval {plan.eval_id} interrupted: every finished session and verdict is kept",
-            "run the same command again to finish it without repeating finished work",
-        ) from None
-    if out_dir is not None:
-        written = write_report(report, out_dir)
-        for path in written.paths:
-            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
-        for note in written.notes:
-            err.print(f"dagmca: {note}", markup=False, highlight=False, soft_wrap=True)
-    if report.skipped:
-        err.print(
-            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; rerun with a raised "
-            "budget to finish them",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
-    if report.unjudged or report.no_verdict:
-        err.print(
-            f"dagmca: {report.unjudged} judged pairs unjudged (the judge did not answer, or the budget "
-            "is spent) "
-            f"and {report.no_verdict} without a verdict (its reply could not be read): left out of every "
-            "comparison, never counted as ties; rerun with a working judge to finish them",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
+    report = run_with_progress(
+        lambda on_done: in_workspace(
+            resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=on_done), embedder=cfg.embedder
+        ),
+        plan, as_json,
+    )  # fmt: skip
+    written(report, out_dir, html, made)
     if as_json:
         print(report.model_dump_json(indent=2, exclude={"results"}))
         return

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from dagmca.cli.console import err
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.estimate import EvalProjection, project_eval
+from dagmca.evaluation.identity import TaskSet
 from dagmca.evaluation.power import Discordance, Kind
 from dagmca.evaluation.running import EvalPlan
 from dagmca.evaluation.tasks import Task
@@ -88,3 +90,30 @@ def projection(
         found, arms, repeats, judge_all=judge_all, effect=effect, discordance=discordance, seed=cfg.seed
     )
     return p.model_copy(update={"power": rows})
+
+
+def inputs(tasks: list[Path] | None, suite: str | None) -> tuple[list[Task], TaskSet, Path | list[Task]]:
+    """The eval's tasks, what they are (a file's or a suite's identity), and what its
+    default id follows from (the file, or the suite's tasks): exactly one of TASKS or
+    --suite."""
+    from dagmca.evaluation import load_tasks
+    from dagmca.evaluation.identity import task_set
+
+    if suite is not None and tasks:
+        raise UserError("give TASKS or --suite, not both", "drop one")
+    if suite is not None:
+        from dagmca.evaluation.suites import load_suite
+
+        made, identity = load_suite(suite)
+        return made, identity, made
+    if not tasks:
+        raise UserError(
+            "no tasks: give a TASKS file or --suite NAME", "dagmca eval --list-suites names the suites"
+        )
+    if len(tasks) > 1:
+        raise UserError(
+            f"one TASKS file or folder, not {len(tasks)}",
+            "to line up result files: dagmca eval --compare A.json B.json",
+        )
+    found = load_tasks(tasks[0])
+    return found, task_set(found, path=tasks[0]), tasks[0]

@@ -4,15 +4,22 @@ the warnings to read them by, and the dry run's projection."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 from rich.table import Table
 
 from dagmca.cli.console import err, out
+from dagmca.errors import BuildInterrupted
 from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
 from dagmca.evaluation.files import check_line, controlled, splits
 from dagmca.evaluation.identity import models_line
+from dagmca.evaluation.plan import EvalPlan
 from dagmca.evaluation.power import PowerRow
-from dagmca.evaluation.report import ArmRow, EvalReport
+from dagmca.evaluation.report import ArmRow, EvalReport, RunRecord
 
 
 def said(text: str) -> None:
@@ -188,4 +195,107 @@ def show_report(report: EvalReport) -> None:
         noted(
             "dagmca: fewer than 10 tasks: intervals are the wider of the bootstrap and Wilson over tasks, "
             "and rest on few tasks"
+        )
+
+
+def show_suites() -> None:
+    """`--list-suites`: each suite, its size and what it tests."""
+    from dagmca.evaluation.suites import listing
+
+    table = Table(
+        title="dagmca eval --suite NAME[:N] (files in examples/eval/, seed 0)", title_justify="left"
+    )
+    for name in ("suite", "tasks", "what it tests"):
+        table.add_column(name, overflow="fold")
+    for name, size, about in listing():
+        table.add_row(name, str(size), about)
+    out.print(table)
+
+
+def show_compared(paths: list[Path], out_dir: Path | None, as_json: bool) -> None:
+    """`--compare`: result files of one task set in one table (and one plot in `out_dir`)."""
+    from dagmca.evaluation.compare import compare_results, compared_svg
+
+    found = compare_results(paths)
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "compare.svg").write_text(compared_svg(found), encoding="utf-8")
+        noted(f"wrote {out_dir / 'compare.svg'}")
+    if as_json:
+        print(found.model_dump_json(indent=2))
+        return
+    table = Table(title=f"dagmca eval --compare: {found.task_set}, {found.tasks} tasks", title_justify="left")
+    for name in ("file", "models", "arm", "accuracy (95% CI)", "calls", "cost $", "cost of a session $"):
+        table.add_column(name, overflow="fold")
+    for r in found.rows:
+        acc = f"{_pct(r.accuracy)} [{_pct(r.lo)}, {_pct(r.hi)}]" if r.accuracy is not None else "-"
+        per = f"{r.cost_per_session:.4f}" if r.cost_per_session is not None else "-"
+        table.add_row(r.source, r.label, r.arm, acc, f"{r.calls:,}", f"{r.cost_usd:.4f}", per)
+    out.print(table)
+    for p in found.pairs:
+        rate = f"{p.win_rate:.2f} [{p.lo:.2f}, {p.hi:.2f}]"
+        said(f"{p.source}: {p.arm} vs {p.baseline} (judged): {rate}, p Holm {p.p_holm:.3g}")
+    for note in found.notes:
+        noted(f"dagmca: {note}")
+
+
+def run_with_progress(
+    run: Callable[[Callable[[RunRecord], None]], EvalReport], plan: EvalPlan, as_json: bool
+) -> EvalReport:
+    """The eval run with a line per session as it ends (one read back from an earlier run
+    says so, and does not count toward the ETA); Ctrl-C keeps what finished."""
+    total = len(plan.tasks) * len(plan.arms) * plan.repeats
+    seen: list[RunRecord] = []
+    started = time.monotonic()
+
+    def progress(record: RunRecord) -> None:
+        seen.append(record)
+        if as_json:
+            return
+        calls, cost = sum(r.calls for r in seen), sum(r.cost_usd for r in seen)
+        ran = [r for r in seen if not r.reused]
+        left = (time.monotonic() - started) / len(ran) * (total - len(seen)) if ran else 0.0
+        state = "read back from an earlier run" if record.reused else record.status
+        where = f"[{len(seen)}/{total}] {record.arm} {record.task} r{record.repeat}"
+        noted(
+            f"{where}: {state}, answer {record.answer!r} ({calls:,} calls, ${cost:.4f} so far; "
+            f"ETA {left:.0f}s)"
+        )
+
+    try:
+        return run(progress)
+    except KeyboardInterrupt:
+        raise BuildInterrupted(
+            f"eval {plan.eval_id} interrupted: every finished session and verdict is kept",
+            "run the same command again to finish it without repeating finished work",
+        ) from None
+
+
+def written(report: EvalReport, out_dir: Path | None, html: Path | None, settings: dict[str, Any]) -> None:
+    """The report's files (`--out`, `--report`), and a line for each thing left out or
+    not done: sessions a budget skipped, pairs not judged."""
+    from dagmca.evaluation.files import write_report
+    from dagmca.evaluation.html import html_report
+
+    if out_dir is not None:
+        files = write_report(report, out_dir)
+        for path in files.paths:
+            noted(f"wrote {path}")
+        for note in files.notes:
+            noted(f"dagmca: {note}")
+    if html is not None:
+        html.parent.mkdir(parents=True, exist_ok=True)
+        html.write_text(html_report(report, settings), encoding="utf-8")
+        noted(f"wrote {html}")
+    if report.skipped:
+        noted(
+            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; rerun with a raised "
+            "budget (--max-cost-usd, --max-llm-calls, --max-tokens, --budget-usd) to finish them"
+        )
+    if report.unjudged or report.no_verdict:
+        noted(
+            f"dagmca: {report.unjudged} judged pairs unjudged (the judge did not answer, or the budget is "
+            f"spent) and {report.no_verdict} without a verdict (its reply could not be read, or said "
+            "nothing): left out of every comparison, never counted as ties; rerun with a working judge to "
+            "finish them"
         )

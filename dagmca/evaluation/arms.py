@@ -154,9 +154,8 @@ def parse_arms(text: str, base: Mapping[str, Any]) -> list[Arm]:
     for arm in arms:
         need = arm.kind.matched_to
         if need is not None and need not in names:
-            raise UserError(
-                f"--arms: {arm.name} is matched to {need}'s spend, which is not an arm", f"add {need}"
-            )
+            how = f"reads {need}'s sessions" if arm.kind.derived else f"is matched to {need}'s spend"
+            raise UserError(f"--arms: {arm.name} {how}, and {need} is not an arm", f"add {need}")
     return arms
 
 

@@ -28,6 +28,18 @@ from dagmca.evaluation.report import (
 )
 from dagmca.graph import ModelRole
 from dagmca.llm.factory import model_name
+from dagmca.prompts.version import PROMPT_VERSION as DEBATE_PROMPTS
+
+
+def installed_version() -> str:
+    """dagmca's version as installed (the package's metadata: read without importing the
+    package's root, which is above this layer)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("dagmca")
+    except PackageNotFoundError:
+        return ""
 
 
 def arm_model(plan: EvalPlan, base: SessionConfig, name: str) -> RoleModel:
@@ -98,7 +110,9 @@ def build_report(
             model=judge_model, orders=len(ORDERS), trials=trials, prompt_version=version, check=check
         )
     return EvalReport(
-        eval_id=plan.eval_id, tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
+        eval_id=plan.eval_id, task_set=plan.task_set, dagmca_version=installed_version(),
+        prompt_version=DEBATE_PROMPTS,
+        tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
         criteria=criterion_comparisons(names, verdicts, seed=seed), judge=judge,
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),
         notices=notices(rows, judge_model, judged) + unscored(plan), skipped=skipped,

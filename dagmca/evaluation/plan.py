@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
+from dagmca.evaluation.identity import TaskSet
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import ModelRole
@@ -30,6 +31,7 @@ class EvalPlan:
     parallel: int | None = None  # sessions at once (default: `default_parallel`)
     vote_temperature: float = DEFAULT_TEMPERATURE  # the self-consistency samples'
     match: Match = "tokens"  # what a vote's samples are matched to its target by
+    task_set: TaskSet | None = None  # what the tasks are, as the report names them
 
 
 def arm_config(arm: Arm, base: SessionConfig) -> SessionConfig:

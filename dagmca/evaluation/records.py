@@ -42,6 +42,7 @@ class RunRecord:
     untraced: int = 0
     samples: int = 1  # a self-consistency vote's sessions: its spend is theirs summed
     words: int | None = None  # its final answer's (None: it has no final text)
+    reused: bool = False  # read back as an earlier run of the eval left it: nothing asked
     # of its spend, what another arm's session made (first-vote rests on its source's
     # first-round calls): in its cost, but counted once in the eval's spend
     borrowed_calls: int = 0

@@ -21,7 +21,7 @@ from dagmca.evaluation.breakdown import (
     PairedComparison,
     arm_ledger,
 )
-from dagmca.evaluation.identity import RoleModel
+from dagmca.evaluation.identity import RoleModel, TaskSet
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judging import READ
 from dagmca.evaluation.length import lc_win_rate, mean_words, sized
@@ -139,8 +139,21 @@ class ResultRow(Strict):
     parse_failure: bool
 
 
+# the result file's layout: 2 adds the task set, versions, power, length and the judge's
+# check; a file without the field is of layout 1
+SCHEMA_VERSION = 2
+
+
 class EvalReport(Strict):
+    """What an eval found (`--json`, `eval.json`, the Evaluation node's summary): a result
+    file that says what it was run on (the task set by the hash of its tasks, dagmca's
+    and the prompts' versions, every model), so that two can be compared."""
+
+    schema_version: int = SCHEMA_VERSION
     eval_id: str
+    task_set: TaskSet | None = None
+    dagmca_version: str = ""
+    prompt_version: str = ""  # dagmca's prompts, that the arms' sessions ran with
     tasks: int
     repeats: int
     arms: list[ArmRow]

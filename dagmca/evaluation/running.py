@@ -115,7 +115,8 @@ class _Eval:
         async with self.limit:
             node = await self.store.aread(lambda s: s.get_node(sid))
             same_task(self.plan.eval_id, node, task)
-            if _ended(node):  # what it spent in an earlier run counts against the eval's budgets
+            reused = _ended(node)
+            if reused:  # what it spent in an earlier run counts against the eval's budgets
                 self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
             else:
                 # written only under its lease, looked at again once held: another eval of
@@ -135,6 +136,8 @@ class _Eval:
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
         done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
+        if reused:
+            done = Finished(replace(done.record, reused=True), done.final_text)
         if sample is None:
             self.finish(arm, task, repeat, done)
         return done
@@ -179,7 +182,7 @@ class _Eval:
         await self.store.flush()
         made = await self.store.aread(lambda s: s.calls(log))
         done = first_vote(arm.name, task, repeat, source.record, said, first.calls, made, self.plan.tolerance)
-        self.finish(arm, task, repeat, done)
+        self.finish(arm, task, repeat, Finished(replace(done.record, reused=source.record.reused), None))
 
     async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
         """Self-consistency: one sample, then as many more as match the target's spend
@@ -208,6 +211,8 @@ class _Eval:
             made = await self.store.aread(lambda s: s.calls(log))
             extra = (*spent(made), prompt_tokens(made))
         done = voted(arm.name, task, repeat, found, self.plan.tolerance, picked)
+        if all(f.record.reused for f in found):
+            done = Finished(replace(done.record, reused=True), done.final_text)
         if extra[0]:
             r = done.record
             calls, tokens, cost, prompt = (
