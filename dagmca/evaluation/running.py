@@ -11,6 +11,7 @@ this run spent, so a rerun reports what the arms cost when they ran."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any, TypeVar
@@ -34,7 +35,15 @@ from dagmca.evaluation.report import EvalReport
 from dagmca.evaluation.scoring import score
 from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
-from dagmca.graph import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
+from dagmca.graph import (
+    CallPhase,
+    EvaluationNode,
+    FinalNode,
+    ModelRole,
+    NodeKind,
+    NodeRecord,
+    node_from_record,
+)
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.metrics.ledger import final_claims, shares
 from dagmca.store.base import GraphStore
@@ -245,6 +254,24 @@ class _Eval:
         await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
 
 
+def finished(old: NodeRecord | None, plan: EvalPlan) -> bool:
+    """An earlier run of this eval finished every session, answer and verdict of `plan`:
+    its tasks, arms and repeats, with nothing skipped for a budget and nothing unread."""
+    node = node_from_record(old) if old is not None else None
+    if not isinstance(node, EvaluationNode) or node.status != "done":
+        return False
+    try:
+        summary = json.loads(node.summary)
+    except json.JSONDecodeError:
+        return False
+    same = (
+        node.task_ids == [t.id for t in plan.tasks]
+        and {a.name for a in plan.arms} <= set(node.arms)
+        and node.repeats == plan.repeats
+    )
+    return same and not any(summary.get(k) for k in ("skipped", "unjudged", "no_verdict"))
+
+
 def _ended(node: NodeRecord | None) -> bool:
     """A stored session that is only read: it has its answer (or has none for good)."""
     return node is not None and (node.kind is not NodeKind.SESSION or node.props.get("status") in ENDED)
@@ -296,8 +323,10 @@ async def run_eval(
     needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
         len(plan.arms) > 1 or plan.noise_floor
     )
-    if needs_judge and judge is None:
-        await e.eval_sessions.check_judge()
+    # a finished eval run again asks nothing, the pre-flight included: its sessions are
+    # read, its judge's and extractions' replies come from the cache
+    if needs_judge and judge is None and not finished(old, plan):
+        await e.eval_sessions.check_judge(eval_id)
     e.store.write(nodes=[evaluation_record(eval_id, judge_model="", **header)])
     # traced (--otel): one trace, the eval's span the parent of every session's
     traced = {"dagmca.eval": eval_id}
