@@ -183,7 +183,7 @@ def eval_(
     if budget_usd is not None:
         sized = within_budget(
             found, chosen, cfg, budget_usd, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
-            effect=effect, quiet=as_json,
+            effect=effect, quiet=as_json, match=match,
         )  # fmt: skip
         found, cfg = sized.tasks, sized.cfg
     plan = EvalPlan(
@@ -205,7 +205,8 @@ def eval_(
         show_projection(
             projection(
                 found, chosen, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
-                effect=effect, discordance=measured,
+                effect=effect, discordance=measured, match=match, store=resolve_store(store),
+                parallel=parallel,
             ),
             as_json,
         )  # fmt: skip

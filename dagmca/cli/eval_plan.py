@@ -11,6 +11,7 @@ from dagmca.cli.console import err
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
+from dagmca.evaluation.consistency import Match
 from dagmca.evaluation.estimate import EvalProjection, project_eval
 from dagmca.evaluation.identity import TaskSet
 from dagmca.evaluation.power import Discordance, Kind
@@ -34,7 +35,7 @@ class Sized:
 
 def within_budget(
     found: list[Task], arms: list[Arm], cfg: SessionConfig, budget_usd: float, *, repeats: int,
-    judge_trials: int, judge_all: bool, effect: float, quiet: bool,
+    judge_trials: int, judge_all: bool, effect: float, quiet: bool, match: Match,
 ) -> Sized:  # fmt: skip
     """The first tasks whose projected upper bound fits `budget_usd`, with its power
     said; the budget also caps the eval's spend, so it stops there whatever it meets."""
@@ -81,15 +82,58 @@ def pilot(plan: EvalPlan, n: int, run: Callable[[EvalPlan], object]) -> dict[Kin
 
 def projection(
     found: list[Task], arms: list[Arm], cfg: SessionConfig, *, repeats: int, judge_trials: int,
-    judge_all: bool, effect: float, discordance: dict[Kind, Discordance],
+    judge_all: bool, effect: float, discordance: dict[Kind, Discordance], match: Match, store: str,
+    parallel: int | None,
 ) -> EvalProjection:  # fmt: skip
     from dagmca.evaluation.planning import planned_power
 
-    p = project_eval(found, arms, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all)
+    p = project_eval(
+        found, arms, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all, match=match
+    )
     rows = planned_power(
         found, arms, repeats, judge_all=judge_all, effect=effect, discordance=discordance, seed=cfg.seed
     )
-    return p.model_copy(update={"power": rows})
+    from dagmca.evaluation.estimate import time_ranges
+    from dagmca.evaluation.running import default_parallel
+
+    sessions = parallel or default_parallel(cfg)
+    latency = measured_latency(store, cfg) if cfg.llm == "openai" else None
+    notes = (
+        ["time: no call to this model is in the store yet, so its latency is unknown"]
+        if cfg.llm == "openai" and latency is None
+        else []
+    )
+    return p.model_copy(
+        update={"power": rows, "time": time_ranges(p, cfg, latency, sessions), "notes": notes}
+    )
+
+
+RECENT_SESSIONS = 30  # sessions whose call log gives an endpoint's latency
+
+
+def measured_latency(location: str, cfg: SessionConfig) -> float | None:
+    """The median latency of the debate model's calls (not answered from the cache) in
+    the store's most recent sessions; None without a store or a call."""
+    import statistics
+
+    from dagmca.graph import ModelRole
+    from dagmca.llm.factory import model_name
+    from dagmca.store import open_store
+    from dagmca.store.target import is_bolt_uri
+
+    if not is_bolt_uri(location) and not Path(location).exists():
+        return None
+    model = model_name(cfg.role(ModelRole.DEBATE))
+    with open_store(location) as st:
+        if not st.is_initialised():
+            return None
+        seen = [
+            c.latency_s
+            for s in st.sessions()[-RECENT_SESSIONS:]
+            for c in st.calls(s.id)
+            if c.model == model and not c.cache_hit and c.latency_s > 0
+        ]
+    return statistics.median(seen) if seen else None
 
 
 def inputs(tasks: list[Path] | None, suite: str | None) -> tuple[list[Task], TaskSet, Path | list[Task]]:

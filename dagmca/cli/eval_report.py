@@ -134,8 +134,20 @@ def show_projection(p: EvalProjection, as_json: bool) -> None:
     cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
     table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
     out.print(table)
+    for t in p.time:
+        said(f"time on the {t.where}: {_duration(t.seconds_min)} to {_duration(t.seconds_max)} ({t.basis})")
+    for note in p.notes:
+        said(note)
     for line in power_lines(p.power):
         said(line)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def power_lines(rows: list[PowerRow]) -> list[str]:

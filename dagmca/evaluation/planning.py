@@ -10,6 +10,7 @@ from itertools import combinations
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm
+from dagmca.evaluation.consistency import Match
 from dagmca.evaluation.estimate import project_eval
 from dagmca.evaluation.power import DEFAULT_EFFECT, Discordance, Kind, PowerRow, power_row
 from dagmca.evaluation.report import EvalReport
@@ -90,14 +91,16 @@ def fit_budget(
     repeats: int = 1,
     judge_trials: int = 1,
     judge_all: bool = False,
+    match: Match = "tokens",
 ) -> int:
     """The most tasks, taken in order, whose projected cost's upper bound is within
     `budget_usd` (0: not even one)."""
 
     def cost(n: int) -> float:
         found = project_eval(
-            list(tasks[:n]), arms, base, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all
-        )
+            list(tasks[:n]), arms, base, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
+            match=match,
+        )  # fmt: skip
         return found.cost_usd_max
 
     if cost(len(tasks)) <= budget_usd:
