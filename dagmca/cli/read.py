@@ -15,7 +15,7 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
-from dagmca.graph import EVALUATION_SESSION, EdgeRecord, NodeKind
+from dagmca.graph import EVALUATION_SESSION, EdgeRecord, EdgeType, NodeKind
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.networkx_view import session_records, store_records
@@ -38,11 +38,31 @@ def _chosen(st: GraphStore, session: str | None, all_: bool) -> list[str]:
     return found
 
 
-def sessions(store: o.Store = None) -> None:
-    """List the sessions in the store."""
+def sessions(
+    store: o.Store = None,
+    all_: Annotated[bool, typer.Option("--all", help="List the sessions evals ran too.")] = False,
+    of_eval: Annotated[
+        str | None, typer.Option("--eval", metavar="EVAL_ID", help="List the sessions one eval ran, alone.")
+    ] = None,
+) -> None:
+    """List the sessions in the store: those you ran; an eval's many sessions only with
+    --all, or one eval's with --eval."""
     with open_existing(resolve_store(store)) as st:
+        ran = eval_sessions(st)
+        if of_eval is not None and of_eval not in ran.values():
+            known = sorted(set(ran.values()))[-3:]
+            raise UserError(
+                f"no eval {of_eval!r} in {st.location}", f"evals there: {', '.join(known) or 'none'}"
+            )
         rows = []
+        hidden = 0
         for s in st.sessions():
+            owner = ran.get(s.id)
+            if (of_eval is not None and owner != of_eval) or (
+                of_eval is None and not all_ and owner is not None
+            ):
+                hidden += owner is not None
+                continue
             p = s.props
             rows.append({
                 "session": s.id,
@@ -53,6 +73,20 @@ def sessions(store: o.Store = None) -> None:
                 "title": str(p.get("title", "")),
             })  # fmt: skip
         out.print(sessions_table(rows, out.width))
+    if hidden and of_eval is None:
+        evals = len(set(ran.values()))
+        err.print(
+            f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
+            "eval's",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+
+
+def eval_sessions(st: GraphStore) -> dict[str, str]:
+    """Each session an eval ran (its RAN edges, a vote's samples among them) and the eval."""
+    return {
+        e.target: e.source.removesuffix("/evaluation") for e in st.edges(EVALUATION_SESSION, EdgeType.RAN)
+    }
 
 
 # what a narrow terminal keeps, most needed first; an id is what a user copies into the

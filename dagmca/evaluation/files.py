@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dagmca.evaluation.identity import models_line
-from dagmca.evaluation.plot import NO_PNG, quality_cost_png, quality_cost_svg
+from dagmca.evaluation.plot import NO_PLOT, NO_PNG, quality_cost_png, quality_cost_svg
 from dagmca.evaluation.report import Comparison, EvalReport
 
 
@@ -180,6 +180,7 @@ def write_report(report: EvalReport, folder: Path) -> Written:
     written = Written([as_json, as_md])
     plot = quality_cost_svg(report)
     if plot is None:
+        written.notes.append(NO_PLOT)
         return written
     svg, png = folder / "quality-cost.svg", folder / "quality-cost.png"
     svg.write_text(plot, encoding="utf-8")
