@@ -19,6 +19,7 @@ from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
 from dagmca.prompts.schemas import ShortAnswer
 from dagmca.store import open_store
+from dagmca.store.check import check_store
 from tests.support.evals import EVAL, SID, run
 
 ANSWER_LINE = re.compile(r"^Answer: (.+)$", re.M)
@@ -75,6 +76,7 @@ def test_first_vote_is_right_where_the_agents_began_right_and_the_debate_ended_w
             first_round = min(rounds, key=lambda n: int(str(n.props["number"])))
             assert json.loads(str(first_round.props["answers_before"])) == {str(t.answer): 2, "-1": 1}
             assert json.loads(str(first_round.props["answers"])) == {"-1": 3}
+            assert check_store(st, session) == []  # the session's graph holds its invariants
     # a rerun reads every extraction back from the cache
     asked = len(client.calls)
     again, _ = run(tmp_path, client, found, "mca,first-vote")

@@ -100,3 +100,17 @@ def test_a_budget_in_dollars_runs_the_tasks_it_fits_and_stays_within_it(
     assert 0 < data["spend"]["total"]["cost_usd"] <= budget
     assert main([*args, "--budget-usd", "0.000001"]) == 2
     assert "not even one task fits" in capsys.readouterr().err
+
+
+@pytest.mark.slow  # a pilot eval and a dry run through the CLI
+def test_a_pilot_measures_the_discordance_the_dry_run_plans_with(tmp_path: Path) -> None:
+    path = _tasks(tmp_path / "t.jsonl", 12)
+    store = str(tmp_path / "p.db")
+    args = ["eval", str(path), "--arms", "single,single:temperature=0.5", "--llm", "fake", "--store", store]
+    done = CliRunner().invoke(app, [*args, "--dry-run", "--pilot", "4", "--json"])
+    assert done.exit_code == 0, done.output
+    (row,) = json.loads(done.stdout)["power"]
+    assert row["basis"] == "a pilot of 4 tasks" and row["tasks"] == 12
+    assert Path(store).exists()  # the pilot's sessions are stored, for the eval to read back
+    refused = CliRunner().invoke(app, [*args, "--pilot", "4"])
+    assert refused.exit_code != 0

@@ -181,6 +181,18 @@ class GraphStoreContract:
         assert store.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK) == [rec]
         assert all(s.id != EVALUATION_SESSION for s in store.sessions()), "no session of its own"
 
+    def test_a_rounds_answer_tallies_read_back_apart(self, store: GraphStore) -> None:
+        """A question session's round keeps its leaves' answers before its exchange and
+        after it, each a JSON tally, apart (first-vote reads the first)."""
+        rnd = node(
+            "s/main/r1", NodeKind.ROUND, debate="s/main", number=1, answers='{"-1": 3}',
+            answers_before='{"4": 2, "-1": 1}',
+        )  # fmt: skip
+        store.write([rnd])
+        got = store.get_node("s/main/r1")
+        assert got is not None and got.props["answers_before"] == '{"4": 2, "-1": 1}'
+        assert got.props["answers"] == '{"-1": 3}'
+
     def test_timestamps_read_back_as_they_were_written(self, store: GraphStore) -> None:
         stamp = "2026-03-04T05:06:07.089+00:00"
         rec = NodeRecord(
