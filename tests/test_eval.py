@@ -21,7 +21,15 @@ from dagmca.evaluation.arms import matched_vote, vote_for
 from dagmca.evaluation.graph import judged_edges, ran_edge
 from dagmca.evaluation.judging import CriterionJudgement, PairJudgement, combine, judge_pair
 from dagmca.evaluation.scoring import score
-from dagmca.evaluation.stats import Outcome, bootstrap_win_rate, holm, sign_test, wilson, win_rate
+from dagmca.evaluation.stats import (
+    Outcome,
+    bootstrap_win_rate,
+    holm,
+    sign_test,
+    student_t_quantile,
+    wilson,
+    win_rate,
+)
 from dagmca.graph import EVALUATION_SESSION, CallPhase, EdgeType, NodeKind, role_of
 from dagmca.graph.schema import ModelRole
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM
@@ -106,6 +114,17 @@ def test_the_sign_test_is_scipy_s_exact_binomial_test() -> None:
             if wins + losses:
                 expected = binomtest(wins, wins + losses, 0.5, alternative="two-sided").pvalue
                 assert sign_test(wins, losses) == pytest.approx(expected, rel=1e-9, abs=1e-300)
+
+
+def test_the_t_quantile_is_scipy_s() -> None:
+    """The length-controlled interval's t quantile, computed without scipy."""
+    from scipy.stats import t
+
+    for dof in (*range(1, 40), 99, 100, 501):
+        for level in (0.5, 0.8, 0.95, 0.99):
+            assert student_t_quantile(level, dof) == pytest.approx(t.ppf(0.5 + level / 2, dof), rel=1e-9)
+    with pytest.raises(ValueError):
+        student_t_quantile(1.0, 3)
 
 
 def test_bootstrap_over_tasks_is_seeded_and_brackets_the_rate() -> None:
@@ -242,7 +261,7 @@ def test_the_graph_has_the_evaluation_its_sessions_and_verdicts_and_a_rerun_make
     report, _ = run(tmp_path, client, found, "single,mca:rounds=1", repeats=2, noise_floor=True)
     assert report.judge is not None and report.judge.orders == 2
     assert [c.kind for c in report.comparisons] == ["accuracy", "judged"]
-    assert report.noise_floor is not None
+    assert len(report.noise_floors) == 1  # no arm varies at temperature 0: the first arm's
     made = len(client.calls)
     with open_store(str(tmp_path / "e.db")) as st:
         (ev,) = st.nodes(EVALUATION_SESSION, NodeKind.EVALUATION)
@@ -275,8 +294,8 @@ def test_an_arm_against_its_own_repeat_has_a_noise_floor_interval_holding_half(t
     report, _ = run(
         tmp_path, scripted(lambda a, t, r: "x", longer_wins), found, "single", repeats=2, noise_floor=True
     )
-    floor = report.noise_floor
-    assert floor is not None and floor.kind == "judged" and floor.wins + floor.losses + floor.ties == 8
+    (floor,) = report.noise_floors
+    assert floor.kind == "judged" and floor.wins + floor.losses + floor.ties == 8
     assert floor.lo <= 0.5 <= floor.hi
 
 

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from dagmca.evaluation.judging import PairJudgement
+from dagmca.evaluation.noise import noise_floor
 from dagmca.evaluation.records import RunRecord, Verdict
-from dagmca.evaluation.report import arm_row, comparisons, noise_floor
+from dagmca.evaluation.report import arm_row, comparisons
 from dagmca.evaluation.scoring import Score
 from dagmca.evaluation.stats import sign_flip_test, sign_test, task_interval
 from dagmca.llm.base import LLMError

@@ -209,7 +209,7 @@ def test_each_arm_records_the_temperature_its_debaters_answered_at(tmp_path: Pat
     assert sampled == {0.9}  # the debate role's own temperature did not replace the vote's
 
 
-def test_the_dry_run_projects_a_vote_at_its_targets_size_and_first_vote_at_nothing(tmp_path: Path) -> None:
+def test_the_dry_run_projects_a_vote_by_its_match_and_first_vote_by_its_reads(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
     from dagmca.cli.app import app
@@ -222,5 +222,9 @@ def test_the_dry_run_projects_a_vote_at_its_targets_size_and_first_vote_at_nothi
     assert done.exit_code == 0, done.output
     arms = {a["arm"]: a for a in json.loads(done.stdout)["arms"]}
     single, mca, vote = (arms[n]["calls_max"] for n in ("single", "mca", "vote"))
-    assert abs(vote - mca) <= single  # within one sample per task of its target
-    assert arms["first-vote"]["calls_max"] == 0
+    assert vote >= mca  # by tokens (the default): up to the most samples the target's tokens allow
+    by_calls = CliRunner().invoke(app, [*args, "--match", "calls", "--store", str(tmp_path / "e.db")])
+    calls = {a["arm"]: a["calls_max"] for a in json.loads(by_calls.stdout)["arms"]}
+    assert abs(calls["vote"] - calls["mca"]) <= 2 * single  # by calls: about its target's calls
+    # first-vote: each first-round answer of mca (3 leaves, 2 tasks), and a read of each
+    assert arms["first-vote"]["calls_max"] == 2 * 3 * 2 and arms["first-vote"]["shared"] == 3 * 2

@@ -34,6 +34,8 @@ def test_kinds_and_edge_types_are_exactly_the_design_schema() -> None:
         "Claim",
         # an evaluation's record
         "Evaluation",
+        # a judge's check, that an eval of that judge reads
+        "JudgeCheck",
         # a swarm, its stream's tasks and its snapshots of S, D and F
         "Swarm",
         "Task",

@@ -12,9 +12,10 @@ from typing import Any, TypeVar, Unpack
 
 from dagmca import aio
 from dagmca.api.building import BuildResult
-from dagmca.api.workspace import DEFAULT_ARMS, Workspace
+from dagmca.api.workspace import Workspace
 from dagmca.config.overrides import OpenEvalOverrides, OpenOverrides
 from dagmca.evaluation import Arm, EvalReport, Task
+from dagmca.evaluation.arms import DEFAULT_ARMS
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
 from dagmca.workspace import ClientLike, RunResult, SettingsLike

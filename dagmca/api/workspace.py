@@ -24,19 +24,21 @@ from dagmca.ask.models import Answer
 from dagmca.config.overrides import EvalOverrides, Overrides
 from dagmca.errors import UserError
 from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
+from dagmca.evaluation.arms import DEFAULT_ARMS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
 from dagmca.evaluation.identity import default_eval_id, digest, identity
+from dagmca.evaluation.identity import task_set as described
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
+from dagmca.evaluation.suites import load_suite
 from dagmca.passage import MAX_QUESTION_BYTES, check_text
 from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_from
 
 if TYPE_CHECKING:
+    from dagmca.evaluation.judgecheck import JudgeCheckReport
     from dagmca.evaluation.judging import Completer
     from dagmca.evaluation.report import RunRecord
     from dagmca.stability.models import AlignCost, SampleInfo, StabilityReport
     from dagmca.stability.samples import Vary
-
-DEFAULT_ARMS = "mca,vote,single"
 
 
 class Workspace(BaseWorkspace):
@@ -71,8 +73,9 @@ class Workspace(BaseWorkspace):
 
     async def eval(
         self,
-        tasks: str | Path | Sequence[Task],
+        tasks: str | Path | Sequence[Task] | None = None,
         *,
+        suite: str | None = None,
         arms: str | Sequence[Arm] = DEFAULT_ARMS,
         repeats: int = 1,
         eval_id: str | None = None,
@@ -92,7 +95,8 @@ class Workspace(BaseWorkspace):
         """Run (or finish) an evaluation, as `dagmca eval` does: every arm over every task
         `repeats` times as a question session, scored against the tasks' answers or
         judged in pairs, with intervals, paired tests and cost, and the Evaluation in the
-        graph. `tasks`: a JSONL file or folder of .txt passages, or `Task`s; `arms`: as
+        graph. `tasks`: a JSONL file or folder of .txt passages, or `Task`s (or `suite`:
+        a generated suite, `"dates"` or `"dates:80"`, as `--suite`); `arms`: as
         `--arms` (`"mca:rounds=1,vote,single"`) or parsed `Arm`s. The same `eval_id`
         (default: from the tasks, arms, repeats and every setting that can change an
         answer) resumes: nothing finished is run or judged again; under other settings
@@ -103,21 +107,61 @@ class Workspace(BaseWorkspace):
         from dagmca.evaluation.running import EvalPlan, run_eval
 
         cfg = settings_from(settings, overrides)
-        found = load_tasks(Path(tasks)) if isinstance(tasks, str | Path) else list(tasks)
+        if (suite is None) == (tasks is None):
+            raise UserError("give tasks or a suite, one of them", "e.g. suite='dates'")
+        path = Path(tasks) if isinstance(tasks, str | Path) else None
+        if suite is not None:
+            found, task_set = load_suite(suite)
+        else:
+            given = [] if tasks is None or isinstance(tasks, str | Path) else list(tasks)
+            found = load_tasks(path) if path is not None else given
+            task_set = described(found, path=path)
         if not found:
             raise UserError("no task to evaluate", "give a JSONL file of tasks or a folder of .txt passages")
         named = arms if isinstance(arms, str) else ",".join(a.name for a in arms)
         chosen = parse_arms(arms, cfg.model_dump()) if isinstance(arms, str) else list(arms)
         if noise_floor and repeats < 2:
             raise UserError("a noise floor needs 2 or more repeats", "pass repeats=2")
-        source = Path(tasks) if isinstance(tasks, str | Path) else found
-        made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
+        source = path if path is not None else found
+        made = identity(cfg, chosen, vote_temperature=vote_temperature, match=match)
+        made_with = digest({**made, "task_set": task_set.model_dump(mode="json")})
         plan = EvalPlan(
             eval_id=eval_id or default_eval_id(source, named, repeats, made_with), tasks=found, arms=chosen,
             repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
             noise_floor=noise_floor, parallel=parallel, vote_temperature=vote_temperature, match=match,
+            task_set=task_set,
         )  # fmt: skip
         return await run_eval(self, plan, cfg, client=client, judge=judge, on_done=on_done)
+
+    async def judge_check(
+        self,
+        tasks: str | Path | Sequence[Task] | None = None,
+        *,
+        other_model: str | None = None,
+        settings: SettingsLike = None,
+        client: ClientLike | None = None,
+        other_client: ClientLike | None = None,
+        **overrides: Unpack[EvalOverrides],
+    ) -> JudgeCheckReport:
+        """Check the judge an eval with these settings would use, as `dagmca judge-check`
+        does: pairs whose right verdict is known (an answer and its padded restatement,
+        a right answer and a near miss against the reference, and with `other_model` the
+        judge's own model's answer and another's), read by the judge with the eval's own
+        pair prompt in both orders; each measure with its interval and status, stored as
+        a JudgeCheck node that every eval of that judge reports. `tasks`: a JSONL file or
+        `Task`s (None: the built-in set). `client`: the writer's and the judge's client;
+        `other_client`: the other model's (default: the settings' backend with
+        `other_model`). Run it again to read it back: its calls come from the cache."""
+        from dagmca.evaluation.judgecheck.running import plan_check, run_judge_check
+
+        cfg = settings_from(settings, overrides)
+        found = load_tasks(Path(tasks)) if isinstance(tasks, str | Path) else tasks
+        plan = plan_check(found, other_model)
+        if not plan.tasks:
+            raise UserError(
+                "no task to check the judge on", "give a JSONL file of tasks, or none for the built-in set"
+            )
+        return await run_judge_check(self, plan, cfg, client=client, other_client=other_client)
 
     async def ask(
         self,

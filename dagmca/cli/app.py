@@ -29,6 +29,7 @@ class Commands(LazyGroup):
         Lazy("estimate", "estimate:estimate", "Project a run's calls, tokens and cost; spend nothing."),
         Lazy("compare", "compare:compare", "Run protocols on the same passage and compare them."),
         Lazy("eval", "eval:eval_", "Run arms over tasks: accuracy, judged wins, paired tests, cost."),
+        Lazy("judge-check", "judge_check:judge_check", "Check an eval's judge: position, length, reference."),
         Lazy("swarm", "swarm:swarm", "Route checked tasks to agents that learn; compare the routers."),
         Lazy("stability", "stability:stability", "Which findings recur across sessions of one passage."),
         Lazy("resume", "run:resume", "Finish a session that was killed, interrupted or stopped."),

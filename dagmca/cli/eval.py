@@ -6,29 +6,35 @@ first call; a rerun with the same `--eval-id` repeats nothing finished."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err
+from dagmca.cli.eval_plan import inputs, pilot, projection, within_budget
+from dagmca.cli.eval_report import (
+    run_with_progress,
+    show_compared,
+    show_projection,
+    show_report,
+    show_suites,
+    written,
+)
 from dagmca.config import SessionConfig
-from dagmca.errors import BuildInterrupted, UserError
-from dagmca.evaluation.arms import KINDS
-from dagmca.evaluation.breakdown import PairedComparison
+from dagmca.errors import UserError
+from dagmca.evaluation.arms import DEFAULT_ARMS, KINDS
 from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, MATCHES
-from dagmca.evaluation.estimate import EvalProjection, project_eval
-from dagmca.evaluation.files import write_report
-from dagmca.evaluation.report import EvalReport, RunRecord
+from dagmca.evaluation.power import DEFAULT_EFFECT
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
 
 TasksArg = Annotated[
-    Path,
+    list[Path] | None,
     typer.Argument(
-        help="JSONL of {id, question, passage?, answer?, choices?, scoring?}, or a folder of .txt"
+        help="JSONL of {id, question, passage?, answer?, choices?, scoring?}, or a folder of .txt (or, with "
+        "--compare, result files)",
+        show_default=False,
     ),
 ]
 Arms = Annotated[
@@ -41,109 +47,12 @@ Arms = Annotated[
 ]
 
 
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{100 * value:.1f}%"
-
-
-def arms_table(report: EvalReport) -> Table:
-    table = Table(title=f"dagmca eval {report.eval_id}", title_justify="left")
-    for name in (
-        "arm",
-        "protocol",
-        "sessions",
-        "accuracy (95% CI)",
-        "parse fail",
-        "calls",
-        "tokens (prompt + completion)",
-        "cost $",
-        "accuracy per $ of a session",
-    ):
-        table.add_column(name, overflow="fold")
-    for a in report.arms:
-        acc = a.accuracy
-        cell = f"{_pct(acc.value)} [{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
-        table.add_row(
-            a.arm, a.protocol, str(a.sessions), cell, str(acc.parse_failures) if acc else "-",
-            f"{a.calls:,}", f"{a.tokens.prompt:,} + {a.tokens.completion:,}", f"{a.cost_usd:.4f}",
-            f"{a.accuracy_per_usd:.3g}" if a.accuracy_per_usd is not None else "-",
-        )  # fmt: skip
-    return table
-
-
-def _unread(c: PairedComparison) -> str:
-    return f"{c.no_verdict} no verdict, {c.unjudged} unjudged" if c.no_verdict or c.unjudged else "-"
-
-
-def comparisons_table(report: EvalReport) -> Table:
-    table = Table(
-        title="paired comparisons by task (win rate: wins + ties/2, 95% CI over tasks; sign-flip p over "
-        "tasks, Holm-corrected)",
-        title_justify="left",
-    )
-    for name in ("arm", "baseline", "on", "tasks", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
-        table.add_column(name, overflow="fold")
-    for c in report.comparisons:
-        table.add_row(
-            c.arm, c.baseline, c.kind, str(c.tasks), f"{c.wins}/{c.losses}/{c.ties}", _unread(c),
-            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
-        )  # fmt: skip
-    return table
-
-
-def criteria_table(report: EvalReport) -> Table:
-    table = Table(
-        title="by criterion (same pairs as overall; 95% CI over tasks; Holm over every criterion row)",
-        title_justify="left",
-    )
-    for name in ("arm", "baseline", "criterion", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
-        table.add_column(name, overflow="fold")
-    for c in report.criteria:
-        table.add_row(
-            c.arm, c.baseline, c.criterion, f"{c.wins}/{c.losses}/{c.ties}", _unread(c),
-            f"{c.win_rate:.2f} [{c.lo:.2f}, {c.hi:.2f}]", f"{c.p_value:.3g}", f"{c.p_holm:.3g}",
-        )  # fmt: skip
-    return table
-
-
-def ledger_table(report: EvalReport) -> Table:
-    table = Table(title="origins of the final answers' claims (95% CI)", title_justify="left")
-    origins = ("passage", "single", "recombined", "emergent", "inferred", "unsupported")
-    for name in ("arm", "sessions", "claims", *origins, "untraced"):
-        table.add_column(name, overflow="fold")
-    for a in report.arms:
-        if a.ledger is None:
-            continue
-        led = a.ledger
-        shares = [
-            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
-            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
-        ]
-        table.add_row(a.arm, str(led.sessions), str(led.claims), *shares, str(led.untraced))
-    return table
-
-
-def show_projection(p: EvalProjection, as_json: bool) -> None:
-    if as_json:
-        print(p.model_dump_json(indent=2))
-        return
-    table = Table(title="dagmca eval --dry-run: projected", title_justify="left")
-    for name in ("arm", "sessions", "calls", "cost $"):
-        table.add_column(name)
-    for a in p.arms:
-        cost = f"{a.cost_usd_min:.4f}-{a.cost_usd_max:.4f}"
-        table.add_row(a.arm, str(a.sessions), f"{a.calls_min:,}-{a.calls_max:,}", cost)
-    table.add_row("judge", "", f"{p.judge_calls:,}", "-")
-    cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
-    table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
-    out.print(table)
-
-
 # every arm sets these itself (its protocol, its size): no option for them
 @o.with_settings(exclude=("protocol",))
 def eval_(
     cfg: SessionConfig,
-    tasks: TasksArg,
-    arms: Arms = "mca,vote,single",
+    tasks: TasksArg = None,
+    arms: Arms = DEFAULT_ARMS,
     repeats: Annotated[int, typer.Option("--repeats", min=1, help="Seeds per arm and task")] = 1,
     eval_id: Annotated[
         str | None,
@@ -162,7 +71,7 @@ def eval_(
         bool,
         typer.Option(
             "--noise-floor",
-            help="The first arm against itself over every pair of repeats (needs --repeats 2+)",
+            help="Each arm whose samples vary against itself over every pair of repeats (needs --repeats 2+)",
         ),
     ] = False,
     parallel: Annotated[
@@ -192,116 +101,128 @@ def eval_(
     ] = None,
     as_json: o.AsJSON = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Project the eval's calls and cost; spend nothing")
+        bool,
+        typer.Option(
+            "--dry-run", help="Project the eval's calls, cost and power; spend nothing (but a --pilot)"
+        ),
     ] = False,
+    effect: Annotated[
+        float,
+        typer.Option(
+            "--effect",
+            min=0.01,
+            max=0.5,
+            help="The difference to plan for: the tasks it needs at 80% power (accuracy, or win-rate points)",
+        ),
+    ] = DEFAULT_EFFECT,
+    pilot_tasks: Annotated[
+        int | None,
+        typer.Option(
+            "--pilot",
+            min=2,
+            metavar="N",
+            help="With --dry-run: run the first N tasks first and take the power from their variability",
+        ),
+    ] = None,
+    budget_usd: Annotated[
+        float | None,
+        typer.Option(
+            "--budget-usd",
+            min=0.0,
+            help="Run as many tasks as the projection's upper bound fits in these dollars, and stop there",
+        ),
+    ] = None,
+    suite: Annotated[
+        str | None,
+        typer.Option(
+            "--suite", metavar="NAME[:N]", help="A generated suite instead of TASKS (--list-suites)"
+        ),
+    ] = None,
+    list_suites: Annotated[
+        bool, typer.Option("--list-suites", help="Name the shipped suites, their sizes and what each tests")
+    ] = False,
+    compare: Annotated[
+        bool,
+        typer.Option(
+            "--compare", help="Line up result files (eval --json, eval.json) of one task set; run nothing"
+        ),
+    ] = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--report", metavar="FILE.html", help="Write the report as one self-contained page"),
+    ] = None,
 ) -> None:
-    """Run arms over tasks and report accuracy, judged wins, paired tests and cost."""
+    """Run arms over tasks (a task file, or a generated --suite) and report accuracy, judged
+    wins, paired tests with the power they had, and cost; --compare lines up result files."""
     from dagmca.api.sync import in_workspace
-    from dagmca.evaluation import load_tasks, parse_arms
+    from dagmca.evaluation import parse_arms
     from dagmca.evaluation.identity import default_eval_id, digest, identity, models_line, role_models
     from dagmca.evaluation.running import EvalPlan, run_eval
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
 
+    if list_suites:
+        show_suites()
+        return
+    if compare:
+        show_compared(tasks or [], out_dir, as_json)
+        return
+    found, task_set, source = inputs(tasks, suite)
     values = cfg.model_dump()
-    found = load_tasks(tasks)
     chosen = parse_arms(arms, values)
     if noise and repeats < 2:
         raise UserError("--noise-floor needs --repeats 2 or more", "add --repeats 2")
     o.check_session_id(eval_id)
     if match not in MATCHES:
         raise UserError(f"--match: {match!r} is not tokens or calls", "use --match tokens or --match calls")
-    if dry_run:
-        show_projection(project_eval(found, chosen, cfg, repeats=repeats, judge_trials=judge_trials,
-                                     judge_all=judge_all), as_json)  # fmt: skip
-        return
-    check_backend(cfg)
-    made_with = digest(identity(cfg, chosen, vote_temperature=vote_temperature, match=match))
+    if pilot_tasks is not None and not dry_run:
+        raise UserError("--pilot is a dry run's: it runs N tasks to plan the rest", "add --dry-run")
+    made = identity(cfg, chosen, vote_temperature=vote_temperature, match=match)
+    made_with = digest({**made, "task_set": task_set.model_dump(mode="json")})
+    full_id = eval_id or default_eval_id(source, arms, repeats, made_with)
+    if budget_usd is not None:
+        sized = within_budget(
+            found, chosen, cfg, budget_usd, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
+            effect=effect, quiet=as_json, match=match,
+        )  # fmt: skip
+        found, cfg = sized.tasks, sized.cfg
     plan = EvalPlan(
-        eval_id=eval_id or default_eval_id(tasks, arms, repeats, made_with),
-        tasks=found, arms=chosen,
+        eval_id=full_id, tasks=found, arms=chosen,
         repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
         noise_floor=noise, parallel=parallel, vote_temperature=vote_temperature, match=match,
+        task_set=task_set,
     )  # fmt: skip
+    if dry_run:
+        measured = {}
+        if pilot_tasks is not None:
+            check_backend(cfg)
+            measured = pilot(
+                plan, pilot_tasks,
+                lambda small: in_workspace(
+                    resolve_store(store), lambda ws: run_eval(ws, small, cfg), embedder=cfg.embedder
+                ),
+            )  # fmt: skip
+        show_projection(
+            projection(
+                found, chosen, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all,
+                effect=effect, discordance=measured, match=match, store=resolve_store(store),
+                parallel=parallel,
+            ),
+            as_json,
+        )  # fmt: skip
+        return
+    check_backend(cfg)
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
         err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)
-    total = len(found) * len(chosen) * repeats
-    seen: list[RunRecord] = []
-    started = time.monotonic()
-
-    def progress(record: RunRecord) -> None:
-        seen.append(record)
-        if as_json:
-            return
-        calls, cost = sum(r.calls for r in seen), sum(r.cost_usd for r in seen)
-        # sessions found finished take no time: the rate (and so the ETA) is rough at first
-        left = (time.monotonic() - started) / len(seen) * (total - len(seen))
-        err.print(
-            f"[{len(seen)}/{total}] {record.arm} {record.task} r{record.repeat}: {record.status}, "
-            f"answer {record.answer!r} ({calls:,} calls, ${cost:.4f} so far; ETA {left:.0f}s)",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
-
-    try:
-        report = in_workspace(
-            resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=progress), embedder=cfg.embedder
-        )
-    except KeyboardInterrupt:
-        raise BuildInterrupted(
-            f"eval {plan.eval_id} interrupted: every finished session and verdict is kept",
-            "run the same command again to finish it without repeating finished work",
-        ) from None
-    if out_dir is not None:
-        written = write_report(report, out_dir)
-        for path in written.paths:
-            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
-        for note in written.notes:
-            err.print(f"dagmca: {note}", markup=False, highlight=False, soft_wrap=True)
-    if report.skipped:
-        err.print(
-            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; rerun with a raised "
-            "budget to finish them",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
-    if report.unjudged or report.no_verdict:
-        err.print(
-            f"dagmca: {report.unjudged} judged pairs unjudged (the judge did not answer, or the budget "
-            "is spent) "
-            f"and {report.no_verdict} without a verdict (its reply could not be read): left out of every "
-            "comparison, never counted as ties; rerun with a working judge to finish them",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
+    report = run_with_progress(
+        lambda on_done: in_workspace(
+            resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=on_done), embedder=cfg.embedder
+        ),
+        plan, as_json,
+    )  # fmt: skip
+    written(report, out_dir, html, made)
     if as_json:
         print(report.model_dump_json(indent=2, exclude={"results"}))
         return
-    out.print(f"models: {models_line(report.models)}", markup=False, highlight=False, soft_wrap=True)
-    out.print(arms_table(report))
-    if report.comparisons:
-        out.print(comparisons_table(report))
-    if report.criteria:
-        out.print(criteria_table(report))
-    if any(a.ledger is not None for a in report.arms):
-        out.print(ledger_table(report))
-    if report.spend is not None:
-        s = report.spend
-        out.print(
-            f"spent: {s.total.calls:,} calls, {s.total.tokens:,} tokens, ${s.total.cost_usd:.4f} "
-            f"(arms {s.arms.calls:,}, ledger {s.ledger.calls:,}, judge {s.judge.calls:,} calls)"
-        )
-    if report.noise_floor is not None:
-        n = report.noise_floor
-        out.print(
-            f"noise floor ({n.arm} against itself over {n.pairs} pairs of repeats, {n.kind}): win rate "
-            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}"
-            + (" — significant: this eval finds differences that are not there" if n.p_value < 0.05 else ""),
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
-    if any(a.accuracy is not None and a.accuracy.few_tasks for a in report.arms) or any(
-        c.few_tasks for c in report.comparisons
-    ):
-        err.print(
-            "dagmca: fewer than 10 tasks: intervals are the wider of the bootstrap and Wilson over tasks, "
-            "and rest on few tasks",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
+    show_report(report)

@@ -15,7 +15,7 @@ from dagmca.cli import options as o
 from dagmca.cli.console import err, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
-from dagmca.graph import FINDINGS_SESSION, NodeKind
+from dagmca.graph import EVALUATION_SESSION, FINDINGS_SESSION, EdgeRecord, EdgeType, NodeKind
 from dagmca.store import open_existing, open_store, require_session, resolve_store
 from dagmca.store.base import GraphStore
 from dagmca.store.networkx_view import session_records, store_records
@@ -45,11 +45,31 @@ def _is_study(st: GraphStore, name: str) -> bool:
     return not st.has_session(name) and bool(study_findings(st, name))
 
 
-def sessions(store: o.Store = None) -> None:
-    """List the sessions in the store."""
+def sessions(
+    store: o.Store = None,
+    all_: Annotated[bool, typer.Option("--all", help="List the sessions evals ran too.")] = False,
+    of_eval: Annotated[
+        str | None, typer.Option("--eval", metavar="EVAL_ID", help="List the sessions one eval ran, alone.")
+    ] = None,
+) -> None:
+    """List the sessions in the store: those you ran; an eval's many sessions only with
+    --all, or one eval's with --eval."""
     with open_existing(resolve_store(store)) as st:
+        ran = eval_sessions(st)
+        if of_eval is not None and of_eval not in ran.values():
+            known = sorted(set(ran.values()))[-3:]
+            raise UserError(
+                f"no eval {of_eval!r} in {st.location}", f"evals there: {', '.join(known) or 'none'}"
+            )
         rows = []
+        hidden = 0
         for s in st.sessions():
+            owner = ran.get(s.id)
+            if (of_eval is not None and owner != of_eval) or (
+                of_eval is None and not all_ and owner is not None
+            ):
+                hidden += owner is not None
+                continue
             p = s.props
             rows.append({
                 "session": s.id,
@@ -60,6 +80,20 @@ def sessions(store: o.Store = None) -> None:
                 "title": str(p.get("title", "")),
             })  # fmt: skip
         out.print(sessions_table(rows, out.width))
+    if hidden and of_eval is None:
+        evals = len(set(ran.values()))
+        err.print(
+            f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
+            "eval's",
+            markup=False, highlight=False, soft_wrap=True,
+        )  # fmt: skip
+
+
+def eval_sessions(st: GraphStore) -> dict[str, str]:
+    """Each session an eval ran (its RAN edges, a vote's samples among them) and the eval."""
+    return {
+        e.target: e.source.removesuffix("/evaluation") for e in st.edges(EVALUATION_SESSION, EdgeType.RAN)
+    }
 
 
 # what a narrow terminal keeps, most needed first; an id is what a user copies into the
@@ -248,8 +282,9 @@ def metrics(
 def check(session: o.SessionArg, store: o.Store = None) -> None:
     """Check the graph schema's invariants. Exit 0 when they hold, 1 with the broken ones.
     SESSION may also be a swarm's id (`swarm-...`): its Swarm, Task and ATTEMPTED records;
-    or a study's (`dagmca stability`): its Finding nodes and their relationships."""
-    from dagmca.store.check import check_store
+    an eval's id: its Evaluation, RAN and JUDGED_AGAINST records; a judge check's id; or a
+    study's (`dagmca stability`): its Finding nodes and their relationships."""
+    from dagmca.store.check import check_evaluation, check_store
     from dagmca.store.findings import study_records
 
     with open_existing(resolve_store(store)) as st:
@@ -257,6 +292,13 @@ def check(session: o.SessionArg, store: o.Store = None) -> None:
             from dagmca.swarm.graph import check_swarm, swarm_counts
 
             problems, counts = check_swarm(st, session), swarm_counts(st, session)
+        elif st.get_node(f"{session}/evaluation") is not None:
+            problems = check_evaluation(st, session)
+            counts = (1, sum(1 for e in st.edges(EVALUATION_SESSION) if _of_eval(e, session)))
+        elif (found := st.get_node(session)) is not None and found.kind is NodeKind.JUDGE_CHECK:
+            from dagmca.evaluation.judgecheck.graph import check_judge_check
+
+            problems, counts = check_judge_check(st, session), (1, 0)
         elif _is_study(st, session):
             from dagmca.store.findings_check import check_findings
 
@@ -271,6 +313,10 @@ def check(session: o.SessionArg, store: o.Store = None) -> None:
             out.print(f"[red]broken:[/] {p}")
         raise typer.Exit(1)
     out.print(f"ok: {counts[0]} nodes, {counts[1]} edges; every invariant holds")
+
+
+def _of_eval(e: EdgeRecord, eval_id: str) -> bool:
+    return e.source == f"{eval_id}/evaluation" or e.props.get("eval_id") == eval_id
 
 
 def query(

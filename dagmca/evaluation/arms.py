@@ -58,6 +58,10 @@ class ArmKind:
 
 VOTE: dict[str, Any] = {**BARE, "protocol": "ensemble"}
 SAMPLED: dict[str, Any] = {**BARE, **SINGLE}
+# the arms an eval runs unless told: the debate, the baselines that explain most of what
+# is credited to debate (self-consistency, and the vote of its own agents' first answers,
+# Choi et al. 2025), and one agent
+DEFAULT_ARMS = "mca,vote,single,first-vote"
 SAMPLE_SEEDS = 1_000_003  # seeds apart between a vote's samples, so no repeat's seed is another's sample's
 KINDS = {
     k.name: k
@@ -71,9 +75,9 @@ KINDS = {
                 SAMPLED, "mca", sampled=True),
         ArmKind("dag", "the full session: observers, branches, merges", {"protocol": "mca"}, traced=True),
         ArmKind("dag-vote", "self-consistency matched to dag", SAMPLED, "dag", sampled=True),
-        ArmKind("first-vote", "the plurality of mca's first-round answers, no extra call", BARE, "mca",
-                derived=True),
-        ArmKind("dag-first-vote", "the plurality of dag's main debate's first-round answers", BARE, "dag",
+        ArmKind("first-vote", "the plurality of mca's agents' first answers, before any read another",
+                BARE, "mca", derived=True),
+        ArmKind("dag-first-vote", "the plurality of dag's main debate's first answers", BARE, "dag",
                 derived=True),
     )
 }  # fmt: skip
@@ -150,9 +154,8 @@ def parse_arms(text: str, base: Mapping[str, Any]) -> list[Arm]:
     for arm in arms:
         need = arm.kind.matched_to
         if need is not None and need not in names:
-            raise UserError(
-                f"--arms: {arm.name} is matched to {need}'s spend, which is not an arm", f"add {need}"
-            )
+            how = f"reads {need}'s sessions" if arm.kind.derived else f"is matched to {need}'s spend"
+            raise UserError(f"--arms: {arm.name} {how}, and {need} is not an arm", f"add {need}")
     return arms
 
 

@@ -128,10 +128,10 @@ def arm_ledger(runs: Sequence[RunRecord], seed: int = 0) -> ArmLedger | None:
 
 
 def eval_spend(runs: Sequence[RunRecord], judge: Cost) -> EvalSpend:
-    arms = Cost(
-        calls=sum(r.calls for r in runs),
-        tokens=sum(r.tokens for r in runs),
-        cost_usd=round(sum(r.cost_usd for r in runs), 6),
+    arms = Cost(  # each request once: what an arm borrowed is its source's
+        calls=sum(r.calls - r.borrowed_calls for r in runs),
+        tokens=sum(r.tokens - r.borrowed_tokens for r in runs),
+        cost_usd=round(sum(r.cost_usd - r.borrowed_cost_usd for r in runs), 6),
     )
     ledger = Cost(
         calls=sum(r.ledger_calls for r in runs),

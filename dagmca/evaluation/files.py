@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dagmca.evaluation.identity import models_line
-from dagmca.evaluation.plot import NO_PNG, quality_cost_png, quality_cost_svg
-from dagmca.evaluation.report import EvalReport
+from dagmca.evaluation.plot import NO_PLOT, NO_PNG, quality_cost_png, quality_cost_svg
+from dagmca.evaluation.report import Comparison, EvalReport
 
 
 def _pct(value: float | None) -> str:
@@ -24,46 +24,92 @@ def markdown(report: EvalReport) -> str:
         "",
         f"Models: {models_line(report.models)}.",
         "",
-        "| arm | protocol | sessions | accuracy | 95% CI | parse failures | calls | tokens | cost $ |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| arm | model | protocol | sessions | accuracy | 95% CI | parse failures | mean words | calls "
+        "| tokens | cost $ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in report.arms:
         acc = a.accuracy
         ci = f"[{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-"
         lines.append(
-            f"| {a.arm} | {a.protocol} | {a.sessions} | {_pct(acc.value if acc else None)} | {ci} "
-            f"| {acc.parse_failures if acc else '-'} | {a.calls} | {a.tokens.total} | {a.cost_usd:.4f} |"
+            f"| {a.arm} | {a.model.model if a.model else '-'} | {a.protocol} | {a.sessions} "
+            f"| {_pct(acc.value if acc else None)} | {ci} | {acc.parse_failures if acc else '-'} "
+            f"| {_num(a.mean_words)} | {a.calls} | {a.tokens.total} | {a.cost_usd:.4f} |"
         )
     if report.comparisons:
         lines += [
             "",
             "Paired comparisons by task (win rate: wins plus half the ties, 95% CI bootstrapped over tasks; "
-            "p: exact sign-flip test over the tasks' scores; Holm over all; unread pairs are never ties):",
+            "p: exact sign-flip test over the tasks' scores; Holm over all; unread pairs are never ties; "
+            "order splits: judged pairs whose two orders disagreed, counted as ties; length-controlled: the "
+            "win rate at equal length, AlpacaEval 2.0's regression):",
             "",
-            "| arm | baseline | on | tasks | W/L/T | no verdict | unjudged | win rate | 95% CI | p "
-            "| p Holm |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "| arm | baseline | on | tasks | W/L/T | no verdict | unjudged | order splits | win rate "
+            "| 95% CI | length-controlled (95% CI) | p | p Holm |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         lines += [
             f"| {c.arm} | {c.baseline} | {c.kind} | {c.tasks} | {c.wins}/{c.losses}/{c.ties} "
-            f"| {c.no_verdict} | {c.unjudged} | {c.win_rate:.2f} "
-            f"| [{c.lo:.2f}, {c.hi:.2f}] | {c.p_value:.3g} | {c.p_holm:.3g} |"
+            f"| {c.no_verdict} | {c.unjudged} | {splits(c)} | {c.win_rate:.2f} "
+            f"| [{c.lo:.2f}, {c.hi:.2f}] | {controlled(c)} | {c.p_value:.3g} | {c.p_holm:.3g} |"
             for c in report.comparisons
         ]
-    lines += _criteria(report) + _ledger(report) + _spend(report)
-    if report.noise_floor is not None:
-        n = report.noise_floor
         lines += [
             "",
-            f"Noise floor: {n.arm} against itself over {n.pairs} pairs of repeats ({n.kind}): win rate "
-            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}. It is the same arm, so its p "
-            "under 0.05 is a false positive of this eval's making: then trust no comparison of it.",
+            *(f"{c.arm} vs {c.baseline} ({c.kind}): {c.reading}." for c in report.comparisons if c.reading),
         ]
+    lines += _criteria(report) + _ledger(report) + _spend(report)
+    lines += [
+        "",
+        *(
+            f"Noise floor: {n.arm} against itself over {n.pairs} pairs of repeats ({n.kind}): win rate "
+            f"{n.win_rate:.2f} [{n.lo:.2f}, {n.hi:.2f}], p {n.p_value:.3g}, p Holm {n.p_holm:.3g}. It is the "
+            "same arm, so its p Holm under 0.05 is a false positive of this eval's making: then trust no "
+            "comparison of it."
+            for n in report.noise_floors
+        ),
+    ]
     if report.judge is not None:
         j = report.judge
         lines += ["", f"Judge: {j.model or 'the debaters model'}, {j.orders} orders, {j.trials} trial(s), "
-                  f"prompt {j.prompt_version}."]  # fmt: skip
+                  f"prompt {j.prompt_version}. {check_line(report)}"]  # fmt: skip
+    lines += [f"\nWarning: {n.message}." for n in report.notices]
     return "\n".join(lines) + "\n"
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def splits(c: Comparison) -> str:
+    """A judged row's order splits (`-` on accuracy)."""
+    if c.order_splits is None:
+        return "-"
+    rate = f" ({c.order_split_rate:.0%})" if c.order_split_rate is not None else ""
+    return f"{c.order_splits}{rate}"
+
+
+def controlled(c: Comparison) -> str:
+    """A judged row's length-controlled win rate with its interval (`-` on accuracy)."""
+    if c.lc_win_rate is None or c.lc_lo is None or c.lc_hi is None:
+        return "-"
+    return f"{c.lc_win_rate:.2f} [{c.lc_lo:.2f}, {c.lc_hi:.2f}]"
+
+
+def check_line(report: EvalReport) -> str:
+    """The judge's latest `dagmca judge-check`, in one line, or that it was never checked."""
+    j = report.judge
+    if j is None:
+        return ""
+    if j.check is None:
+        return "judge not checked: `dagmca judge-check`"
+    said = ", ".join(
+        f"{c.name.value} {c.rate:.2f} [{c.lo:.2f}, {c.hi:.2f}] {c.status.value}"
+        if c.rate is not None and c.lo is not None and c.hi is not None
+        else f"{c.name.value} {c.status.value}"
+        for c in j.check.checks
+    )
+    return f"judge check of {j.check.checked_at[:10]} ({j.check.status.value}): {said}"
 
 
 def _criteria(report: EvalReport) -> list[str]:
@@ -134,6 +180,7 @@ def write_report(report: EvalReport, folder: Path) -> Written:
     written = Written([as_json, as_md])
     plot = quality_cost_svg(report)
     if plot is None:
+        written.notes.append(NO_PLOT)
         return written
     svg, png = folder / "quality-cost.svg", folder / "quality-cost.png"
     svg.write_text(plot, encoding="utf-8")

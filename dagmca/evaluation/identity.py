@@ -14,7 +14,7 @@ import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
@@ -45,6 +45,28 @@ class RoleModel(Strict):
     model: str
     base_url: str | None = None
     temperature: float
+
+
+class TaskSet(Strict):
+    """What an eval's tasks are, as a result file names them: a generated suite (its
+    name, seed, difficulty and generator version) or a file, and the hash of the tasks'
+    content (`tasks_digest`), by which two results are of one task set or not."""
+
+    source: Literal["suite", "file", "tasks"]
+    name: str
+    tasks: int
+    sha256: str
+    seed: int | None = None
+    difficulty: int | None = None
+    generator_version: int | None = None
+
+
+def task_set(tasks: Sequence[Task], *, path: Path | None = None) -> TaskSet:
+    """A task file's set (or tasks given in code)."""
+    return TaskSet(
+        source="file" if path is not None else "tasks", name=path.name if path is not None else "",
+        tasks=len(tasks), sha256=tasks_digest(tasks),
+    )  # fmt: skip
 
 
 def role_models(base: SessionConfig) -> list[RoleModel]:

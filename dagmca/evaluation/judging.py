@@ -35,6 +35,7 @@ Read = Literal["win", "loss", "tie"]
 Unread = Literal["no_verdict", "unjudged"]
 Outcome = Literal["win", "loss", "tie", "no_verdict", "unjudged"]
 UNREAD: tuple[Unread, ...] = ("no_verdict", "unjudged")
+READ: tuple[Read, ...] = ("win", "loss", "tie")
 
 
 class CriterionJudgement(Strict):
@@ -82,6 +83,14 @@ class PairResult:
     orders: tuple[OrderVerdict, ...]  # overall first, then each criterion the judge gave
     criterion: str = CRITERION
     criteria: dict[str, Outcome] = field(default_factory=dict)
+
+    @property
+    def split(self) -> bool:
+        """Both orders read, and their overall verdicts differ: the judge's verdict
+        moved with the order the answers were shown in (counted as a tie)."""
+        said = {v.order: v.verdict for v in self.orders if v.criterion == CRITERION}
+        first, second = said.get(ORDERS[0]), said.get(ORDERS[1])
+        return first in READ and second in READ and first != second
 
 
 # one line each: what makes an answer better on the criterion
@@ -174,16 +183,17 @@ async def judge_pair(
         if not isinstance(parsed, PairJudgement):
             verdicts.append(OrderVerdict(order, "no_verdict", "no verdict: the reply did not parse"))
             continue
+        # a reasoning that says nothing even when asked again: the verdict rests on no
+        # argument, so it is read as no verdict (kept, marked, for the record)
         hollow = bool(done.degenerate)
-        verdicts.append(
-            OrderVerdict(order, _from_arm(parsed.verdict, order), parsed.reasoning, degenerate=hollow)
-        )
+        verdict = _read(parsed.verdict, order, hollow)
+        verdicts.append(OrderVerdict(order, verdict, parsed.reasoning, degenerate=hollow))
         seen = set()
         for c in parsed.criteria:  # one each: a repeated criterion keeps its first verdict
             if c.criterion not in seen:
                 seen.add(c.criterion)
-                verdict = _from_arm(c.verdict, order)
-                verdicts.append(OrderVerdict(order, verdict, c.reasoning, c.criterion, degenerate=hollow))
+                said = _read(c.verdict, order, hollow)
+                verdicts.append(OrderVerdict(order, said, c.reasoning, c.criterion, degenerate=hollow))
     return _result(verdicts)
 
 
@@ -197,6 +207,10 @@ def _result(verdicts: list[OrderVerdict]) -> PairResult:
     overall = combined.pop(CRITERION, "no_verdict")
     ordered = sorted(verdicts, key=lambda v: v.criterion != CRITERION)
     return PairResult(overall, tuple(ordered), criteria=combined)
+
+
+def _read(label: str, order: str, hollow: bool) -> Outcome:
+    return "no_verdict" if hollow else _from_arm(label, order)
 
 
 def _from_arm(label: str, order: str) -> Read:

@@ -51,21 +51,27 @@ def noise_label(arm: str, repeat: int) -> str:
 
 
 def pairs(
-    tasks: Sequence[Task], arms: Sequence[Arm], repeats: int, trials: int, *, judge_all: bool, noise: bool
+    tasks: Sequence[Task],
+    arms: Sequence[Arm],
+    repeats: int,
+    trials: int,
+    *,
+    judge_all: bool,
+    noise: Sequence[str] = (),
 ) -> list[Pair]:
-    """Every pair of arms on each judged task and repeat; with `noise`, the first arm
-    against itself over every pair of its repeats (the noise floor)."""
+    """Every pair of arms on each judged task and repeat; and each arm of `noise`
+    against itself over every pair of its repeats (its noise floor)."""
     names = [a.name for a in arms if not a.kind.derived]  # first-vote has no final to judge
+    floors = [n for n in noise if n in names]
     jobs: list[Pair] = []
     for t in (t for t in tasks if t.judged or judge_all):
         for r in range(repeats):
             for a, b in combinations(names, 2):
                 jobs += [Pair(a, b, a, b, t, r, r, k) for k in range(trials)]
-        if noise and repeats >= 2 and names:
-            first = names[0]
+        for arm in floors if repeats >= 2 else []:
             for i, j in combinations(range(repeats), 2):
-                mine, theirs = noise_label(first, j), noise_label(first, i)
-                jobs += [Pair(mine, theirs, first, first, t, j, i, k) for k in range(trials)]
+                mine, theirs = noise_label(arm, j), noise_label(arm, i)
+                jobs += [Pair(mine, theirs, arm, arm, t, j, i, k) for k in range(trials)]
     return jobs
 
 
@@ -123,7 +129,7 @@ async def judge_all(
             return [Verdict(*labels, "unjudged", OVERALL, job.trial)], []
         mine_final, their_final = final_id(mine.record.session), final_id(theirs.record.session)
         edges = judged_edges(eval_id, mine_final, their_final, result, job.trial)
-        found = [Verdict(*labels, result.verdict, OVERALL, job.trial)]
+        found = [Verdict(*labels, result.verdict, OVERALL, job.trial, split=result.split)]
         found += [Verdict(*labels, v, c, job.trial) for c, v in result.criteria.items()]
         return found, edges
 

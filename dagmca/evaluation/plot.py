@@ -13,6 +13,10 @@ from pathlib import Path
 from dagmca.evaluation.report import ArmRow, EvalReport
 
 INK = "#0F766E"  # the Evaluation node's colour in the exports
+NO_PLOT = (
+    "no quality-cost plot: no arm has an accuracy (every task is open, judged in pairs); the judged "
+    "win rates are in eval.md"
+)
 NO_PNG = "no PNG plot: matplotlib is not installed (pip install 'dagmca[plot]'); the SVG is written"
 
 

@@ -9,6 +9,9 @@ from dataclasses import dataclass, field
 from dagmca.evaluation.judging import Outcome
 from dagmca.evaluation.scoring import Score
 
+# a first-vote record whose source session has no first-round answer: the task is
+# unread for it (counted), never scored wrong
+UNREAD = "unread"
 OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
 # a traced claim's origin (the emergence ledger: dagmca.graph.ClaimOrigin)
 ORIGINS = ("single", "recombined", "emergent", "passage", "inferred", "unsupported")
@@ -38,6 +41,13 @@ class RunRecord:
     origins: Mapping[str, int] = field(default_factory=dict)
     untraced: int = 0
     samples: int = 1  # a self-consistency vote's sessions: its spend is theirs summed
+    words: int | None = None  # its final answer's (None: it has no final text)
+    reused: bool = False  # read back as an earlier run of the eval left it: nothing asked
+    # of its spend, what another arm's session made (first-vote rests on its source's
+    # first-round calls): in its cost, but counted once in the eval's spend
+    borrowed_calls: int = 0
+    borrowed_tokens: int = 0
+    borrowed_cost_usd: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -53,3 +63,6 @@ class Verdict:
     verdict: Outcome
     criterion: str = OVERALL
     trial: int = 0
+    # the two orders were both read and disagreed: the judge's verdict moved with the
+    # order the answers were shown in, and the pair counts as a tie
+    split: bool = False

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from dataclasses import replace
 from itertools import combinations
 from typing import Literal
 
@@ -22,15 +21,19 @@ from dagmca.evaluation.breakdown import (
     PairedComparison,
     arm_ledger,
 )
-from dagmca.evaluation.identity import RoleModel
-from dagmca.evaluation.paired import Slot, accuracy_slots, tested, verdict_slots
-from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
+from dagmca.evaluation.identity import RoleModel, TaskSet
+from dagmca.evaluation.judgecheck.models import JudgeCheckReport
+from dagmca.evaluation.judging import READ
+from dagmca.evaluation.length import lc_win_rate, mean_words, sized
+from dagmca.evaluation.noise import NoiseFloor
+from dagmca.evaluation.notices import Notice
+from dagmca.evaluation.paired import Slot, accuracy_slots, task_scores, tested, verdict_slots
+from dagmca.evaluation.power import ALPHA, Kind, mde, observed, reading
+from dagmca.evaluation.records import OVERALL, UNREAD, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.graph.schema import Strict
 
-__all__ = [
-    "EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "noise_floor", "result_rows", "unread",
-]  # fmt: skip
+__all__ = ["EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "result_rows", "unread"]
 
 
 class Accuracy(Strict):
@@ -89,29 +92,40 @@ class ArmRow(Strict):
     temperature: float | None = None  # its debaters' (a vote's: its samples')
     log10_error: Log10Error | None = None
     ledger: ArmLedger | None = None
+    mean_words: float | None = None  # of its final answers (None: it has none, as first-vote)
+    unread: int = 0  # first-vote: tasks whose source has no first-round answer to read
+    model: RoleModel | None = None  # its debaters' model, under its own settings
 
 
 class Comparison(PairedComparison):
     """Two arms over the tasks: on accuracy or by the judge's overall verdict, with the
-    bootstrap interval over tasks."""
+    bootstrap interval over tasks. A judged one also says how many read pairs (each
+    judge trial apart) split with the order the answers were shown in (counted as
+    ties), and its length-controlled win rate (AlpacaEval 2.0's regression on the
+    length difference, read at zero difference) with its interval over tasks."""
 
     kind: Literal["accuracy", "judged"]
+    order_splits: int | None = None
+    order_split_rate: float | None = None
+    lc_win_rate: float | None = None
+    lc_lo: float | None = None
+    lc_hi: float | None = None
+    # the smallest effect (accuracy points, or win-rate points above 0.5) this comparison
+    # had 80% power to find, by simulating its own test on its own tasks' discordance
+    # with Holm over the report's comparisons (None: too few tasks for any effect)
+    mde: float | None = None
+    reading: str | None = None  # what a comparison that is not significant may be read as
 
 
 class JudgeInfo(Strict):
+    """The judge of an eval's pairs, and its latest `dagmca judge-check` (None: never
+    checked)."""
+
     model: str
     orders: int
     trials: int
     prompt_version: str
-
-
-class NoiseFloor(PairedComparison):
-    """An arm against itself over every pair of its repeats, through the same test as
-    every comparison: there is no difference to find, so its p-value under 0.05 is a
-    false positive of the eval's own making. `pairs`: the pairs of repeats."""
-
-    kind: Literal["accuracy", "judged"]
-    pairs: int
+    check: JudgeCheckReport | None = None
 
 
 class ResultRow(Strict):
@@ -125,15 +139,30 @@ class ResultRow(Strict):
     parse_failure: bool
 
 
+# the result file's layout: 2 adds the task set, versions, power, length and the judge's
+# check; a file without the field is of layout 1
+SCHEMA_VERSION = 2
+
+
 class EvalReport(Strict):
+    """What an eval found (`--json`, `eval.json`, the Evaluation node's summary): a result
+    file that says what it was run on (the task set by the hash of its tasks, dagmca's
+    and the prompts' versions, every model), so that two can be compared."""
+
+    schema_version: int = SCHEMA_VERSION
     eval_id: str
+    task_set: TaskSet | None = None
+    dagmca_version: str = ""
+    prompt_version: str = ""  # dagmca's prompts, that the arms' sessions ran with
     tasks: int
     repeats: int
     arms: list[ArmRow]
     comparisons: list[Comparison]
     criteria: list[CriterionComparison] = Field(default_factory=list)
     judge: JudgeInfo | None
-    noise_floor: NoiseFloor | None
+    # each arm whose samples vary against itself (with --noise-floor and repeats)
+    noise_floors: list[NoiseFloor] = Field(default_factory=list)
+    notices: list[Notice] = Field(default_factory=list)  # what to read the numbers with
     # sessions not run because the eval's budget was spent: a rerun with a raised budget
     # runs them; until then the comparisons pair only what both arms ran
     skipped: int = 0
@@ -175,6 +204,8 @@ def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None
         accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost / len(runs) if runs else 0.0),
         cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
         log10_error=log10_error(runs), ledger=arm_ledger(runs),
+        mean_words=mean_words([r.words for r in runs if r.words is not None]),
+        unread=sum(1 for r in runs if r.status == UNREAD),
     )  # fmt: skip
 
 
@@ -207,64 +238,70 @@ def compare(
     return Comparison(arm=arm, baseline=baseline, kind=kind, p_holm=1.0, **vars(tested(slots, seed=seed)))
 
 
+def judged_row(
+    arm: Sequence[RunRecord], baseline: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int
+) -> tuple[Comparison, list[Slot]] | None:
+    """The judged comparison of two arms' verdicts (from `arm`'s side), with its order
+    splits and its length-controlled win rate, and its slots; None when no pair was
+    judged."""
+    slots = verdict_slots(verdicts)
+    if not slots:
+        return None
+    overall = [v for v in verdicts if v.criterion == OVERALL]
+    read = [v for v in overall if v.verdict in READ]
+    splits = sum(1 for v in read if v.split)
+    lc = lc_win_rate(sized(slots, _words(arm), _words(baseline)), seed=seed)
+    row = compare(verdicts[0].arm, verdicts[0].baseline, "judged", slots, seed)
+    judged = row.model_copy(
+        update={
+            "order_splits": splits,
+            "order_split_rate": splits / len(read) if read else None,
+            **({"lc_win_rate": lc.value, "lc_lo": lc.lo, "lc_hi": lc.hi} if lc is not None else {}),
+        }
+    )
+    return judged, slots
+
+
+def _words(runs: Sequence[RunRecord]) -> dict[tuple[str, str], int]:
+    return {(r.task, str(r.repeat)): r.words for r in runs if r.words is not None}
+
+
 def comparisons(
     arms: Sequence[str], runs: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int = 0
 ) -> list[Comparison]:
     """Every pair of arms (earlier arm against later), on accuracy where there are
     reference tasks and on verdicts where pairs were judged; Holm-corrected together,
-    since a reader scans them all for the one that is significant."""
+    since a reader scans them all for the one that is significant; each with the effect
+    it had the power to find."""
     by_arm: dict[str, list[RunRecord]] = defaultdict(list)
     for r in runs:
         by_arm[r.arm].append(r)
-    found: list[Comparison] = []
+    found: list[tuple[Comparison, list[Slot]]] = []
     for a, b in combinations(arms, 2):
         slots = accuracy_slots(by_arm[a], by_arm[b])
         if slots:
-            found.append(compare(a, b, "accuracy", slots, seed))
-        judged = verdict_slots([v for v in verdicts if (v.arm, v.baseline) == (a, b)])
-        if judged:
-            found.append(compare(a, b, "judged", judged, seed))
-    adjusted = holm([c.p_value for c in found])
-    return [c.model_copy(update={"p_holm": p}) for c, p in zip(found, adjusted, strict=True)]
+            found.append((compare(a, b, "accuracy", slots, seed), slots))
+        mine = [v for v in verdicts if (v.arm, v.baseline) == (a, b)]
+        judged = judged_row(by_arm[a], by_arm[b], mine, seed)
+        if judged is not None:
+            found.append(judged)
+    adjusted = holm([c.p_value for c, _ in found])
+    return [
+        c.model_copy(update={"p_holm": p, **powered(c.kind, slots, p, len(found), seed)})
+        for (c, slots), p in zip(found, adjusted, strict=True)
+    ]
 
 
-def noise_floor(
-    arm: str, runs: Sequence[RunRecord], verdicts: Sequence[Verdict], seed: int = 0
-) -> NoiseFloor | None:
-    """`arm` against itself over every pair of its repeats (i < j, repeat j as the
-    arm): judged verdicts when there are any (`verdicts` hold them as `arm#j` against
-    `arm#i`), else right against wrong."""
-    prefix = f"{arm}#"
-    mine = [v for v in verdicts if v.arm.startswith(prefix) and v.baseline.startswith(prefix)]
-    if mine:
-        kind: Literal["accuracy", "judged"] = "judged"
-        slots = []
-        for (a, b), group in _grouped(mine).items():
-            slots += [Slot(s.task, f"{b}-{a}|{s.slot}", s.outcome) for s in verdict_slots(group)]
-    else:
-        kind = "accuracy"
-        own = [r for r in runs if r.arm == arm]
-        repeats = sorted({r.repeat for r in own})
-        slots = []
-        for i, j in combinations(repeats, 2):
-            later = [replace(r, repeat=0) for r in own if r.repeat == j]
-            slots += [
-                Slot(s.task, f"{i}-{j}", s.outcome)
-                for s in accuracy_slots(later, [replace(r, repeat=0) for r in own if r.repeat == i])
-            ]
-    if not slots:
-        return None
-    pairs = len({s.slot.split("|")[0] for s in slots})
-    return NoiseFloor(
-        arm=arm, baseline=arm, kind=kind, pairs=pairs, p_holm=1.0, **vars(tested(slots, seed=seed))
-    )
-
-
-def _grouped(verdicts: Sequence[Verdict]) -> dict[tuple[str, str], list[Verdict]]:
-    by: dict[tuple[str, str], list[Verdict]] = defaultdict(list)
-    for v in verdicts:
-        by[(v.arm, v.baseline)].append(v)
-    return by
+def powered(kind: Kind, slots: Sequence[Slot], p_holm: float, family: int, seed: int) -> dict[str, object]:
+    """A comparison's MDE on its own tasks' discordance, and, when it is not significant,
+    what it may be read as."""
+    per_task = task_scores(slots)
+    found = observed(kind, list(per_task.values()))
+    if found is None:
+        return {}
+    repeats = max(1, round(sum(w + lo + t for w, lo, t in per_task.values()) / len(per_task)))
+    smallest = mde(kind, found, len(per_task), repeats, family, seed=seed)
+    return {"mde": smallest, "reading": None if p_holm < ALPHA else reading(kind, smallest, len(per_task))}
 
 
 def unread(verdicts: Sequence[Verdict], kind: str) -> int:

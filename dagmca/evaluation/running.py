@@ -11,63 +11,51 @@ this run spent, so a rerun reports what the arms cost when they ran."""
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, TypeVar
 
 from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
-from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
-from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match, most_consistent, samples_for, voted
-from dagmca.evaluation.firstvote import first_answers, first_vote
+from dagmca.evaluation.assemble import build_report, noise_arms
+from dagmca.evaluation.breakdown import Cost
+from dagmca.evaluation.consistency import most_consistent, samples_for, voted
+from dagmca.evaluation.firstvote import extract, first_round, first_vote, unread
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
-from dagmca.evaluation.identity import identity, refuse_other_settings, role_models, same_task
-from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION, Completer
+from dagmca.evaluation.identity import identity, refuse_other_settings, same_task
+from dagmca.evaluation.judgecheck.graph import judge_of, latest_check
+from dagmca.evaluation.judging import PROMPT_VERSION, Completer
+from dagmca.evaluation.length import words
 from dagmca.evaluation.pairs import Finished, judge_all, pairs
-from dagmca.evaluation.records import ORIGINS
-from dagmca.evaluation.report import (
-    EvalReport,
-    JudgeInfo,
-    RunRecord,
-    Verdict,
-    arm_row,
-    comparisons,
-    noise_floor,
-    result_rows,
-    unread,
-)
-from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
+from dagmca.evaluation.plan import EvalPlan
+from dagmca.evaluation.records import ORIGINS, RunRecord, Verdict
+from dagmca.evaluation.report import EvalReport
+from dagmca.evaluation.scoring import score
 from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
-from dagmca.graph import CallPhase, FinalNode, ModelRole, NodeKind, NodeRecord, node_from_record
+from dagmca.graph import (
+    CallPhase,
+    EvaluationNode,
+    FinalNode,
+    ModelRole,
+    NodeKind,
+    NodeRecord,
+    node_from_record,
+)
+from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.metrics.ledger import final_claims, shares
 from dagmca.store.base import GraphStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, settings_from
 
+__all__ = ["EvalPlan", "default_parallel", "run_eval"]
+
 T = TypeVar("T")
 # a session in one of these states has its answer (or has none for good): it is read,
 # not resumed; a running, interrupted or failed one is finished first
 ENDED = ("done", "degraded", "budget_exhausted")
-
-
-@dataclass(frozen=True)
-class EvalPlan:
-    """What to run: `judge_all` judges reference tasks in pairs too; `noise_floor`
-    judges (or scores) the first arm's second repeat against its first."""
-
-    eval_id: str
-    tasks: list[Task]
-    arms: list[Arm]
-    repeats: int = 1
-    tolerance: float = DEFAULT_TOLERANCE
-    judge_all: bool = False
-    judge_trials: int = 1
-    noise_floor: bool = False
-    parallel: int | None = None  # sessions at once (default: `default_parallel`)
-    vote_temperature: float = DEFAULT_TEMPERATURE  # the self-consistency samples'
-    match: Match = "tokens"  # what a vote's samples are matched to its target by
 
 
 def default_parallel(cfg: SessionConfig) -> int:
@@ -102,7 +90,7 @@ def _read_run(
         answer=answer, score=score(task, answer, tol), calls=calls, tokens=tokens, cost_usd=cost,
         prompt_tokens=prompt_tokens(own),
         ledger_calls=ledger[0], ledger_tokens=ledger[1], ledger_cost_usd=ledger[2],
-        origins=origins if claims else {}, untraced=traced.untraced if traced else 0,
+        origins=origins if claims else {}, untraced=traced.untraced if traced else 0, words=words(text),
     )  # fmt: skip
     return Finished(record, text)
 
@@ -136,7 +124,8 @@ class _Eval:
         async with self.limit:
             node = await self.store.aread(lambda s: s.get_node(sid))
             same_task(self.plan.eval_id, node, task)
-            if _ended(node):  # what it spent in an earlier run counts against the eval's budgets
+            reused = _ended(node)
+            if reused:  # what it spent in an earlier run counts against the eval's budgets
                 self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
             else:
                 # written only under its lease, looked at again once held: another eval of
@@ -156,6 +145,8 @@ class _Eval:
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
         done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
+        if reused:
+            done = Finished(replace(done.record, reused=True), done.final_text)
         if sample is None:
             self.finish(arm, task, repeat, done)
         return done
@@ -175,15 +166,32 @@ class _Eval:
         return await self.one(arm, task, repeat, vote_for(target.record.calls))
 
     async def derive(self, arm: Arm, task: Task, repeat: int) -> None:
-        """first-vote: its source's first round, read; a source not run is nothing to read."""
+        """first-vote: its source's first-round answers, each read by the short-answer
+        step; a source not run is nothing to read, a source with no first round is
+        unread for this task."""
         source = self.done.get((str(arm.kind.matched_to), task.id, repeat))
         if source is None:
             self.skipped += 1
             return
-        said = await self.store.aread(lambda s: first_answers(s, source.record.session))
-        self.finish(
-            arm, task, repeat, first_vote(arm.name, task, repeat, source.record, said, self.plan.tolerance)
-        )
+        sid = source.record.session
+        first = await self.store.aread(lambda s: first_round(s, sid))
+        if not first.turns:
+            self.finish(arm, task, repeat, unread(arm.name, task, repeat, source.record))
+            return
+        log = f"{sid}-first-vote"
+        llm = await self.eval_sessions.metered(log)
+        cfg = settings_from(arm.settings(self.values, self.base.seed + repeat))
+        try:
+            said = await _all(
+                [extract(llm, task, cfg, text, f"{sid}/main", cfg.seed) for _, text in first.turns]
+            )
+        except BudgetExhausted:  # not read: a rerun with a raised budget reads it
+            self.skipped += 1
+            return
+        await self.store.flush()
+        made = await self.store.aread(lambda s: s.calls(log))
+        done = first_vote(arm.name, task, repeat, source.record, said, first.calls, made, self.plan.tolerance)
+        self.finish(arm, task, repeat, Finished(replace(done.record, reused=source.record.reused), None))
 
     async def sampled(self, arm: Arm, task: Task, repeat: int, target: RunRecord) -> Finished | None:
         """Self-consistency: one sample, then as many more as match the target's spend
@@ -212,6 +220,8 @@ class _Eval:
             made = await self.store.aread(lambda s: s.calls(log))
             extra = (*spent(made), prompt_tokens(made))
         done = voted(arm.name, task, repeat, found, self.plan.tolerance, picked)
+        if all(f.record.reused for f in found):
+            done = Finished(replace(done.record, reused=True), done.final_text)
         if extra[0]:
             r = done.record
             calls, tokens, cost, prompt = (
@@ -242,6 +252,24 @@ class _Eval:
             await _all([self.matched(a, task, repeat) for a in matched])
 
         await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
+
+
+def finished(old: NodeRecord | None, plan: EvalPlan) -> bool:
+    """An earlier run of this eval finished every session, answer and verdict of `plan`:
+    its tasks, arms and repeats, with nothing skipped for a budget and nothing unread."""
+    node = node_from_record(old) if old is not None else None
+    if not isinstance(node, EvaluationNode) or node.status != "done":
+        return False
+    try:
+        summary = json.loads(node.summary)
+    except json.JSONDecodeError:
+        return False
+    same = (
+        node.task_ids == [t.id for t in plan.tasks]
+        and {a.name for a in plan.arms} <= set(node.arms)
+        and node.repeats == plan.repeats
+    )
+    return same and not any(summary.get(k) for k in ("skipped", "unjudged", "no_verdict"))
 
 
 def _ended(node: NodeRecord | None) -> bool:
@@ -295,8 +323,10 @@ async def run_eval(
     needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
         len(plan.arms) > 1 or plan.noise_floor
     )
-    if needs_judge and judge is None:
-        await e.eval_sessions.check_judge()
+    # a finished eval run again asks nothing, the pre-flight included: its sessions are
+    # read, its judge's and extractions' replies come from the cache
+    if needs_judge and judge is None and not finished(old, plan):
+        await e.eval_sessions.check_judge(eval_id)
     e.store.write(nodes=[evaluation_record(eval_id, judge_model="", **header)])
     # traced (--otel): one trace, the eval's span the parent of every session's
     traced = {"dagmca.eval": eval_id}
@@ -312,7 +342,7 @@ async def run_eval(
         llm, judge_model = (judge, _model_of(judge)) if judge is not None else await sessions.judge(eval_id)
         jobs = pairs(
             plan.tasks, plan.arms, plan.repeats, plan.judge_trials, judge_all=plan.judge_all,
-            noise=plan.noise_floor,
+            noise=noise_arms(plan, base),
         )  # fmt: skip
         found = await judge_all(
             jobs, e.done, llm, eval_id=eval_id, max_tokens=base.role(ModelRole.JUDGE).final_tokens(),
@@ -324,47 +354,15 @@ async def run_eval(
     calls, tokens, cost = spent(await e.store.aread(lambda s: s.calls(eval_id)))
     judged = Cost(calls=calls, tokens=tokens, cost_usd=round(cost, 6))
     runs = [d.record for d in e.done.values()]
-    names = [a.name for a in plan.arms]
-    report = EvalReport(
-        eval_id=eval_id,
-        tasks=len(plan.tasks),
-        repeats=plan.repeats,
-        arms=[
-            arm_row(a.name, [r for r in runs if r.arm == a.name], len(plan.tasks), seed=base.seed).model_copy(
-                update={"temperature": _temperature(a, base, plan)}
-            )
-            for a in plan.arms
-        ],
-        comparisons=comparisons(names, runs, verdicts, seed=base.seed),
-        criteria=criterion_comparisons(names, verdicts, seed=base.seed),
-        judge=JudgeInfo(
-            model=judge_model, orders=len(ORDERS), trials=plan.judge_trials, prompt_version=PROMPT_VERSION
-        )
-        if needs_judge
-        else None,
-        noise_floor=noise_floor(names[0], runs, verdicts, seed=base.seed)
-        if plan.noise_floor and plan.repeats >= 2
-        else None,
-        skipped=e.skipped,
-        unjudged=unread(verdicts, "unjudged"),
-        no_verdict=unread(verdicts, "no_verdict"),
-        models=role_models(base),
-        match=plan.match,
-        spend=eval_spend(runs, judged),
-        results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
-    )
+    check = await e.store.aread(lambda s: latest_check(s, judge_of(base))) if needs_judge else None
+    report = build_report(
+        plan, base, runs, verdicts, skipped=e.skipped, judge_model=judge_model if needs_judge else None,
+        judge_cost=judged, check=check,
+    )  # fmt: skip
     summary = report.model_dump(mode="json", exclude={"results"})
     e.store.write(nodes=[evaluation_record(eval_id, judge_model=judge_model, summary=summary, **header)])
     await e.store.flush()
     return report
-
-
-def _temperature(arm: Arm, base: SessionConfig, plan: EvalPlan) -> float:
-    """The temperature an arm's debaters answered at: a vote's samples', else the debate
-    role's under the arm's settings (a `[roles.debate] temperature` over the session's)."""
-    if arm.kind.sampled:
-        return plan.vote_temperature
-    return settings_from(arm.settings(base.model_dump(), base.seed)).role(ModelRole.DEBATE).temperature
 
 
 def _model_of(judge: Completer) -> str:

@@ -18,7 +18,6 @@ from dagmca.errors import EndpointError
 from dagmca.graph import CallRecord, ModelRole
 from dagmca.llm.factory import Backend
 from dagmca.llm.metered import MeteredLLM, Pool
-from dagmca.llm.routing import routes_of
 from dagmca.passage import title_of
 from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
@@ -124,16 +123,25 @@ class EvalSessions:
         async with opened as s:
             await run_and_report(s.state, title=title, model=s.model, out_dir=folder)
 
-    async def check_judge(self) -> None:
+    async def check_judge(self, session: str) -> None:
         """The judge's pre-flight, before any session runs: an eval whose judge cannot
         be reached stops before it spends, rather than running every arm and leaving
-        every pair unjudged."""
-        backend = await self.backend(self.base)
-        client = routes_of(backend.client)[ModelRole.JUDGE].client
+        every pair unjudged. Through the judge's stack, so the structured-output probe an
+        earlier run negotiated with the same endpoint and model is read from the cache,
+        and what it asks is logged under `session` (the judge's). The fix names the
+        option that sets the judge's endpoint: its own when it has one."""
+        llm = await self.metered(session)
         try:
-            await client.ping()
+            await llm.stacks[ModelRole.JUDGE].ping()
         except EndpointError as exc:
-            raise EndpointError(f"the judge cannot be used: {exc.problem}", exc.fix) from None
+            own = self.base.roles.get(ModelRole.JUDGE)
+            fix = (
+                "check --judge-base-url and --judge-model (the judge's own endpoint), and its key's "
+                "variable (--judge-api-key-env)"
+                if own is not None and own.base_url is not None
+                else exc.fix
+            )
+            raise EndpointError(f"the judge cannot be used: {exc.problem}", fix) from None
 
     async def metered(self, session: str) -> MeteredLLM:
         """A client of the eval's settings on its gate and spend, its calls logged under

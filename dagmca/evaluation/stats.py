@@ -8,6 +8,7 @@ not independent of each other."""
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 from collections.abc import Sequence
@@ -39,11 +40,61 @@ def sign_test(wins: int, losses: int) -> float:
     uneven either way: twice the smaller tail of binomial(n, 1/2), at most 1, summed in
     exact integers. scipy's binomtest gives the same (see the tests); scipy itself, for
     this sum alone, was over a third of the light install's size."""
-    n = wins + losses
+    return _sign_p(min(wins, losses), wins + losses)
+
+
+def sign_tests(wins: Sequence[int], losses: Sequence[int]) -> list[float]:
+    """`sign_test` of many (wins, losses) at once: a power simulation asks thousands,
+    most of them the same few splits, so each distinct split is summed once."""
+    return [_sign_p(min(int(w), int(lo)), int(w) + int(lo)) for w, lo in zip(wins, losses, strict=True)]
+
+
+@functools.cache
+def _sign_p(smaller: int, n: int) -> float:
     if n == 0:
         return 1.0
-    tail = sum(math.comb(n, k) for k in range(min(wins, losses) + 1))
+    tail = sum(math.comb(n, k) for k in range(smaller + 1))
     return min(1.0, 2 * tail / (1 << n))
+
+
+def student_t_quantile(level: float, dof: int) -> float:
+    """The t for which P(|T| <= t) = `level`, T Student's t with `dof` (an integer)
+    degrees of freedom: bisection on the closed form of that probability for integer
+    degrees (Abramowitz and Stegun 26.7.3 and 26.7.4). scipy.stats gives the same (see
+    the tests), but it is no longer in the light install, for this one quantile."""
+    if not 0.0 < level < 1.0 or dof < 1:
+        raise ValueError(f"a two-sided level in (0, 1) and dof >= 1, not {level}, {dof}")
+    lo, hi = 0.0, 1.0
+    while _t_two_sided(hi, dof) < level:
+        hi *= 2.0
+    for _ in range(200):
+        mid = (lo + hi) / 2.0
+        if _t_two_sided(mid, dof) < level:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    return (lo + hi) / 2.0
+
+
+def _t_two_sided(t: float, dof: int) -> float:
+    """P(|T| <= t) for Student's t with integer `dof`, by its finite series in cos(theta)."""
+    theta = math.atan(t / math.sqrt(dof))
+    c2 = math.cos(theta) ** 2
+    if dof % 2 == 0:
+        term = total = 1.0
+        for k in range(2, dof, 2):  # (1*3*...*(k-1)) / (2*4*...*k) cos^k
+            term *= c2 * (k - 1) / k
+            total += term
+        return math.sin(theta) * total
+    if dof == 1:
+        return 2.0 * theta / math.pi
+    term = total = 1.0
+    for k in range(3, dof, 2):  # (2*4*...*(k-1)) / (3*5*...*k) cos^(k-1)
+        term *= c2 * (k - 1) / k
+        total += term
+    return 2.0 / math.pi * (theta + math.sin(theta) * math.cos(theta) * total)
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -19,6 +19,7 @@ KIND_COLOURS = {
     "Persona": "#A78BFA",
     "Claim": "#FDBA74",
     "Evaluation": "#0F766E",
+    "JudgeCheck": "#115E59",
     "Swarm": "#155E75",
     "Task": "#BAE6FD",
     "Snapshot": "#E0F2FE",

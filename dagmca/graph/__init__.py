@@ -55,6 +55,7 @@ from dagmca.graph.store_nodes import (
     PERSONA_SESSION,
     EvaluationNode,
     FindingNode,
+    JudgeCheckNode,
     PersonaNode,
 )
 
@@ -84,6 +85,7 @@ __all__ = [
     "GraphNode",
     "IntegrationNode",
     "JSONScalar",
+    "JudgeCheckNode",
     "LedgerVerdict",
     "ModelRole",
     "NodeKind",

@@ -27,6 +27,7 @@ from dagmca.graph.schema import (
 from dagmca.graph.store_nodes import (
     EvaluationNode,
     FindingNode,
+    JudgeCheckNode,
     PersonaNode,
     SnapshotNode,
     SwarmNode,
@@ -145,6 +146,9 @@ class RoundNode(GraphNode):
     convergence_score: float | None = None
     # a question session's main debate: JSON {answer: count} of the leaves' last answers
     answers: str | None = None
+    # the same of their answers in the round's respond phase, before its lateral exchange
+    # (in round 1, before any agent has read another: first-vote's answers, Choi et al. 2025)
+    answers_before: str | None = None
 
 
 class TurnNode(GraphNode):
@@ -342,6 +346,7 @@ NODE_MODELS: dict[NodeKind, type[GraphNode]] = {
         PersonaNode,
         ClaimNode,
         EvaluationNode,
+        JudgeCheckNode,
         SwarmNode,
         TaskNode,
         SnapshotNode,

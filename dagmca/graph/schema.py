@@ -24,6 +24,7 @@ class NodeKind(StrEnum):
     PERSONA = "Persona"  # an agent of the pool across sessions, in no session
     CLAIM = "Claim"  # one atomic claim of a final, synthesis or resolution (the emergence ledger)
     EVALUATION = "Evaluation"  # one `dagmca eval`: its tasks, arms, judge and results
+    JUDGE_CHECK = "JudgeCheck"  # one `dagmca judge-check`: a judge's measures, that an eval reads
     SWARM = "Swarm"  # one `dagmca swarm`: its stream, routers and settings
     TASK = "Task"  # one task of a swarm's stream
     SNAPSHOT = "Snapshot"  # a swarm's S, D and F after so many tasks

@@ -56,6 +56,26 @@ class EvaluationNode(GraphNode):
     status: str = "running"  # running, then done
 
 
+class JudgeCheckNode(GraphNode):
+    """One `dagmca judge-check`, its `session` EVALUATION_SESSION: the judge it measured
+    (backend, model, endpoint, pair prompt version), who wrote the answers it compared,
+    and each measure with its interval and status (`checks`, JSON); an eval of that judge
+    prints the latest."""
+
+    KIND: ClassVar[NodeKind] = NodeKind.JUDGE_CHECK
+    judge_llm: str
+    judge_model: str
+    endpoint: str = ""  # the judge's base URL ("" for its backend's default)
+    prompt_version: str
+    writer: str = ""
+    other_model: str = ""
+    tasks: int = 0
+    checks: str = "[]"
+    status: str = "not_measured"  # the worst of its checks: pass, warn, fail (or not_measured)
+    checked_at: str = Field(default_factory=utcnow)
+    report: str = "{}"  # the whole report (JSON), as `judge-check --json` prints it
+
+
 # Swarms belong to the store, not to a session, like evaluations
 SWARM_SESSION = "_swarms"
 

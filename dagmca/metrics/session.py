@@ -9,6 +9,7 @@ from collections.abc import Iterable, Sequence
 from pydantic import Field
 
 from dagmca.config import SessionConfig
+from dagmca.errors import UserError
 from dagmca.graph import (
     CallRecord,
     ClaimNode,
@@ -212,6 +213,12 @@ def session_metrics(
     unless told)."""
     nodes = [node_from_record(r) for r in store.nodes(session)]
     head = next(n for n in nodes if isinstance(n, SessionNode))
+    if reference is not None and not head.question:
+        # nothing to flip: a reference for a session that answered no question means nothing
+        raise UserError(
+            f"--reference: session {session} asked no question, so it has no answer to count flips of",
+            "drop --reference, or give the id of a question session (`dagmca run --question`)",
+        )
     cfg = SessionConfig.model_validate_json(head.config)
     turns = [n for n in nodes if isinstance(n, TurnNode)]
     by_id = {t.id: t for t in turns}

@@ -175,6 +175,7 @@ def check_evaluation(store: GraphStore, eval_id: str) -> list[str]:
             if end_node is None or end_node.kind is not NodeKind.FINAL:
                 problems.append(f"JUDGED_AGAINST edge at {end}, which is not a Final")
         verdict, order = e.props.get("verdict"), e.props.get("order")
-        if verdict not in ("win", "loss", "tie", "none") or order not in ("xy", "yx"):
+        # an order the judge did not answer, or answered unreadably, is kept as such
+        if verdict not in ("win", "loss", "tie", "no_verdict", "unjudged") or order not in ("xy", "yx"):
             problems.append(f"JUDGED_AGAINST edge {e.source} -> {e.target} ({e.key}): no verdict or order")
     return problems

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from dagmca.errors import SessionLinked, StoreError
 from dagmca.graph import (
+    EVALUATION_SESSION,
     FINDINGS_SESSION,
     PERSONA_SESSION,
     CallRecord,
@@ -38,6 +39,7 @@ from dagmca.graph import (
     EdgeType,
     FindingKind,
     FindingNode,
+    JudgeCheckNode,
     NodeKind,
     NodeRecord,
     node_from_record,
@@ -170,6 +172,31 @@ class GraphStoreContract:
         rec = node("a", n=3, f=0.25, flag=True, words=["x", "y"], empty=[], text='it\'s "quoted" \\ <b>')
         store.write([rec])
         assert store.get_node("a") == rec
+
+    def test_a_judge_check_is_a_store_level_record_read_back_whole(self, store: GraphStore) -> None:
+        checks = '[{"name": "position", "rate": 0.5, "lo": 0.3, "hi": 0.7, "n": 20, "status": "fail"}]'
+        rec = JudgeCheckNode(
+            id="judge-check-0123456789", session=EVALUATION_SESSION, judge_llm="openai", judge_model="m",
+            endpoint="http://127.0.0.1:9/v1", prompt_version="pair-2", tasks=16, checks=checks, status="fail",
+            checked_at="2026-03-04T05:06:07.089+00:00", report='{"id": "judge-check-0123456789"}',
+            created_at="2026-01-01T00:00:00",
+        ).to_record()  # fmt: skip
+        store.write([rec])
+        assert store.get_node(rec.id) == rec
+        assert store.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK) == [rec]
+        assert all(s.id != EVALUATION_SESSION for s in store.sessions()), "no session of its own"
+
+    def test_a_rounds_answer_tallies_read_back_apart(self, store: GraphStore) -> None:
+        """A question session's round keeps its leaves' answers before its exchange and
+        after it, each a JSON tally, apart (first-vote reads the first)."""
+        rnd = node(
+            "s/main/r1", NodeKind.ROUND, debate="s/main", number=1, answers='{"-1": 3}',
+            answers_before='{"4": 2, "-1": 1}',
+        )  # fmt: skip
+        store.write([rnd])
+        got = store.get_node("s/main/r1")
+        assert got is not None and got.props["answers_before"] == '{"4": 2, "-1": 1}'
+        assert got.props["answers"] == '{"-1": 3}'
 
     def test_timestamps_read_back_as_they_were_written(self, store: GraphStore) -> None:
         stamp = "2026-03-04T05:06:07.089+00:00"

@@ -175,6 +175,7 @@ class FaultServer:
     rpm_limit: int | None = None
     # counters
     requests: int = 0
+    gets: int = 0  # GET requests (the pre-flight's model list)
     waited_s: float = 0.0  # the latency given to chat requests, in all
     arrivals: list[float] = field(default_factory=list)  # monotonic time of each chat request
     over_limit: int = 0  # requests refused for the rate limit
@@ -218,6 +219,8 @@ class FaultServer:
                 self.wfile.write(body)
 
             def do_GET(self) -> None:
+                with server._lock:
+                    server.gets += 1
                 if self.path.rstrip("/").endswith("/models"):
                     data = [
                         {"id": m, "object": "model", "created": 0, "owned_by": "test"} for m in server.models

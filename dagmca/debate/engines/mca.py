@@ -73,6 +73,9 @@ class MCAEngine(Engine[MCAOutcome]):
                 for leaf in tree.leaves
             ]
         )
+        if self.answering:  # what the leaves answered alone, before the exchange
+            said = [self.latest[leaf.name].answer for leaf in tree.leaves if leaf.name in self.latest]
+            rnd.answers_before = json.dumps(lines.tally(said), ensure_ascii=False)
         # 2. leaves lateral, then 3. each internal level bottom-up
         await self._lateral(tree.leaves, rnd)
         if self.answering:  # the leaves' last answers of the round, tallied for the root
