@@ -63,11 +63,15 @@ FAKES = {
     ),
     "replaced-builtin": "import builtins\nbuiltins.abs = lambda x: 0\n",
     "exit-early": "import os\nos._exit(0)\n",
+    # StopIteration rebuilt as itself would end the tests' own iteration: map stops,
+    # and all() of nothing is True
+    "stop-iteration": "class Never:\n    pass\n",
 }
 FAKE_TESTS = {
     "always-equal": (WRONG.replace("return 0", "return Yes()"), TESTS),
     "trace-hook": (WRONG, "def check(candidate):\n    assert candidate(1) == 2\n\n\ncheck(f)\n"),
     "replaced-builtin": (WRONG.replace("return 0", "return 5.0"), "assert abs(f(1) - 2.0) < 1e-9\n"),
+    "stop-iteration": (WRONG.replace("return 0", "raise StopIteration"), "assert all(map(f, [1, 2, 3]))\n"),
 }
 
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 EXIT_OUTPUT = 86  # the answer printed more than its output limit
 EXIT_LOCKIN = 97  # the process could not lock itself in: nothing of the task ran
 _DEPTH = 100
+_ENDS_ITERATION = (StopIteration, StopAsyncIteration)
 
 
 class NotData(ValueError):
@@ -193,7 +194,9 @@ def _rebuilt(raised: object, call: str) -> BaseException:
     name, message = str(raised[0]), str(raised[1])  # type: ignore[index]
     kind = getattr(builtins, name, None)
     exc: BaseException = AnswerRaised(f"{name}: {message}")
-    if isinstance(kind, type) and issubclass(kind, Exception):
+    # StopIteration ends the iteration of whatever called the proxy (`all(map(f, xs))`
+    # is then True with f never answering), so it is not rebuilt as itself
+    if isinstance(kind, type) and issubclass(kind, Exception) and not issubclass(kind, _ENDS_ITERATION):
         try:  # noqa: SIM105 (contextlib is one more import in every sandboxed process)
             exc = type(name, (kind, Raised), {})(message)
         except TypeError:  # a type that needs more than a message (UnicodeDecodeError)
