@@ -200,12 +200,18 @@ def test_with_ledger_final_the_dag_arm_reports_its_claims_origins_and_its_vote_i
         for r in report.results:
             made = [c for c in st.calls(r.session) if not c.cache_hit]
             ledger = [c for c in made if c.phase == CallPhase.LEDGER]
-            assert bool(ledger) == (r.arm == "dag")
+            controls = [c for c in ledger if "/control/" in c.debate]
+            assert (len(ledger) > len(controls)) == (r.arm == "dag")
+            # single's are its answer traced against dag's sources, the control's
+            assert not controls or r.arm == "single"
     # the ledger's calls are counted apart: the arm's own calls size its matched vote
     dag_calls = {r.task: 0 for r in report.results}
     assert report.spend is not None and report.spend.ledger.calls > 0
     spend = report.spend
-    assert spend.total.calls == spend.arms.calls + spend.ledger.calls + spend.judge.calls
+    assert (
+        spend.total.calls == spend.arms.calls + spend.ledger.calls + spend.control.calls + spend.judge.calls
+    )
+    assert dag.control is not None and dag.emergent_above_control is not None and spend.control.calls > 0
     # three pairs of arms on two tasks, in two orders; the fake answers a vote's sample
     # as it answers the single arm, so a pair may repeat a prompt the cache answers
     assert 0 < spend.judge.calls <= 3 * 2 * 2

@@ -60,3 +60,19 @@ def test_a_down_judge_endpoint_is_named_by_its_own_option(tmp_path: Path) -> Non
         else:
             raise AssertionError("the eval ran with a judge that cannot be reached")
         assert server.requests == 0  # stopped before any session ran
+
+
+def test_a_finished_eval_with_the_ledger_and_its_control_run_again_makes_no_request(tmp_path: Path) -> None:
+    with FaultServer() as server:
+        cfg = SessionConfig.model_validate(
+            {"llm": "openai", "model": "fault-model", "base_url": server.base_url, "cpp": 2, "depth": 2,
+             "rounds": 1}
+        )  # fmt: skip
+        first = evaluate(tmp_path / "e.db", cfg, "mca:ledger=final,single")
+        traced = first.arms[0]
+        assert traced.ledger is not None and traced.control is not None and first.controls
+        assert first.spend is not None and first.spend.control.calls > 0
+        asked, listed = server.requests, server.gets
+        again = evaluate(tmp_path / "e.db", cfg, "mca:ledger=final,single")
+        assert (server.requests, server.gets) == (asked, listed)  # the control read back, not traced again
+    assert again.model_dump(exclude={"results"}) == first.model_dump(exclude={"results"})

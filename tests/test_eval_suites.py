@@ -84,7 +84,7 @@ def test_result_files_of_one_suite_compare_and_of_two_are_refused(
     b = result("b.json", "dates:3", "single,single:temperature=0.5")
     c = result("c.json", "unit-chains:3", "single")
     data = json.loads(a.read_text())
-    assert data["schema_version"] == 2 and data["dagmca_version"] and data["prompt_version"]
+    assert data["schema_version"] == 3 and data["dagmca_version"] and data["prompt_version"]
     assert data["task_set"]["source"] == "suite" and data["task_set"]["name"] == "dates"
     assert data["arms"][0]["model"]["model"] == "scripted"
     html = page.read_text(encoding="utf-8")

@@ -320,6 +320,9 @@ def test_dagmca_ledger_traces_a_session_run_without_it(tmp_path: Path) -> None:
     assert dagmca("check", "s", *common, cwd=tmp_path).returncode == 0
     metrics = dagmca("metrics", "s", "--json", *common, cwd=tmp_path)
     assert json.loads(metrics.stdout)["ledger"]["final"]["claims"] == len(listed)
+    read = dagmca("metrics", "s", *common, cwd=tmp_path, env={"COLUMNS": "400"})
+    (row,) = [line for line in read.stdout.splitlines() if "read against a control" in line]
+    assert "a share alone has no scale" in row and "single arm measures that share (the control)" in row
     with sqlite3.connect(db) as con:
         before = con.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0]
     again = dagmca("ledger", "s", *common, cwd=tmp_path)  # traced: shown, nothing asked

@@ -223,6 +223,6 @@ def eval_(
     )  # fmt: skip
     written(report, out_dir, html, made)
     if as_json:
-        print(report.model_dump_json(indent=2, exclude={"results"}))
+        print(report.model_dump_json(indent=2, exclude={"results", "controls"}))
         return
     show_report(report)

@@ -15,11 +15,20 @@ from dagmca.cli.console import err, out
 from dagmca.errors import BuildInterrupted
 from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
-from dagmca.evaluation.files import check_line, controlled, splits
+from dagmca.evaluation.files import (
+    above_control_lines,
+    check_line,
+    cited,
+    controlled,
+    ledger_rows,
+    share_cells,
+    splits,
+)
 from dagmca.evaluation.identity import models_line
 from dagmca.evaluation.plan import EvalPlan
 from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.report import ArmRow, EvalReport, RunRecord
+from dagmca.graph import ClaimOrigin
 
 
 def said(text: str) -> None:
@@ -39,8 +48,8 @@ def _pct(value: float | None) -> str:
 def arms_table(report: EvalReport) -> Table:
     table = Table(title=f"dagmca eval {report.eval_id}", title_justify="left")
     for name in (
-        "arm", "sessions", "accuracy (95% CI)", "parse fail", "mean words", "calls",
-        "tokens (prompt + completion)", "cost $", "accuracy per $ of a session",
+        "arm", "sessions", "accuracy (95% CI)", "parse fail", "mean words", "cited (95% CI); removed",
+        "calls", "tokens (prompt + completion)", "cost $", "accuracy per $ of a session",
     ):  # fmt: skip
         table.add_column(name, overflow="fold")
     for a in report.arms:
@@ -49,7 +58,7 @@ def arms_table(report: EvalReport) -> Table:
         table.add_row(
             a.arm, str(a.sessions), cell,
             str(acc.parse_failures) if acc else "-",
-            f"{a.mean_words:.0f}" if a.mean_words is not None else "-",
+            f"{a.mean_words:.0f}" if a.mean_words is not None else "-", cited(a),
             f"{a.calls:,}", f"{a.tokens.prompt:,} + {a.tokens.completion:,}", f"{a.cost_usd:.4f}",
             f"{a.accuracy_per_usd:.3g}" if a.accuracy_per_usd is not None else "-",
         )  # fmt: skip
@@ -104,19 +113,15 @@ def criteria_table(report: EvalReport) -> Table:
 
 
 def ledger_table(report: EvalReport) -> Table:
-    table = Table(title="origins of the final answers' claims (95% CI)", title_justify="left")
-    origins = ("passage", "single", "recombined", "emergent", "inferred", "unsupported")
-    for name in ("arm", "sessions", "claims", *origins, "untraced"):
+    table = Table(
+        title="origins of the final answers' claims (95% CI); under each arm its control: the single arm's "
+        "answers traced against that arm's sources, which the lone agent never read",
+        title_justify="left",
+    )
+    for name in ("arm", "sessions", "claims", *ClaimOrigin, "untraced"):
         table.add_column(name, overflow="fold")
-    for a in report.arms:
-        if a.ledger is None:
-            continue
-        led = a.ledger
-        shares = [
-            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
-            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
-        ]
-        table.add_row(a.arm, str(led.sessions), str(led.claims), *shares, str(led.untraced))
+    for label, led in ledger_rows(report):
+        table.add_row(label, str(led.sessions), str(led.claims), *share_cells(led), str(led.untraced))
     return table
 
 
@@ -130,6 +135,9 @@ def show_projection(p: EvalProjection, as_json: bool) -> None:
     for a in p.arms:
         cost = f"{a.cost_usd_min:.4f}-{a.cost_usd_max:.4f}"
         table.add_row(a.arm, str(a.sessions), f"{a.calls_min:,}-{a.calls_max:,}", cost)
+    for c in p.controls:
+        cost = f"{c.cost_usd_min:.4f}-{c.cost_usd_max:.4f}"
+        table.add_row(f"control of {c.arm}", str(c.sessions), f"{c.calls_min:,}-{c.calls_max:,}", cost)
     table.add_row("judge", "", f"{p.judge_calls:,}", "-")
     cost = f"{p.cost_usd_min:.4f}-{p.cost_usd_max:.4f}"
     table.add_row("total", "", f"{p.calls_min:,}-{p.calls_max:,}", cost)
@@ -185,11 +193,14 @@ def show_report(report: EvalReport) -> None:
         out.print(criteria_table(report))
     if any(a.ledger is not None for a in report.arms):
         out.print(ledger_table(report))
+        for line in above_control_lines(report):
+            said(line)
     if report.spend is not None:
         s = report.spend
         out.print(
             f"spent: {s.total.calls:,} calls, {s.total.tokens:,} tokens, ${s.total.cost_usd:.4f} "
-            f"(arms {s.arms.calls:,}, ledger {s.ledger.calls:,}, judge {s.judge.calls:,} calls)"
+            f"(arms {s.arms.calls:,}, ledger {s.ledger.calls:,}, ledger's control {s.control.calls:,}, "
+            f"judge {s.judge.calls:,} calls)"
         )
     for n in report.noise_floors:
         said(
@@ -301,8 +312,9 @@ def written(report: EvalReport, out_dir: Path | None, html: Path | None, setting
         noted(f"wrote {html}")
     if report.skipped:
         noted(
-            f"dagmca: {report.skipped} sessions not run: the eval's budget is spent; rerun with a raised "
-            "budget (--max-cost-usd, --max-llm-calls, --max-tokens, --budget-usd) to finish them"
+            f"dagmca: {report.skipped} sessions or ledger controls not run: the eval's budget is spent; "
+            "rerun with a raised budget (--max-cost-usd, --max-llm-calls, --max-tokens, --budget-usd) to "
+            "finish them"
         )
     if report.unjudged or report.no_verdict:
         noted(

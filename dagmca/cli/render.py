@@ -29,6 +29,15 @@ def _origins(s: LedgerShares) -> str:
     return "/".join(f"{v:.0%}" for v in values)
 
 
+# what a share means: the same procedure gives some share of any answer's claims these
+# origins by chance, and only an eval measures how much (docs/concepts/ledger.md)
+CONTROL_NOTE = (
+    "a share alone has no scale: traced against this session's sources, a lone agent's answer that never "
+    "read them gets some claims single, recombined or emergent too; `dagmca eval --ledger final` with the "
+    "single arm measures that share (the control), and only an emergent share above it is the debate's"
+)
+
+
 def citations_row(c: Citations | None) -> str:
     """What the final cites: its claims with and without a citation, and those removed."""
     if c is None:
@@ -223,6 +232,7 @@ def metrics_tables(m: Any) -> list[Table]:
     head.add_row("emergence ledger: final", claims_row(ledger.final if ledger else None))
     head.add_row("citations of the final", citations_row(m.citations))
     if ledger is not None:
+        head.add_row("read against a control", CONTROL_NOTE)
         if ledger.traced != ledger.final:  # --ledger all: the syntheses' and resolutions' too
             head.add_row("every traced text", claims_row(ledger.traced))
         head.add_row("originate the final's claims", _counts(ledger.originators))

@@ -1,7 +1,7 @@
 """An evaluation's report put together from what it found: each arm's row (with its
-model and temperature), the comparisons, the criteria, the noise floors, the judge with
-its latest check, and the notices to read them by: order splits, a win that may be
-length, a judge grading its own model."""
+model and temperature, and its ledger's control), the comparisons, the criteria, the
+noise floors, the judge with its latest check, and the notices to read them by: order
+splits, a win that may be length, a judge grading its own model, shares with no control."""
 
 from __future__ import annotations
 
@@ -13,9 +13,18 @@ from dagmca.evaluation.identity import RoleModel, role_models
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION
 from dagmca.evaluation.noise import floor_arms, noise_floors
-from dagmca.evaluation.notices import Notice, may_be_length, not_scored, order_splits, self_preference
-from dagmca.evaluation.plan import EvalPlan, arm_config, temperature_of, varying
+from dagmca.evaluation.notices import (
+    Notice,
+    may_be_length,
+    no_control,
+    not_scored,
+    order_splits,
+    self_preference,
+)
+from dagmca.evaluation.origins import ControlRow, above_control, control_shares
+from dagmca.evaluation.plan import EvalPlan, arm_config, control_arm, temperature_of, traced_arms, varying
 from dagmca.evaluation.report import (
+    ArmRow,
     Comparison,
     EvalReport,
     JudgeInfo,
@@ -72,11 +81,23 @@ def notices(rows: Sequence[Comparison], judge: str | None, models: dict[str, Rol
     return [n for n in found if n is not None]
 
 
-def unscored(plan: EvalPlan) -> list[Notice]:
-    """A line for each arm a task set leaves nothing to compare on: first-vote on open tasks."""
+def unscored(plan: EvalPlan, base: SessionConfig) -> list[Notice]:
+    """A line for each arm a task set leaves nothing to compare on (first-vote on open
+    tasks), and one for traced arms with no control."""
     open_tasks = sum(1 for t in plan.tasks if t.judged)
     found = [not_scored(a.name, open_tasks) for a in plan.arms if a.kind.derived]
+    if control_arm(plan.arms) is None:
+        found.append(no_control([a.name for a in traced_arms(plan.arms, base)]))
     return [n for n in found if n is not None]
+
+
+def controlled(row: ArmRow, runs: Sequence[RunRecord], controls: Sequence[ControlRow], seed: int) -> ArmRow:
+    """An arm's row with its control's shares and its emergent share above them."""
+    mine = [c for c in controls if c.arm == row.arm]
+    if not mine:
+        return row
+    above = above_control(runs, mine, seed)
+    return row.model_copy(update={"control": control_shares(mine, seed), "emergent_above_control": above})
 
 
 def build_report(
@@ -89,18 +110,20 @@ def build_report(
     judge_model: str | None,
     judge_cost: Cost,
     check: JudgeCheckReport | None = None,
+    controls: Sequence[ControlRow] = (),
 ) -> EvalReport:
-    """The report of `plan` from its runs and verdicts; `judge_model` None when nothing
-    was judged."""
+    """The report of `plan` from its runs, verdicts and ledger controls; `judge_model`
+    None when nothing was judged."""
     names = [a.name for a in plan.arms]
     seed = base.seed
     models = {a.name: arm_model(plan, base, a.name) for a in plan.arms}
-    arms = [
-        arm_row(a.name, [r for r in runs if r.arm == a.name], len(plan.tasks), seed=seed).model_copy(
+    arms = []
+    for a in plan.arms:
+        mine = [r for r in runs if r.arm == a.name]
+        row = arm_row(a.name, mine, len(plan.tasks), seed=seed).model_copy(
             update={"temperature": models[a.name].temperature, "model": models[a.name]}
         )
-        for a in plan.arms
-    ]
+        arms.append(controlled(row, mine, controls, seed))
     rows = comparisons(names, runs, verdicts, seed=seed)
     judged = {a.name: m for a, m in zip(plan.arms, models.values(), strict=True) if not a.kind.derived}
     judge = None
@@ -115,8 +138,9 @@ def build_report(
         tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
         criteria=criterion_comparisons(names, verdicts, seed=seed), judge=judge,
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),
-        notices=notices(rows, judge_model, judged) + unscored(plan), skipped=skipped,
+        notices=notices(rows, judge_model, judged) + unscored(plan, base), skipped=skipped,
         unjudged=unread(verdicts, "unjudged"), no_verdict=unread(verdicts, "no_verdict"),
-        models=role_models(base), match=plan.match, spend=eval_spend(runs, judge_cost),
+        models=role_models(base), match=plan.match, spend=eval_spend(runs, judge_cost, controls),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
+        controls=sorted(controls, key=lambda c: (names.index(c.arm), c.task, c.repeat)),
     )  # fmt: skip

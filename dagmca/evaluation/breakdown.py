@@ -1,6 +1,6 @@
 """The parts of an evaluation's report below its headline comparisons: each of the
-judge's criteria as its own comparison, the origins of each arm's traced claims, and
-what the eval's requests cost by what made them."""
+judge's criteria as its own comparison, and what the eval's requests cost by what made
+them."""
 
 from __future__ import annotations
 
@@ -8,34 +8,14 @@ from collections import defaultdict
 from collections.abc import Sequence
 from itertools import combinations
 
+from pydantic import Field
+
 from dagmca.evaluation.judging import CRITERIA
+from dagmca.evaluation.origins import ControlRow
 from dagmca.evaluation.paired import tested, verdict_slots
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
-from dagmca.evaluation.stats import Outcome, bootstrap_share, holm, wilson
+from dagmca.evaluation.stats import Outcome, holm, wilson
 from dagmca.graph.schema import Strict
-
-
-class Share(Strict):
-    value: float
-    lo: float
-    hi: float
-
-
-class ArmLedger(Strict):
-    """The origins of an arm's final claims, pooled over its traced sessions. Each
-    interval is the wider of the Wilson interval over the claims and a bootstrap over
-    tasks (the claims of one answer are not independent of each other)."""
-
-    sessions: int
-    claims: int
-    untraced: int
-    single: Share
-    recombined: Share
-    emergent: Share
-    # the origins the ledger tells apart since it checks entailment (None: a report before)
-    passage: Share | None = None
-    inferred: Share | None = None
-    unsupported: Share | None = None
 
 
 class PairedComparison(Strict):
@@ -79,10 +59,12 @@ class Cost(Strict):
 
 class EvalSpend(Strict):
     """What the eval's requests cost, by what made them: the arms' sessions, the
-    emergence ledger in them, and the judge's pairs; `total` is what the budgets cap."""
+    emergence ledger in them, the ledger's controls (the single arm's answers traced
+    against the debates' sources) and the judge's pairs; `total` is what the budgets cap."""
 
     arms: Cost
     ledger: Cost
+    control: Cost = Field(default_factory=Cost)  # (a report before the control: none)
     judge: Cost
     total: Cost
 
@@ -100,34 +82,7 @@ def summed(outcomes: Sequence[Outcome]) -> tuple[int, int, int]:
     return sum(o.wins for o in outcomes), sum(o.losses for o in outcomes), sum(o.ties for o in outcomes)
 
 
-def arm_ledger(runs: Sequence[RunRecord], seed: int = 0) -> ArmLedger | None:
-    """The origins of the claims of `runs`' traced finals; None when none was traced."""
-    traced = [r for r in runs if r.origins]
-    if not traced:
-        return None
-    by_task: dict[str, list[RunRecord]] = defaultdict(list)
-    for r in traced:
-        by_task[r.task].append(r)
-    claims = sum(sum(r.origins.values()) for r in traced)
-
-    def share(origin: str) -> Share:
-        k = sum(r.origins.get(origin, 0) for r in traced)
-        w_lo, w_hi = wilson(k, claims)
-        counts = [
-            (sum(r.origins.get(origin, 0) for r in rs), sum(sum(r.origins.values()) for r in rs))
-            for rs in by_task.values()
-        ]
-        b_lo, b_hi = bootstrap_share(counts, seed=seed)
-        return Share(value=k / claims, lo=min(w_lo, b_lo), hi=max(w_hi, b_hi))
-
-    return ArmLedger(
-        sessions=len(traced), claims=claims, untraced=sum(r.untraced for r in traced),
-        single=share("single"), recombined=share("recombined"), emergent=share("emergent"),
-        passage=share("passage"), inferred=share("inferred"), unsupported=share("unsupported"),
-    )  # fmt: skip
-
-
-def eval_spend(runs: Sequence[RunRecord], judge: Cost) -> EvalSpend:
+def eval_spend(runs: Sequence[RunRecord], judge: Cost, controls: Sequence[ControlRow] = ()) -> EvalSpend:
     arms = Cost(  # each request once: what an arm borrowed is its source's
         calls=sum(r.calls - r.borrowed_calls for r in runs),
         tokens=sum(r.tokens - r.borrowed_tokens for r in runs),
@@ -138,13 +93,18 @@ def eval_spend(runs: Sequence[RunRecord], judge: Cost) -> EvalSpend:
         tokens=sum(r.ledger_tokens for r in runs),
         cost_usd=round(sum(r.ledger_cost_usd for r in runs), 6),
     )
-    parts = (arms, ledger, judge)
+    control = Cost(
+        calls=sum(c.calls for c in controls),
+        tokens=sum(c.tokens for c in controls),
+        cost_usd=round(sum(c.cost_usd for c in controls), 6),
+    )
+    parts = (arms, ledger, control, judge)
     total = Cost(
         calls=sum(c.calls for c in parts),
         tokens=sum(c.tokens for c in parts),
         cost_usd=round(sum(c.cost_usd for c in parts), 6),
     )
-    return EvalSpend(arms=arms, ledger=ledger, judge=judge, total=total)
+    return EvalSpend(arms=arms, ledger=ledger, judge=judge, total=total, control=control)
 
 
 def criterion_comparisons(

@@ -84,7 +84,8 @@ def voted(
     """The vote's record on (task, repeat): the plurality sample's answer and final text
     (for an open task, `picked`: universal self-consistency's pick, else the sample
     whose short answer most others share), every sample's spend summed, and the chosen
-    sample's session as its own (its final is the one judged)."""
+    sample's session as its own (its final is the one judged, and its citations the
+    vote's)."""
     records = [s.record for s in samples]
     pick = picked if picked is not None else plurality(task, [r.answer for r in records], tolerance)
     chosen = samples[pick] if pick is not None else samples[0]
@@ -94,7 +95,7 @@ def voted(
         status=chosen.record.status, answer=answer, score=score(task, answer, tolerance),
         calls=sum(r.calls for r in records), tokens=sum(r.tokens for r in records),
         cost_usd=sum(r.cost_usd for r in records), samples=len(records),
-        prompt_tokens=sum(r.prompt_tokens for r in records),
+        prompt_tokens=sum(r.prompt_tokens for r in records), citations=chosen.record.citations,
     )  # fmt: skip
     return Finished(record, chosen.final_text)
 

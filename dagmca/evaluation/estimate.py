@@ -5,8 +5,11 @@ task by `--match` (tokens: the target's tokens over a sample's; calls: its calls
 sample's), so its range runs from the fewest samples (the least target over the largest
 sample) times a sample's fewest calls to the most (the largest target over the least
 sample) times a sample's most. first-vote reads each first-round answer
-of its source by one short-answer call, a call per leaf agent. The judge's calls (two
-per pair of arms, task, repeat and trial) are counted, not priced."""
+of its source by one short-answer call, a call per leaf agent. Each traced arm's
+control (the single arm's answer traced against its sources) costs what the ledger
+adds to a single session: what the single arm's session projects with its final traced
+less what it projects without. The judge's calls (two per pair of arms, task, repeat and
+trial) are counted, not priced."""
 
 from __future__ import annotations
 
@@ -20,6 +23,7 @@ from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm, vote_for
 from dagmca.evaluation.consistency import MAX_SAMPLES, Match
 from dagmca.evaluation.judging import ORDERS
+from dagmca.evaluation.plan import arm_config, control_arm, control_settings, traced_arms
 from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import ModelRole
@@ -59,6 +63,8 @@ class EvalProjection(Strict):
     calls_max: int
     cost_usd_min: float
     cost_usd_max: float
+    # each traced arm's ledger control: the single arm's answers traced against its sources
+    controls: list[ArmProjection] = Field(default_factory=list)
     # the smallest effect each kind of comparison can find at the planned size (dry runs)
     power: list[PowerRow] = Field(default_factory=list)
     time: list[TimeRange] = Field(default_factory=list)
@@ -125,6 +131,44 @@ def _extraction(cfg: SessionConfig, task: Task, leaves: int) -> Spend:
     return Spend((leaves, leaves), (low, high + leaves * cfg.flag_tokens()), cost)
 
 
+def _control(lone: SessionConfig, traced: SessionConfig, task: Task) -> Spend:
+    """One control: what tracing the lone agent's final adds to its session, with the
+    traced arm's ledger settings."""
+    with_trace = Spend.of(_project(control_settings(lone, traced), task))
+    without = Spend.of(_project(lone.model_copy(update={"ledger": "off"}), task))
+
+    def less(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:
+        return max(0.0, a[0] - b[0]), max(0.0, a[1] - b[1])
+
+    calls, tokens = less(with_trace.calls, without.calls), less(with_trace.tokens, without.tokens)
+    return Spend(
+        (int(calls[0]), int(calls[1])), (int(tokens[0]), int(tokens[1])), less(with_trace.cost, without.cost)
+    )
+
+
+def _controls(tasks: list[Task], arms: list[Arm], base: SessionConfig, repeats: int) -> list[ArmProjection]:
+    """Each traced arm's controls, when there is a single arm to trace."""
+    single = control_arm(arms)
+    if single is None:
+        return []
+    lone = arm_config(single, base)
+    rows = []
+    for arm in traced_arms(arms, base):
+        own = arm_config(arm, base)
+        each = [_control(lone, own, t) for t in tasks]
+        rows.append(
+            ArmProjection(
+                arm=arm.name, sessions=len(tasks) * repeats,
+                calls_min=sum(s.calls[0] for s in each) * repeats,
+                calls_max=sum(s.calls[1] for s in each) * repeats,
+                cost_usd_min=sum(s.cost[0] for s in each) * repeats,
+                cost_usd_max=sum(s.cost[1] for s in each) * repeats,
+                rule=f"{single.name}'s answers traced against {arm.name}'s sources",
+            )
+        )  # fmt: skip
+    return rows
+
+
 def project_eval(
     tasks: list[Task],
     arms: list[Arm],
@@ -184,13 +228,16 @@ def project_eval(
     judge_calls = judged * repeats * judge_trials * len(ORDERS) * len(list(combinations(compared, 2)))
     order = [a.name for a in arms]
     rows.sort(key=lambda r: order.index(r.arm))
+    controls = _controls(tasks, arms, base, repeats)
+    every = [*rows, *controls]
     return EvalProjection(
         arms=rows,
+        controls=controls,
         judge_calls=judge_calls,
-        calls_min=sum(r.calls_min - r.shared for r in rows) + judge_calls,
-        calls_max=sum(r.calls_max - r.shared for r in rows) + judge_calls,
-        cost_usd_min=sum(r.cost_usd_min for r in rows),
-        cost_usd_max=sum(r.cost_usd_max for r in rows),
+        calls_min=sum(r.calls_min - r.shared for r in every) + judge_calls,
+        calls_max=sum(r.calls_max - r.shared for r in every) + judge_calls,
+        cost_usd_min=sum(r.cost_usd_min for r in every),
+        cost_usd_max=sum(r.cost_usd_max for r in every),
     )
 
 

@@ -8,8 +8,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from dagmca.evaluation.identity import models_line
+from dagmca.evaluation.origins import ArmLedger
 from dagmca.evaluation.plot import NO_PLOT, NO_PNG, quality_cost_png, quality_cost_svg
-from dagmca.evaluation.report import Comparison, EvalReport
+from dagmca.evaluation.report import ArmRow, Comparison, EvalReport
+from dagmca.graph import ClaimOrigin
 
 
 def _pct(value: float | None) -> str:
@@ -24,9 +26,9 @@ def markdown(report: EvalReport) -> str:
         "",
         f"Models: {models_line(report.models)}.",
         "",
-        "| arm | model | protocol | sessions | accuracy | 95% CI | parse failures | mean words | calls "
-        "| tokens | cost $ |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| arm | model | protocol | sessions | accuracy | 95% CI | parse failures | mean words "
+        "| cited (95% CI); removed | calls | tokens | cost $ |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for a in report.arms:
         acc = a.accuracy
@@ -34,7 +36,7 @@ def markdown(report: EvalReport) -> str:
         lines.append(
             f"| {a.arm} | {a.model.model if a.model else '-'} | {a.protocol} | {a.sessions} "
             f"| {_pct(acc.value if acc else None)} | {ci} | {acc.parse_failures if acc else '-'} "
-            f"| {_num(a.mean_words)} | {a.calls} | {a.tokens.total} | {a.cost_usd:.4f} |"
+            f"| {_num(a.mean_words)} | {cited(a)} | {a.calls} | {a.tokens.total} | {a.cost_usd:.4f} |"
         )
     if report.comparisons:
         lines += [
@@ -131,34 +133,78 @@ def _criteria(report: EvalReport) -> list[str]:
     ]
 
 
+def cited(a: ArmRow) -> str:
+    """An arm's cited share with its interval, and the citations removed (`-`: no final)."""
+    c = a.citations
+    if c is None:
+        return "-"
+    return f"{_pct(c.cited.value)} [{_pct(c.cited.lo)}, {_pct(c.cited.hi)}]; {c.removed}"
+
+
+def share_cells(led: ArmLedger) -> list[str]:
+    """Each origin's share with its interval, in ClaimOrigin's order (`-`: a report
+    written before the ledger told that origin apart)."""
+    return [
+        f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-" for _, s in led.by_origin()
+    ]
+
+
+def ledger_rows(report: EvalReport) -> list[tuple[str, ArmLedger]]:
+    """The ledger's table, row by row: each traced arm, and under it its control."""
+    rows: list[tuple[str, ArmLedger]] = []
+    for a in report.arms:
+        if a.ledger is not None:
+            rows.append((a.arm, a.ledger))
+        if a.control is not None:
+            rows.append((f"  control of {a.arm}", a.control))
+    return rows
+
+
+def above_control_lines(report: EvalReport) -> list[str]:
+    """Each traced arm's emergent share above its control's, in a line, or that it has
+    no control to be read against."""
+    lines = []
+    for a in report.arms:
+        d, led, control = a.emergent_above_control, a.ledger, a.control
+        if d is not None and led is not None and control is not None:
+            few = ", few tasks: the wider of the bootstrap and Newcombe's interval" if d.few_tasks else ""
+            lines.append(
+                f"{a.arm}: emergent {_pct(led.emergent.value)}, its control's "
+                f"{_pct(control.emergent.value)}: "
+                f"{100 * d.value:+.1f} points above the control [{100 * d.lo:+.1f}, {100 * d.hi:+.1f}] over "
+                f"{d.tasks} tasks (95% CI{few}); only a share above the control's is the debate's"
+            )
+        elif led is not None and control is None:
+            lines.append(f"{a.arm}: no control: its shares have nothing to be read against")
+    return lines
+
+
 def _ledger(report: EvalReport) -> list[str]:
-    traced = [a for a in report.arms if a.ledger is not None]
-    if not traced:
+    rows = ledger_rows(report)
+    if not rows:
         return []
     lines = [
         "",
-        "Origins of the final answers' claims (emergence ledger; 95% CI):",
+        "Origins of the final answers' claims (emergence ledger; 95% CI). Under each arm, its control: "
+        "the single arm's answers traced against that arm's sources, which the lone agent never read:",
         "",
-        "| arm | sessions | claims | passage | single | recombined | emergent | inferred | unsupported "
-        "| untraced |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "| arm | sessions | claims | " + " | ".join(ClaimOrigin) + " | untraced |",
+        "|---|---|---|" + "---|" * len(ClaimOrigin) + "---|",
     ]
-    for a in traced:
-        led = a.ledger
-        assert led is not None
-        cells = [
-            f"{_pct(s.value)} [{_pct(s.lo)}, {_pct(s.hi)}]" if s is not None else "-"
-            for s in (led.passage, led.single, led.recombined, led.emergent, led.inferred, led.unsupported)
-        ]
-        lines.append(f"| {a.arm} | {led.sessions} | {led.claims} | {' | '.join(cells)} | {led.untraced} |")
-    return lines
+    for label, led in rows:
+        cells = " | ".join(share_cells(led))
+        lines.append(f"| {label.strip()} | {led.sessions} | {led.claims} | {cells} | {led.untraced} |")
+    return [*lines, "", *above_control_lines(report)]
 
 
 def _spend(report: EvalReport) -> list[str]:
     s = report.spend
     if s is None:
         return []
-    rows = [("arms", s.arms), ("ledger", s.ledger), ("judge", s.judge), ("total", s.total)]
+    rows = [
+        ("arms", s.arms), ("ledger", s.ledger), ("ledger's control", s.control), ("judge", s.judge),
+        ("total", s.total),
+    ]  # fmt: skip
     lines = ["", "Spend (requests made; what the budgets cap):", "", "| part | calls | tokens | cost $ |"]
     lines.append("|---|---|---|---|")
     return lines + [f"| {name} | {c.calls} | {c.tokens} | {c.cost_usd:.4f} |" for name, c in rows]

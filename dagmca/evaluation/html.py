@@ -1,7 +1,8 @@
 """`dagmca eval --report eval.html`: the report as one self-contained page (no script,
 no file beside it, the plot inline as SVG), to attach to an issue or a paper: what was
 run (task set, models, versions, settings), the tables with their intervals, the
-readings and warnings, the judge's check, and what it cost."""
+readings and warnings, the claims' origins against their control, the judge's check,
+and what it cost."""
 
 from __future__ import annotations
 
@@ -9,10 +10,19 @@ import json
 from collections.abc import Sequence
 from html import escape
 
-from dagmca.evaluation.files import check_line, controlled, splits
+from dagmca.evaluation.files import (
+    above_control_lines,
+    check_line,
+    cited,
+    controlled,
+    ledger_rows,
+    share_cells,
+    splits,
+)
 from dagmca.evaluation.identity import models_line
 from dagmca.evaluation.plot import quality_cost_svg
 from dagmca.evaluation.report import EvalReport
+from dagmca.graph import ClaimOrigin
 
 STYLE = (
     "body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#111}"
@@ -38,11 +48,28 @@ def _arms(report: EvalReport) -> str:
         rows.append([
             a.arm, a.model.model if a.model else "-", a.sessions, _pct(acc.value if acc else None),
             f"[{_pct(acc.lo)}, {_pct(acc.hi)}]" if acc else "-",
-            f"{a.mean_words:.0f}" if a.mean_words is not None else "-", a.calls, a.tokens.total,
+            f"{a.mean_words:.0f}" if a.mean_words is not None else "-", cited(a), a.calls, a.tokens.total,
             f"{a.cost_usd:.4f}",
         ])  # fmt: skip
-    head = ["arm", "model", "sessions", "accuracy", "95% CI", "mean words", "calls", "tokens", "cost $"]
+    head = [
+        "arm", "model", "sessions", "accuracy", "95% CI", "mean words", "cited (95% CI); removed", "calls",
+        "tokens", "cost $",
+    ]  # fmt: skip
     return _table(head, rows)
+
+
+def _ledger(report: EvalReport) -> list[str]:
+    """The origins of the traced arms' claims, each arm's control under it, and each
+    arm's emergent share above its control's."""
+    rows = [
+        [label.strip(), led.sessions, led.claims, *share_cells(led), led.untraced]
+        for label, led in ledger_rows(report)
+    ]
+    if not rows:
+        return []
+    head = ["arm", "sessions", "claims", *ClaimOrigin, "untraced"]
+    lines = [f"<p>{escape(line)}.</p>" for line in above_control_lines(report)]
+    return ["<h2>Origins of the final answers' claims</h2>", _table(head, rows), *lines]
 
 
 def _comparisons(report: EvalReport) -> list[str]:
@@ -85,6 +112,7 @@ def html_report(report: EvalReport, settings: dict[str, object] | None = None) -
         parts.append(svg)
     if report.comparisons:
         parts += _comparisons(report)
+    parts += _ledger(report)
     for n in report.noise_floors:
         parts.append(
             f"<p>Noise floor: {escape(n.arm)} against itself over {n.pairs} pairs of repeats ({n.kind}): "
@@ -99,7 +127,8 @@ def html_report(report: EvalReport, settings: dict[str, object] | None = None) -
         s = report.spend
         parts.append(
             f"<p>Spent: {s.total.calls:,} calls, {s.total.tokens:,} tokens, ${s.total.cost_usd:.4f} (arms "
-            f"{s.arms.calls:,}, ledger {s.ledger.calls:,}, judge {s.judge.calls:,} calls).</p>"
+            f"{s.arms.calls:,}, ledger {s.ledger.calls:,}, ledger's control {s.control.calls:,}, judge "
+            f"{s.judge.calls:,} calls).</p>"
         )
     if settings:
         shown = json.dumps(settings, indent=2, sort_keys=True, default=str)

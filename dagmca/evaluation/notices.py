@@ -1,8 +1,8 @@
 """What an evaluation's report warns about beside its numbers: the judge's verdicts
-moving with the order of the answers, a judged win that may be length, and a judge
-grading its own model. Each is a typed notice (its kind, the arms it is about and one
-line to print), so a reader of the JSON can act on the kind and a later notice is one
-more kind."""
+moving with the order of the answers, a judged win that may be length, a judge
+grading its own model, and ledger shares with no control to read them against. Each
+is a typed notice (its kind, the arms it is about and one line to print), so a reader
+of the JSON can act on the kind and a later notice is one more kind."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class NoticeKind(StrEnum):
     MAY_BE_LENGTH = "may_be_length"  # significant raw, not once length is controlled
     SELF_PREFERENCE = "self_preference"  # the judge is an arm's model
     NOT_SCORED = "not_scored"  # an arm with nothing to compare on some tasks (first-vote on open ones)
+    NO_CONTROL = "no_control"  # an arm's ledger shares with no single arm to trace as their control
 
 
 class Notice(Strict):
@@ -82,4 +83,19 @@ def self_preference(judge: str, arms: Sequence[str]) -> Notice | None:
         arms=list(arms),
         message=f"the judge ({judge}) is the model of {', '.join(arms)}: models rate their own answers "
         "higher (self-preference, Panickssery et al. 2024); judge with another model (--judge-model)",
+    )
+
+
+def no_control(arms: Sequence[str]) -> Notice | None:
+    """Traced `arms` in an eval with no `single` arm: their shares have nothing to be
+    read against (none: no notice)."""
+    if not arms:
+        return None
+    named = ", ".join(arms)
+    return Notice(
+        kind=NoticeKind.NO_CONTROL,
+        arms=list(arms),
+        message=f"{named}: the ledger's shares have no control: without the single arm no lone agent's "
+        "answer is traced against the same sources, so nothing says what share the procedure gives by "
+        "chance (add single to --arms)",
     )

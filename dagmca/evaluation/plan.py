@@ -1,6 +1,7 @@
 """An evaluation's plan: what to run (tasks, arms, repeats and how each is scored,
 judged and sampled), and what follows from it before anything runs: the temperature
-each arm answers at, and so which arms' samples vary (those get a noise floor)."""
+each arm answers at, and so which arms' samples vary (those get a noise floor), and
+which arms' ledgers get a control, traced under what settings."""
 
 from __future__ import annotations
 
@@ -53,3 +54,39 @@ def varying(plan: EvalPlan, base: SessionConfig) -> list[str]:
     one of those (first-vote reads its source's sessions)."""
     hot = {a.name for a in plan.arms if not a.kind.derived and temperature_of(a, base, plan) > 0}
     return [a.name for a in plan.arms if a.name in hot or (a.kind.derived and str(a.kind.matched_to) in hot)]
+
+
+def control_arm(arms: list[Arm]) -> Arm | None:
+    """The arm whose answers are the ledger's control: the first `single` arm."""
+    return next((a for a in arms if a.kind.name == "single"), None)
+
+
+def traced_arms(arms: list[Arm], base: SessionConfig) -> list[Arm]:
+    """The arms whose finals the ledger traces, and so that get a control: every arm
+    with its own sessions and final answers (not a vote's samples, not first-vote's
+    reads, not the lone agent itself) whose settings turn the ledger on."""
+    return [
+        a
+        for a in arms
+        if a.kind.name != "single"
+        and not a.kind.sampled
+        and not a.kind.derived
+        and arm_config(a, base).ledger_mode() != "off"
+    ]
+
+
+def control_settings(lone: SessionConfig, traced: SessionConfig) -> SessionConfig:
+    """The lone agent's settings with the traced session's ledger (its final traced as
+    `final` is), and replies read back from the response cache: a control cut short
+    replays what it finished. (The arms do not read the cache, so that no arm is answered
+    with another's reply; the control is a measurement, as the ledger is.)"""
+    return SessionConfig.model_validate(
+        {
+            **lone.model_dump(),
+            "ledger": "final",
+            "ledger_max_claims": traced.ledger_max_claims,
+            "ledger_prefilter": traced.ledger_prefilter,
+            "ledger_candidates": traced.ledger_candidates,
+            "cache": True,
+        }
+    )

@@ -13,8 +13,17 @@ from dagmca.evaluation.scoring import Score
 # unread for it (counted), never scored wrong
 UNREAD = "unread"
 OVERALL = "overall"  # the judge's overall verdict, the one every comparison counts
-# a traced claim's origin (the emergence ledger: dagmca.graph.ClaimOrigin)
-ORIGINS = ("single", "recombined", "emergent", "passage", "inferred", "unsupported")
+
+
+@dataclass(frozen=True)
+class Cited:
+    """What a final answer cites (dagmca.metrics.citations): its sentences that make a
+    claim, those that cite a section it was given, and the citations removed for naming
+    none it was given."""
+
+    claims: int
+    cited: int
+    removed: int
 
 
 @dataclass(frozen=True)
@@ -36,12 +45,13 @@ class RunRecord:
     ledger_calls: int = 0
     ledger_tokens: int = 0
     ledger_cost_usd: float = 0.0
-    # the final's traced claims by origin (empty when it was not traced), and claims
-    # it was split into that a budget left untraced
+    # the final's traced claims by origin (a dagmca.graph.ClaimOrigin's value; empty
+    # when it was not traced), and claims it was split into that a budget left untraced
     origins: Mapping[str, int] = field(default_factory=dict)
     untraced: int = 0
     samples: int = 1  # a self-consistency vote's sessions: its spend is theirs summed
     words: int | None = None  # its final answer's (None: it has no final text)
+    citations: Cited | None = None  # its final answer's (None: no final, or one before they were counted)
     reused: bool = False  # read back as an earlier run of the eval left it: nothing asked
     # of its spend, what another arm's session made (first-vote rests on its source's
     # first-round calls): in its cost, but counted once in the eval's spend

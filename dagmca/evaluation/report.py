@@ -14,26 +14,30 @@ from typing import Literal
 
 from pydantic import Field
 
-from dagmca.evaluation.breakdown import (
-    ArmLedger,
-    CriterionComparison,
-    EvalSpend,
-    PairedComparison,
-    arm_ledger,
-)
+from dagmca.evaluation.breakdown import CriterionComparison, EvalSpend, PairedComparison
 from dagmca.evaluation.identity import RoleModel, TaskSet
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judging import READ
 from dagmca.evaluation.length import lc_win_rate, mean_words, sized
 from dagmca.evaluation.noise import NoiseFloor
 from dagmca.evaluation.notices import Notice
+from dagmca.evaluation.origins import (
+    ArmCitations,
+    ArmLedger,
+    ControlRow,
+    ShareDifference,
+    arm_citations,
+    arm_ledger,
+)
 from dagmca.evaluation.paired import Slot, accuracy_slots, task_scores, tested, verdict_slots
 from dagmca.evaluation.power import ALPHA, Kind, mde, observed, reading
 from dagmca.evaluation.records import OVERALL, UNREAD, RunRecord, Verdict
 from dagmca.evaluation.stats import bootstrap_ratio, holm, per_dollar, task_interval
 from dagmca.graph.schema import Strict
 
-__all__ = ["EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "result_rows", "unread"]
+__all__ = [
+    "ControlRow", "EvalReport", "RunRecord", "Verdict", "arm_row", "comparisons", "result_rows", "unread",
+]  # fmt: skip
 
 
 class Accuracy(Strict):
@@ -91,7 +95,13 @@ class ArmRow(Strict):
     coverage: float = 1.0  # share of the eval's tasks this arm has a session on
     temperature: float | None = None  # its debaters' (a vote's: its samples')
     log10_error: Log10Error | None = None
-    ledger: ArmLedger | None = None
+    ledger: ArmLedger | None = None  # its final claims' origins (traced with --ledger final or all)
+    # the control of those shares: the single arm's answers to the same tasks traced against
+    # this arm's sources, which the lone agent never read; and this arm's emergent share
+    # above the control's (None: no single arm, or nothing traced)
+    control: ArmLedger | None = None
+    emergent_above_control: ShareDifference | None = None
+    citations: ArmCitations | None = None  # what its final answers cite (None: it has none)
     mean_words: float | None = None  # of its final answers (None: it has none, as first-vote)
     unread: int = 0  # first-vote: tasks whose source has no first-round answer to read
     model: RoleModel | None = None  # its debaters' model, under its own settings
@@ -140,8 +150,9 @@ class ResultRow(Strict):
 
 
 # the result file's layout: 2 adds the task set, versions, power, length and the judge's
-# check; a file without the field is of layout 1
-SCHEMA_VERSION = 2
+# check; 3 the integrator's share, the ledger's control, citations and `controls`; a
+# file without the field is of layout 1
+SCHEMA_VERSION = 3
 
 
 class EvalReport(Strict):
@@ -163,8 +174,8 @@ class EvalReport(Strict):
     # each arm whose samples vary against itself (with --noise-floor and repeats)
     noise_floors: list[NoiseFloor] = Field(default_factory=list)
     notices: list[Notice] = Field(default_factory=list)  # what to read the numbers with
-    # sessions not run because the eval's budget was spent: a rerun with a raised budget
-    # runs them; until then the comparisons pair only what both arms ran
+    # sessions (and ledger controls) not run because the eval's budget was spent: a rerun
+    # with a raised budget runs them; until then the comparisons pair only what both arms ran
     skipped: int = 0
     # judged pairs (and trials) the judge did not answer (its endpoint failed, or the
     # budget was spent), and those it answered unreadably: left out of every comparison,
@@ -175,6 +186,9 @@ class EvalReport(Strict):
     match: str = "tokens"  # what a self-consistency vote's samples were matched to its target by
     spend: EvalSpend | None = None
     results: list[ResultRow]
+    # every control traced (arms[].control pools them): kept in the Evaluation's summary,
+    # where a rerun reads them back instead of tracing again
+    controls: list[ControlRow] = Field(default_factory=list)
 
 
 LOG10_CAP = 3.0  # a thousandfold miss: what an unscorable numeric answer counts as
@@ -203,7 +217,7 @@ def arm_row(name: str, runs: Sequence[RunRecord], total_tasks: int | None = None
         tokens=_tokens(runs), cost_usd=round(cost, 6), accuracy=accuracy,
         accuracy_per_usd=per_dollar(accuracy.value if accuracy else None, cost / len(runs) if runs else 0.0),
         cost_per_session=per_session, coverage=tasks / total_tasks if total_tasks else 1.0,
-        log10_error=log10_error(runs), ledger=arm_ledger(runs),
+        log10_error=log10_error(runs), ledger=arm_ledger(runs, seed), citations=arm_citations(runs, seed),
         mean_words=mean_words([r.words for r in runs if r.words is not None]),
         unread=sum(1 for r in runs if r.status == UNREAD),
     )  # fmt: skip

@@ -1,6 +1,6 @@
 """Running an evaluation in a Workspace: every (arm, task, repeat) as a question
 session, the matched vote arms sized from their target's calls on the same task, the
-judged pairs, and the Evaluation in the graph.
+ledger's controls, the judged pairs, and the Evaluation in the graph.
 
 Resumable by construction: a session's id follows from (eval, arm, task, repeat), so a
 rerun finds a finished session and reads it instead of running it, resumes one that
@@ -22,31 +22,21 @@ from dagmca.evaluation.arms import SAMPLE_SEEDS, Arm, session_id, vote_for
 from dagmca.evaluation.assemble import build_report, noise_arms
 from dagmca.evaluation.breakdown import Cost
 from dagmca.evaluation.consistency import most_consistent, samples_for, voted
+from dagmca.evaluation.control import Controls, stored_controls
 from dagmca.evaluation.firstvote import extract, first_round, first_vote, unread
-from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
+from dagmca.evaluation.graph import evaluation_record, ran_edge
 from dagmca.evaluation.identity import identity, refuse_other_settings, same_task
 from dagmca.evaluation.judgecheck.graph import judge_of, latest_check
 from dagmca.evaluation.judging import PROMPT_VERSION, Completer
-from dagmca.evaluation.length import words
 from dagmca.evaluation.pairs import Finished, judge_all, pairs
-from dagmca.evaluation.plan import EvalPlan
-from dagmca.evaluation.records import ORIGINS, RunRecord, Verdict
+from dagmca.evaluation.plan import EvalPlan, control_arm, traced_arms
+from dagmca.evaluation.reading import read_run
+from dagmca.evaluation.records import RunRecord, Verdict
 from dagmca.evaluation.report import EvalReport
-from dagmca.evaluation.scoring import score
 from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
-from dagmca.graph import (
-    CallPhase,
-    EvaluationNode,
-    FinalNode,
-    ModelRole,
-    NodeKind,
-    NodeRecord,
-    node_from_record,
-)
+from dagmca.graph import EvaluationNode, ModelRole, NodeKind, NodeRecord, node_from_record
 from dagmca.llm.stack.base import BudgetExhausted
-from dagmca.metrics.ledger import final_claims, shares
-from dagmca.store.base import GraphStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, settings_from
 
@@ -66,35 +56,6 @@ def default_parallel(cfg: SessionConfig) -> int:
     return 1 if cfg.llm == "local" else max(2, cfg.concurrency)
 
 
-def _read_run(
-    store: GraphStore, arm: Arm, protocol: str, task: Task, repeat: int, sid: str, tol: float
-) -> Finished:
-    node = store.get_node(sid)
-    status = str(node.props.get("status", "")) if node is not None else "missing"
-    final_record = store.get_node(final_id(sid))
-    final = node_from_record(final_record) if final_record is not None else None
-    answer = final.answer if isinstance(final, FinalNode) else None
-    text = final.text if isinstance(final, FinalNode) else None
-    # the requests made (a resumed session's replies replayed from the cache cost nothing
-    # and were counted when they were first asked); the ledger's apart from the arm's,
-    # which a matched vote arm is sized from
-    made = store.calls(sid)
-    own = [c for c in made if c.phase != CallPhase.LEDGER]
-    calls, tokens, cost = spent(own)
-    ledger = spent([c for c in made if c.phase == CallPhase.LEDGER])
-    claims = final_claims(store, sid)
-    traced = shares(claims)
-    origins = {o: sum(1 for c in claims if c.origin.value == o) for o in ORIGINS}
-    record = RunRecord(
-        arm=arm.name, protocol=protocol, task=task.id, repeat=repeat, session=sid, status=status,
-        answer=answer, score=score(task, answer, tol), calls=calls, tokens=tokens, cost_usd=cost,
-        prompt_tokens=prompt_tokens(own),
-        ledger_calls=ledger[0], ledger_tokens=ledger[1], ledger_cost_usd=ledger[2],
-        origins=origins if claims else {}, untraced=traced.untraced if traced else 0, words=words(text),
-    )  # fmt: skip
-    return Finished(record, text)
-
-
 class _Eval:
     def __init__(
         self,
@@ -103,15 +64,17 @@ class _Eval:
         base: SessionConfig,
         client: ClientLike | None,
         on_done: Callable[[RunRecord], None] | None,
+        old: NodeRecord | None,
     ) -> None:
         self.ws, self.plan, self.base, self.client, self.on_done = ws, plan, base, client, on_done
-        # one gate, one rate limiter per endpoint and one spend for every session and the judge
+        # one gate, one rate limiter per endpoint and one spend for every session, control and the judge
         self.eval_sessions = EvalSessions(ws, base, client)
         self.store = ws.store
         self.values = base.model_dump()
         self.limit = asyncio.Semaphore(max(1, plan.parallel or default_parallel(base)))
         self.done: dict[tuple[str, str, int], Finished] = {}
         self.skipped = 0  # sessions not run, for the budget
+        self.controls = Controls(ws, self.eval_sessions, stored_controls(old), self.limit)
 
     async def one(
         self, arm: Arm, task: Task, repeat: int, extra: dict[str, Any], sample: int | None = None
@@ -144,7 +107,7 @@ class _Eval:
         ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
-        done = await self.store.aread(lambda s: _read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
+        done = await self.store.aread(lambda s: read_run(s, arm, cfg.protocol, task, repeat, sid, tol))
         if reused:
             done = Finished(replace(done.record, reused=True), done.final_text)
         if sample is None:
@@ -237,6 +200,16 @@ class _Eval:
         self.finish(arm, task, repeat, done)
         return done
 
+    async def control(self, task: Task, repeat: int) -> None:
+        """The ledger's control of each traced arm on (task, repeat), one after another:
+        each opens the lone agent's session, under its lease."""
+        lone = control_arm(self.plan.arms)
+        if lone is None:
+            return
+        for arm in traced_arms(self.plan.arms, self.base):
+            debate, alone = (self.done.get((a.name, task.id, repeat)) for a in (arm, lone))
+            await self.controls.trace(arm, task, repeat, debate, alone)
+
     async def sessions(self) -> None:
         plain = [a for a in self.plan.arms if a.kind.matched_to is None]
         matched = [a for a in self.plan.arms if a.kind.matched_to is not None and not a.kind.derived]
@@ -249,7 +222,7 @@ class _Eval:
             await _all([self.one(a, task, repeat, {}) for a in plain])
             for a in derived:
                 await self.derive(a, task, repeat)
-            await _all([self.matched(a, task, repeat) for a in matched])
+            await _all([*(self.matched(a, task, repeat) for a in matched), self.control(task, repeat)])
 
         await _all([unit(t, r) for t in self.plan.tasks for r in range(self.plan.repeats)])
 
@@ -309,9 +282,9 @@ async def run_eval(
     An eval of this id stored under other settings (another model, endpoint, sampling,
     prompt version or arm setting) is refused with the difference named; a judge that
     cannot be reached stops the eval before any session runs."""
-    e = _Eval(ws, plan, base, client, on_done)
     eval_id = plan.eval_id
-    old = await e.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
+    old = await ws.store.aread(lambda s: s.get_node(f"{eval_id}/evaluation"))
+    e = _Eval(ws, plan, base, client, on_done, old)
     made_with = identity(base, plan.arms, vote_temperature=plan.vote_temperature, match=plan.match)
     if old is not None:
         refuse_other_settings(eval_id, old, made_with, base)
@@ -356,8 +329,9 @@ async def run_eval(
     runs = [d.record for d in e.done.values()]
     check = await e.store.aread(lambda s: latest_check(s, judge_of(base))) if needs_judge else None
     report = build_report(
-        plan, base, runs, verdicts, skipped=e.skipped, judge_model=judge_model if needs_judge else None,
-        judge_cost=judged, check=check,
+        plan, base, runs, verdicts, skipped=e.skipped + e.controls.skipped,
+        judge_model=judge_model if needs_judge else None, judge_cost=judged, check=check,
+        controls=e.controls.rows,
     )  # fmt: skip
     summary = report.model_dump(mode="json", exclude={"results"})
     e.store.write(nodes=[evaluation_record(eval_id, judge_model=judge_model, summary=summary, **header)])

@@ -264,6 +264,60 @@ def bootstrap_share(
     return lo, hi
 
 
+def bootstrap_difference(
+    groups: Sequence[tuple[float, float, float, float]],
+    *,
+    resamples: int = 2000,
+    seed: int = 0,
+    level: float = 0.95,
+) -> tuple[float, float]:
+    """A percentile bootstrap interval of sum(a) / sum(n) - sum(b) / sum(m) over groups
+    (tasks) given as (a, n, b, m), the groups resampled with replacement: paired, a
+    task's two shares drawn together, so what they share (the task's difficulty) does
+    not widen it. Widened around the estimate by sqrt(g / (g - 1)) for g groups, as
+    `bootstrap_ratio` is; kept in [-1, 1]. (-1, 1) with no group."""
+    import numpy as np  # here: numpy is a noticeable import for the CLI's other commands
+
+    kept = [g for g in groups if g[1] > 0 and g[3] > 0]
+    if not kept:
+        return -1.0, 1.0
+    values = np.array(kept, dtype=float)
+    g = len(kept)
+    picks = np.random.default_rng(seed).integers(0, g, size=(resamples, g))
+    sums = values[picks].sum(axis=1)  # (resamples, 4)
+    diffs = sums[:, 0] / sums[:, 1] - sums[:, 2] / sums[:, 3]
+    total = values.sum(axis=0)
+    centre = float(total[0] / total[1] - total[2] / total[3])
+    if g > 1:
+        diffs = centre + (diffs - centre) * math.sqrt(g / (g - 1))
+    tail = (1 - level) / 2
+    lo, hi = (float(x) for x in np.quantile(diffs, [tail, 1 - tail]))
+    return max(-1.0, lo), min(1.0, hi)
+
+
+def difference_interval(
+    groups: Sequence[tuple[float, float, float, float]], *, seed: int = 0, level: float = 0.95
+) -> tuple[float, float, bool]:
+    """The interval of one pooled share minus another, over tasks given as (a, n, b, m):
+    the paired bootstrap over tasks, and below `FEW_TASKS` tasks (or when every task
+    gives the same difference, which the resamples cannot vary) the wider of that and
+    Newcombe's hybrid score interval (Newcombe 1998, method 10) made of each share's
+    Wilson interval over the tasks' own shares, as `task_interval` widens a rate. The
+    flag says the interval rests on few tasks."""
+    kept = [g for g in groups if g[1] > 0 and g[3] > 0]
+    lo, hi = bootstrap_difference(kept, seed=seed, level=level)
+    few = len(kept) < FEW_TASKS
+    flat = len({a / n - b / m for a, n, b, m in kept}) == 1
+    if (few or flat) and kept:
+        t = len(kept)
+        mine, theirs = sum(a / n for a, n, _, _ in kept), sum(b / m for _, _, b, m in kept)
+        p, q = mine / t, theirs / t
+        (p_lo, p_hi), (q_lo, q_hi) = wilson(mine, t), wilson(theirs, t)
+        lo = min(lo, p - q - math.sqrt((p - p_lo) ** 2 + (q_hi - q) ** 2))
+        hi = max(hi, p - q + math.sqrt((p_hi - p) ** 2 + (q - q_lo) ** 2))
+    return max(-1.0, lo), min(1.0, hi), few
+
+
 def per_dollar(quality: float | None, cost_usd: float) -> float | None:
     """Quality (accuracy, or a win rate) per dollar spent; None when nothing was spent
     (a local model) or there is no quality to divide."""
