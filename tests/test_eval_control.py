@@ -101,6 +101,9 @@ def test_each_traced_arm_is_read_against_the_single_arms_answers_traced_on_its_s
     assert above["value"] == pytest.approx(0.5) and above["tasks"] == 2 and above["few_tasks"]
     # every task alike: the bootstrap cannot vary, so Newcombe's interval over two tasks holds it
     assert -1.0 <= above["lo"] < 0.0 < 0.5 < above["hi"] <= 1.0
+    # the traced arm's comparison with the control's arm carries the same difference
+    against = [c for c in data["comparisons"] if {c["arm"], c["baseline"]} == {TRACED, "single"}]
+    assert against and all(c["emergent_above_control"] == above for c in against)
     assert [(c["arm"], c["task"], c["session"], c["against"]) for c in data["controls"]] == [
         (TRACED, f"t{i}", f"ev-single-t{i}-r0", f"ev-mca_ledger_final-t{i}-r0") for i in range(2)
     ]

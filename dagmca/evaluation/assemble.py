@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dagmca.config import SessionConfig
+from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
 from dagmca.evaluation.identity import RoleModel, role_models
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
@@ -100,6 +101,20 @@ def controlled(row: ArmRow, runs: Sequence[RunRecord], controls: Sequence[Contro
     return row.model_copy(update={"control": control_shares(mine, seed), "emergent_above_control": above})
 
 
+def against_control(rows: list[Comparison], arms: Sequence[ArmRow], control: Arm | None) -> list[Comparison]:
+    """The comparisons of a traced arm with the control's arm, each with the traced
+    arm's emergent share above the control's."""
+    if control is None:
+        return rows
+    above = {a.arm: a.emergent_above_control for a in arms if a.emergent_above_control is not None}
+    found = []
+    for c in rows:
+        traced = c.arm if c.baseline == control.name else c.baseline if c.arm == control.name else None
+        difference = above.get(traced) if traced is not None else None
+        found.append(c if difference is None else c.model_copy(update={"emergent_above_control": difference}))
+    return found
+
+
 def build_report(
     plan: EvalPlan,
     base: SessionConfig,
@@ -124,7 +139,7 @@ def build_report(
             update={"temperature": models[a.name].temperature, "model": models[a.name]}
         )
         arms.append(controlled(row, mine, controls, seed))
-    rows = comparisons(names, runs, verdicts, seed=seed)
+    rows = against_control(comparisons(names, runs, verdicts, seed=seed), arms, control_arm(plan.arms))
     judged = {a.name: m for a, m in zip(plan.arms, models.values(), strict=True) if not a.kind.derived}
     judge = None
     if judge_model is not None:

@@ -125,6 +125,9 @@ class Comparison(PairedComparison):
     # with Holm over the report's comparisons (None: too few tasks for any effect)
     mde: float | None = None
     reading: str | None = None  # what a comparison that is not significant may be read as
+    # a traced arm against the single arm, whose answers are its ledger's control: the
+    # arm's emergent share above the control's (the arm's row carries the same)
+    emergent_above_control: ShareDifference | None = None
 
 
 class JudgeInfo(Strict):
