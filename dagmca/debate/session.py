@@ -30,6 +30,7 @@ from dagmca.graph import (
     node_from_record,
     utcnow,
 )
+from dagmca.graph.calls import spent
 from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
 from dagmca.prompts.templates import MAIN_QUESTION
 from dagmca.prompts.version import PROMPT_VERSION
@@ -46,10 +47,8 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     """Totals over every run of the session (resumed and revisited ones included), from
     the call records; calls answered from the cache cost nothing."""
     records = await state.handles.store.aread(lambda s: s.calls(state.handles.session_id))
-    spent = [c for c in records if not c.cache_hit]
-    session.llm_calls = len(spent)
-    session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
-    session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+    session.llm_calls, session.tokens, cost = spent(records)
+    session.cost_usd = round(cost, 6)
     session.omitted_chars = sum(c.omitted_chars for c in records)
     session.reasks = len({c.key for c in records if c.reask})  # once each, however often replayed
     session.role_calls = json.dumps([u.model_dump() for u in role_usage(records)])

@@ -24,12 +24,11 @@ from typing import Literal
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
 from dagmca.debate.router import Record, Router
-from dagmca.evaluation.judging import Completer
 from dagmca.executor import Limits, check
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
 from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
-from dagmca.llm.base import CallMeta, Request
+from dagmca.llm.base import CallMeta, Completer, Request
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
 from dagmca.similarity import Embedder

@@ -16,10 +16,10 @@ from typing import Literal
 
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
-from dagmca.evaluation.judging import Completer
 from dagmca.executor import preflight
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.store_nodes import PersonaNode
+from dagmca.llm.base import Completer
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
