@@ -23,11 +23,11 @@ from typing import Literal
 
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
-from dagmca.debate.router import Record, Router
+from dagmca.debate.router import Router
 from dagmca.executor import Limits, check
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
-from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
+from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode, TrackRecord
 from dagmca.llm.base import CallMeta, Completer, Request
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
@@ -36,7 +36,7 @@ from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
 from dagmca.swarm.agents import Agent, ContextOptions, Example, messages
-from dagmca.swarm.graph import Attempt
+from dagmca.swarm.graph import Attempt, Records
 from dagmca.swarm.metrics import Snapshot, snapshot
 from dagmca.swarm.routers import new_router, pick
 from dagmca.swarm.tasks import SwarmTask, extract_code, score_reference
@@ -68,7 +68,10 @@ class StreamPlan:
 
 
 @dataclass
-class RunResult:
+class StreamRun:
+    """One router and repeat over the stream: its attempts in order, its snapshots, its
+    agents and router as they learned."""
+
     router: str
     repeat: int
     attempts: list[Attempt]
@@ -84,7 +87,6 @@ class RunResult:
 
 
 OnAttempt = Callable[[Attempt], None]
-Memory = dict[str, dict[str, list[int]]]  # agent -> type -> [trials, successes]
 
 
 def run_seed(seed: int, router: str, repeat: int) -> int:
@@ -100,17 +102,17 @@ async def run_stream(
     store: BackgroundStore,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
-    prior: Memory | None = None,
-) -> RunResult:
+    prior: Records | None = None,
+) -> StreamRun:
     seed = run_seed(plan.seed, router_kind, repeat)
     agents = [Agent(name) for name in plan.agents]
     by_name = {a.name: a for a in agents}
     router = new_router(router_kind, plan.agents, seed, plan.temperature)
     for name, by_type in (prior or {}).items():
-        for task_type, (trials, successes) in by_type.items():
-            router.history[task_type][name] = Record(trials=trials, successes=successes)
+        for task_type, record in by_type.items():
+            router.history[task_type][name] = record.model_copy()
     earlier = await store.aread(lambda s: graph.attempts(s, plan.swarm_id, router_kind, repeat))
-    result = RunResult(router_kind, repeat, [], [], agents, router)
+    result = StreamRun(router_kind, repeat, [], [], agents, router)
     counter = TokenCounter()
     for position, task in enumerate(plan.tasks):
         attempt = earlier.get(position)
@@ -138,7 +140,7 @@ async def run_stream(
 
 
 async def _snapshot(
-    plan: StreamPlan, result: RunResult, embedder: Embedder | None, seed: int, store: BackgroundStore
+    plan: StreamPlan, result: StreamRun, embedder: Embedder | None, seed: int, store: BackgroundStore
 ) -> None:
     seen = len(result.attempts)
     successes = sum(a.success for a in result.attempts)
@@ -148,7 +150,7 @@ async def _snapshot(
     await store.aread(functools.partial(_write, record=record))
 
 
-def _learn(result: RunResult, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:
+def _learn(result: StreamRun, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:
     result.attempts.append(attempt)
     result.router_state.update(task.type, agent.name, attempt.success)
     agent.examples.append(Example(task.type, task.text, attempt.answer, attempt.success, attempt.position))
@@ -203,8 +205,9 @@ def _record(store: GraphStore, swarm_id: str, attempt: Attempt) -> None:
     stored = store.get_node(persona_id(attempt.agent))
     node = node_from_record(stored) if stored is not None else None
     persona = node if isinstance(node, PersonaNode) else new_persona(attempt.agent)
-    trials, successes = persona.record.get(attempt.task_type, [0, 0])
-    persona.record = {**persona.record, attempt.task_type: [trials + 1, successes + int(attempt.success)]}
+    before = persona.record.get(attempt.task_type, TrackRecord())
+    this = TrackRecord(trials=1, successes=int(attempt.success))
+    persona.record = {**persona.record, attempt.task_type: before + this}
     persona.trials += 1
     persona.successes += int(attempt.success)
     persona.updated_at = utcnow()

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -19,6 +18,7 @@ from dagmca.debate.state.graph_so_far import GraphSoFar
 from dagmca.debate.state.handles import Handles
 from dagmca.debate.state.prompt_space import PromptSpace
 from dagmca.graph import AgentNode, EdgeRecord, EdgeType, GraphNode, Role
+from dagmca.graph.store_nodes import PersonaMemory
 from dagmca.llm.base import CallMeta, Completion, LLMError, Request
 from dagmca.llm.degenerate import REASK_TEMPERATURE, degeneration, scaffolding
 from dagmca.llm.metered import MeteredLLM
@@ -30,9 +30,8 @@ from dagmca.prompts.text import drop_repeats, tidy
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 
-# what the personas knew when the session started: perspective -> {"kept": [texts],
-# "record": {category: [trials, successes]}}
-Memory = dict[str, dict[str, Any]]
+# what the personas knew when the session started, by perspective
+Memory = dict[str, PersonaMemory]
 
 
 class SessionState:
