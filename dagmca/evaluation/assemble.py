@@ -11,7 +11,7 @@ from dagmca.config import SessionConfig
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
 from dagmca.evaluation.identity import RoleModel, role_models
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
-from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION, ORDERS
 from dagmca.evaluation.noise import floor_arms, noise_floors
 from dagmca.evaluation.notices import Notice, may_be_length, not_scored, order_splits, self_preference
 from dagmca.evaluation.plan import EvalPlan, arm_config, temperature_of, varying
@@ -28,7 +28,7 @@ from dagmca.evaluation.report import (
 )
 from dagmca.graph import ModelRole
 from dagmca.llm.factory import model_name
-from dagmca.prompts.version import PROMPT_VERSION as DEBATE_PROMPTS
+from dagmca.prompts.version import PROMPT_VERSION
 
 
 def installed_version() -> str:
@@ -105,13 +105,13 @@ def build_report(
     judged = {a.name: m for a, m in zip(plan.arms, models.values(), strict=True) if not a.kind.derived}
     judge = None
     if judge_model is not None:
-        trials, version = plan.judge_trials, PROMPT_VERSION
+        trials, version = plan.judge_trials, JUDGE_PROMPT_VERSION
         judge = JudgeInfo(
             model=judge_model, orders=len(ORDERS), trials=trials, prompt_version=version, check=check
         )
     return EvalReport(
         eval_id=plan.eval_id, task_set=plan.task_set, dagmca_version=installed_version(),
-        prompt_version=DEBATE_PROMPTS,
+        prompt_version=PROMPT_VERSION,
         tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
         criteria=criterion_comparisons(names, verdicts, seed=seed), judge=judge,
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),

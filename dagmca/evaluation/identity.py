@@ -19,7 +19,7 @@ from typing import Any, Literal
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
-from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
 from dagmca.evaluation.tasks import Task, load_tasks
 from dagmca.graph import ModelRole, NodeKind, NodeRecord, Strict
 from dagmca.llm.factory import model_name

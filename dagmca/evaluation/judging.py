@@ -21,7 +21,7 @@ from dagmca.llm.stack.base import BudgetExhausted
 # recorded with every eval and in its identity: verdicts of another prompt are not
 # compared (an eval of another version is refused, not resumed); pair-2 reads the
 # reference, anchors each criterion and fences what it judges
-PROMPT_VERSION = "pair-2"
+JUDGE_PROMPT_VERSION = "pair-2"
 CRITERION = "overall"
 ORDERS = ("xy", "yx")  # the arm's answer shown first, then the baseline's
 

@@ -26,7 +26,7 @@ from dagmca.evaluation.firstvote import extract, first_round, first_vote, unread
 from dagmca.evaluation.graph import evaluation_record, final_id, ran_edge
 from dagmca.evaluation.identity import identity, refuse_other_settings, same_task
 from dagmca.evaluation.judgecheck.graph import judge_of, latest_check
-from dagmca.evaluation.judging import PROMPT_VERSION
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
 from dagmca.evaluation.length import words
 from dagmca.evaluation.pairs import Finished, judge_all, pairs
 from dagmca.evaluation.plan import EvalPlan
@@ -319,7 +319,7 @@ async def run_eval(
         refuse_other_settings(eval_id, old, made_with, base)
     header: dict[str, Any] = {
         "task_ids": [t.id for t in plan.tasks], "arms": [a.name for a in plan.arms], "repeats": plan.repeats,
-        "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan, made_with),
+        "judge_prompt_version": JUDGE_PROMPT_VERSION, "settings": _settings(base, plan, made_with),
         "created_at": old.created_at if old is not None else None,
     }  # fmt: skip
     needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from pydantic import Field, model_serializer, model_validator
 
-from dagmca.graph.node_base import GraphNode
+from dagmca.graph.node_base import GraphNode, renamed
 from dagmca.graph.schema import FindingKind, NodeKind, Strict, utcnow
 
 # Personas belong to the store, not to a session: this is their `session` property.
@@ -89,11 +89,16 @@ class EvaluationNode(GraphNode):
     arms: list[str] = Field(default_factory=list)
     repeats: int = 1
     judge_model: str = ""
-    prompt_version: str = ""  # the judge's prompt
+    judge_prompt_version: str = ""  # the judge's prompt (dagmca.evaluation.judging)
     debate_prompt_version: str = ""  # dagmca's prompts, that its sessions ran with
     settings: str = "{}"
     summary: str = "{}"
     status: str = "running"  # running, then done
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed(data, prompt_version="judge_prompt_version")  # as earlier versions stored it
 
 
 class JudgeCheckNode(GraphNode):
@@ -106,7 +111,7 @@ class JudgeCheckNode(GraphNode):
     judge_llm: str
     judge_model: str
     endpoint: str = ""  # the judge's base URL ("" for its backend's default)
-    prompt_version: str
+    judge_prompt_version: str  # the pair prompt's version (dagmca.evaluation.judging)
     writer: str = ""
     other_model: str = ""
     tasks: int = 0
@@ -114,6 +119,11 @@ class JudgeCheckNode(GraphNode):
     status: str = "not_measured"  # the worst of its checks: pass, warn, fail (or not_measured)
     checked_at: str = Field(default_factory=utcnow)
     report: str = "{}"  # the whole report (JSON), as `judge-check --json` prints it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed(data, prompt_version="judge_prompt_version")  # as earlier versions stored it
 
 
 # Swarms belong to the store, not to a session, like evaluations
