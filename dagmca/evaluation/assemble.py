@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
-from dagmca.evaluation.identity import RoleModel, role_models
+from dagmca.evaluation.identity import RoleModel, models_of
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION, ORDERS
 from dagmca.evaluation.noise import floor_arms, noise_floors
@@ -117,6 +117,6 @@ def build_report(
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),
         notices=notices(rows, judge_model, judged) + unscored(plan), skipped=skipped,
         unjudged=unread(verdicts, "unjudged"), no_verdict=unread(verdicts, "no_verdict"),
-        models=role_models(base), match=plan.match, spend=eval_spend(runs, judge_cost),
+        models=models_of(base), match=plan.match, spend=eval_spend(runs, judge_cost),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
     )  # fmt: skip
