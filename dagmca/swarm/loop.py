@@ -125,7 +125,7 @@ async def run_stream(
             except BudgetExhausted:  # the rest is left for a rerun with a raised budget
                 result.unmade = len(plan.tasks) - position
                 break
-            await store.aread(functools.partial(_record, swarm_id=plan.swarm_id, attempt=attempt))
+            await store.awrite(functools.partial(_record, swarm_id=plan.swarm_id, attempt=attempt))
             if on_attempt is not None:
                 on_attempt(attempt)
         else:
@@ -147,7 +147,7 @@ async def _snapshot(
     snap = snapshot(result.agents, plan.types, seen, successes, embedder, seed, plan.snapshot_every)
     result.snapshots.append(snap)
     record = graph.snapshot_record(plan.swarm_id, result.router, result.repeat, snap)
-    await store.aread(functools.partial(_write, record=record))
+    await store.awrite(functools.partial(_write, record=record))
 
 
 def _learn(result: StreamRun, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:

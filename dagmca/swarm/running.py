@@ -131,7 +131,7 @@ async def run_swarm(
 ) -> SwarmReport:
     """Every router and repeat over the stream; `on_start` hears how many attempts are
     left to make (the rest are read back), `on_attempt` each one made."""
-    memory = await store.aread(lambda s: _start(s, plan))
+    memory = await store.awrite(lambda s: _start(s, plan))
     if on_start is not None:
         made = await store.aread(lambda s: len(graph.attempts(s, plan.swarm_id)))
         on_start(len(plan.tasks) * len(plan.routers) * plan.repeats - made)
@@ -155,7 +155,7 @@ async def run_swarm(
         summary,
         memory,
     )
-    await store.aread(lambda s: s.write([record]))
+    await store.awrite(lambda s: s.write([record]))
     return report
 
 

@@ -103,4 +103,4 @@ async def save(state: SessionState) -> None:
             node.updated_at = utcnow()
             store.write([node.to_record()])
 
-        await state.handles.store.aread(apply)
+        await state.handles.store.awrite(apply)
