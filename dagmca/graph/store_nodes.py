@@ -58,7 +58,7 @@ class PersonaNode(GraphNode):
     sessions: list[str] = Field(default_factory=list)  # the sessions it took part in, in order
     kept: list[str] = Field(default_factory=list)  # its latest surviving contributions, newest last
     kept_total: int = 0  # contributions that survived their debate, over every session
-    record: dict[str, TrackRecord] = Field(default_factory=dict)  # by category
+    record: dict[str, TrackRecord] = Field(default_factory=dict)  # category -> [trials, successes]
     trials: int = 0  # over every category: the record's sums, for Cypher
     successes: int = 0
     updated_at: str = Field(default_factory=utcnow)
