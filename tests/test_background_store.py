@@ -98,6 +98,33 @@ def test_a_write_returns_before_the_store_has_it_and_the_loop_runs_meanwhile(tmp
     slow.close()
 
 
+def test_awrite_returns_once_its_write_is_in_the_store_after_the_writes_before_it(tmp_path: Path) -> None:
+    """A write the caller waits for (a claim, a record read and changed in one step):
+    it runs after what was queued before it, and returns what it found once written."""
+    slow = GatedStore(tmp_path / "slow.db")
+    slow.init_schema()
+    bg = BackgroundStore(slow)
+
+    def add_one(store: GraphStore) -> int:
+        store.write([node(1)])
+        return len(store.nodes("s"))
+
+    async def run() -> tuple[bool, int]:
+        bg.write([node(0)])  # queued: the store's thread holds it at the gate
+        waiting = asyncio.ensure_future(bg.awrite(add_one))
+        for _ in range(10):
+            await asyncio.sleep(0)
+        held = not waiting.done()
+        slow.gate.set()
+        return held, await waiting
+
+    held, counted = asyncio.run(run())
+    bg.close()
+    assert held and counted == 2
+    assert [n.id for n in slow.nodes("s")] == ["s/n0", "s/n1"]
+    slow.close()
+
+
 def test_a_blocking_read_on_the_event_loop_is_refused(tmp_path: Path) -> None:
     store = SQLiteStore(tmp_path / "r.db")
     store.init_schema()

@@ -384,6 +384,7 @@ def test_a_session_cut_short_by_a_dead_endpoint_is_resumed_by_the_rerun(tmp_path
         (['{"id": "a", "question": "q", "answer": "x", "scoring": "choice"}'], "needs choices"),
         (['{"id": "a", "question": "q"}', '{"id": "a", "question": "r"}'], ":2: duplicate id 'a'"),
         (['{"id": "a", "question": "q", "colour": 1}'], ":1: colour: Extra inputs"),
+        (['{"id": "a", "question": "q", "scoring": "fuzzy"}'], ":1: unknown scoring 'fuzzy' (one of 'exact'"),
     ],
 )
 def test_bad_task_files_give_one_line_naming_it(tmp_path: Path, lines: list[str], says: str) -> None:

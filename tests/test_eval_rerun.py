@@ -12,7 +12,10 @@ from dagmca.api import Workspace
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
 from dagmca.evaluation import EvalReport, Task
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
+from dagmca.graph import EvaluationNode, node_from_record
 from dagmca.similarity import HashingEmbedder
+from dagmca.store.sqlite import SQLiteStore
 from tests.support.fault_server import FaultServer
 
 
@@ -76,3 +79,33 @@ def test_a_finished_eval_with_the_ledger_and_its_control_run_again_makes_no_requ
         again = evaluate(tmp_path / "e.db", cfg, "mca:ledger=final,single")
         assert (server.requests, server.gets) == (asked, listed)  # the control read back, not traced again
     assert again.model_dump(exclude={"results"}) == first.model_dump(exclude={"results"})
+
+
+def test_an_eval_stored_under_the_judge_prompts_old_name_is_read_back(tmp_path: Path) -> None:
+    """Earlier versions stored the judge's prompt version on the Evaluation node as
+    `prompt_version`: such an eval is still read (run again, it asks nothing), and its
+    node is written back under today's name, `judge_prompt_version`."""
+    db = tmp_path / "e.db"
+    with FaultServer() as server:
+        cfg = SessionConfig.model_validate(
+            {"llm": "openai", "model": "fault-model", "base_url": server.base_url, "rounds": 1}
+        )
+        first = evaluate(db, cfg, "mca,single")
+        with SQLiteStore(db) as st:
+            node = st.get_node("ev/evaluation")
+            assert node is not None and node.props["judge_prompt_version"] == JUDGE_PROMPT_VERSION
+            props = dict(node.props)
+            props["prompt_version"] = props.pop("judge_prompt_version")
+            st.write([node.model_copy(update={"props": props})])
+            old = st.get_node("ev/evaluation")
+            assert old is not None and "judge_prompt_version" not in old.props
+            read = node_from_record(old)
+            assert isinstance(read, EvaluationNode) and read.judge_prompt_version == JUDGE_PROMPT_VERSION
+        asked = server.requests
+        again = evaluate(db, cfg, "mca,single")
+        assert server.requests == asked
+    assert again.model_dump(exclude={"results"}) == first.model_dump(exclude={"results"})
+    with SQLiteStore(db) as st:
+        node = st.get_node("ev/evaluation")
+        assert node is not None and "prompt_version" not in node.props
+        assert node.props["judge_prompt_version"] == JUDGE_PROMPT_VERSION

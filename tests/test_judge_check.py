@@ -16,11 +16,12 @@ from dagmca.api import Workspace
 from dagmca.cli.app import app
 from dagmca.config import SessionConfig
 from dagmca.evaluation.judgecheck import CheckName, CheckStatus, JudgeCheckReport
-from dagmca.evaluation.judgecheck.graph import check_judge_check
+from dagmca.evaluation.judgecheck.graph import check_judge_check, judge_of, latest_check
 from dagmca.evaluation.judgecheck.tasks import built_in, near_miss
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
 from dagmca.evaluation.scoring import score
 from dagmca.evaluation.tasks import Task
-from dagmca.graph import EVALUATION_SESSION, NodeKind
+from dagmca.graph import EVALUATION_SESSION, JudgeCheckNode, NodeKind, node_from_record
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store import open_store
@@ -104,7 +105,7 @@ def test_the_check_is_stored_read_back_and_a_rerun_asks_nothing(tmp_path: Path) 
     with open_store(str(tmp_path / "j.db")) as st:
         (node,) = st.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK)
         assert node.id == first.id and node.props["status"] == "fail"
-        assert node.props["judge_model"] == "scripted" and node.props["prompt_version"] == "pair-2"
+        assert node.props["judge_model"] == "scripted" and node.props["judge_prompt_version"] == "pair-2"
         assert check_judge_check(st, first.id) == []
 
 
@@ -139,3 +140,21 @@ def test_judge_check_json_carries_every_check_and_dry_run_spends_nothing(tmp_pat
         assert set(c) >= {"name", "rate", "lo", "hi", "n", "status"}
     assert data["calls"] == projected["calls"]
     assert data["status"] in ("pass", "warn", "fail")
+
+
+def test_a_check_stored_under_the_judge_prompts_old_name_is_still_found(tmp_path: Path) -> None:
+    """Earlier versions stored a check's pair-prompt version as `prompt_version`: such a
+    check reads back, and an eval of that judge still finds it as the judge's latest."""
+    report = check(tmp_path, battery(first_always))
+    with open_store(str(tmp_path / "j.db")) as st:
+        (node,) = st.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK)
+        props = dict(node.props)
+        props["prompt_version"] = props.pop("judge_prompt_version")
+        st.write([node.model_copy(update={"props": props})])
+        (old,) = st.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK)
+        assert "judge_prompt_version" not in old.props
+        read = node_from_record(old)
+        assert isinstance(read, JudgeCheckNode) and read.judge_prompt_version == JUDGE_PROMPT_VERSION
+        found = latest_check(st, judge_of(BASE))
+        assert found is not None and found.id == report.id and found.checks == report.checks
+        assert check_judge_check(st, report.id) == []

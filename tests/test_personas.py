@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from dagmca.debate.contexts import persona_id
-from dagmca.debate.router import Record, Router
+from dagmca.debate.router import Router
 from dagmca.graph import PERSONA_SESSION, EdgeType, NodeKind, PersonaNode, TensionCategory, node_from_record
+from dagmca.graph.store_nodes import TrackRecord
 from dagmca.store.check import check_store
 from dagmca.store.networkx_view import session_records
 from dagmca.store.sqlite import SQLiteStore
@@ -44,14 +45,16 @@ def test_two_sessions_on_one_store_share_their_agents(run_fake: RunSession, tmp_
     _, second, _ = run_fake(scripted(QUESTIONS[:2]), session="two", **ROUTED)
     # the second session started from what the first learned, and says so on its node
     memory = json.loads(str(store.get_node("two").props["agent_memory"]))  # type: ignore[union-attr]
-    assert {p: m["record"] for p, m in memory.items() if m["record"]} == learned
+    # (each record stored as the pair [trials, successes])
+    stored = {p: {c: r.model_dump() for c, r in record.items()} for p, record in learned.items()}
+    assert {p: m["record"] for p, m in memory.items() if m["record"]} == stored
     assert {p: m["kept"] for p, m in memory.items()} == {p: n.kept for p, n in after_one.items()}
     # its routing read that record: the staff of its first branch is the greedy choice
     # of a router holding it
     router = Router("greedy", PERSPECTIVES)
     for perspective, record in learned.items():
-        for category, (trials, successes) in record.items():
-            router.history[category][perspective] = Record(trials, successes)
+        for category, one in record.items():
+            router.history[category][perspective] = one.model_copy()
     branch = min((d for d in second.graph.debates.values() if d.origin.value == "branch"), key=lambda d: d.id)
     tension = second.graph.tensions[
         next(e.target for e in store.edges("two", EdgeType.EXPLORES) if e.source == branch.id)
@@ -75,7 +78,8 @@ def test_two_sessions_on_one_store_share_their_agents(run_fake: RunSession, tmp_
     assert set(rows) == set(PERSPECTIVES)
     assert all(r["sessions"] == 2 and r["name"] == r["perspective"] for r in rows.values())
     assert {
-        p: {c: [v["trials"], v["successes"]] for c, v in r["record"].items()} for p, r in rows.items()
+        p: {c: TrackRecord(trials=v["trials"], successes=v["successes"]) for c, v in r["record"].items()}
+        for p, r in rows.items()
     } == {p: n.record for p, n in after_two.items()}
 
 

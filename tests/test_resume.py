@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from dagmca.graph import PERSONA_SESSION, NodeKind, PersonaNode, node_from_record
+from dagmca.graph.store_nodes import TrackRecord
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
 from tests.support.cli import dagmca
@@ -31,7 +32,7 @@ def learn_elsewhere(db: Path) -> None:
         for p in personas:
             assert isinstance(p, PersonaNode)
             p.kept = [f"A contribution of {p.perspective} to another passage entirely."]
-            p.record = {"gap": [9, 9], "assumption": [9, 0]}
+            p.record = {"gap": TrackRecord(trials=9, successes=9), "assumption": TrackRecord(trials=9)}
             p.sessions = [*p.sessions, "elsewhere"]
         st.write([p.to_record() for p in personas])
 

@@ -16,7 +16,7 @@ from dagmca.config.roles import RoleSettings
 from dagmca.errors import SettingsError, UserError
 from dagmca.graph import CallPhase, CallRecord, ModelRole, role_of
 from dagmca.llm.base import CallMeta, Completion, EndpointDown, LLMClient, LLMError, Message, Request, Usage
-from dagmca.llm.factory import check_backend, open_backend
+from dagmca.llm.factory import check_backend, open_backend, role_models
 from dagmca.llm.fake import ScriptedLLM
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import Budget, MeteredLLM, RoleTerms
@@ -97,7 +97,20 @@ def test_each_call_goes_to_its_roles_backend_at_its_temperature() -> None:
     assert len(judge.asked) == 4 and len(session.asked) == 4
     # the observers play on the session's model: its reply stands for them
     assert ask(llm, "monitor", temperature=0.2, content="same").cache_hit
-    assert llm.models() == {"debate": "S", "observer": "S", "judge": "J", "final": "S", "map": "S"}
+
+
+def test_one_map_names_the_model_that_plays_each_role() -> None:
+    """What a Session node, an eval's report and an answer say played each role: a role
+    with a model of its own, that model; every other role, the session's (the model its
+    open backend serves, when there is one)."""
+    cfg = SessionConfig.model_validate({"llm": "fake", "roles": {"judge": {"model": "J"}}})
+    assert role_models(cfg) == {
+        ModelRole.DEBATE: "scripted", ModelRole.OBSERVER: "scripted", ModelRole.JUDGE: "J",
+        ModelRole.FINAL: "scripted", ModelRole.MAP: "scripted",
+    }  # fmt: skip
+    served = role_models(cfg, "S")
+    assert served[ModelRole.JUDGE] == "J"
+    assert {m for r, m in served.items() if r is not ModelRole.JUDGE} == {"S"}
 
 
 def test_every_role_shares_the_meter_the_budget_and_the_breaker() -> None:

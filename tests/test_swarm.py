@@ -19,6 +19,7 @@ import pytest
 
 from dagmca.errors import UserError
 from dagmca.executor import Limits
+from dagmca.graph.store_nodes import TrackRecord
 from dagmca.llm.base import Completion, Request
 from dagmca.store.sqlite import SQLiteStore
 from dagmca.swarm import graph
@@ -194,7 +195,7 @@ def test_the_personas_record_carries_both_ways(tmp_path: Path) -> None:
     store = SQLiteStore(db)
     store.init_schema()
     expert = new_persona("a2")
-    expert.record = {"alpha": [10, 10]}
+    expert.record = {"alpha": TrackRecord(trials=10, successes=10)}
     store.write([expert.to_record()])
     store.close()
     tasks = stream(4)

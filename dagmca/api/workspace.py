@@ -35,8 +35,8 @@ from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_f
 
 if TYPE_CHECKING:
     from dagmca.evaluation.judgecheck import JudgeCheckReport
-    from dagmca.evaluation.judging import Completer
     from dagmca.evaluation.report import RunRecord
+    from dagmca.llm.base import Completer
     from dagmca.stability.models import AlignCost, SampleInfo, StabilityReport
     from dagmca.stability.samples import Vary
 

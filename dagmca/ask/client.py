@@ -20,7 +20,7 @@ from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
 from dagmca.graph import ModelRole
 from dagmca.llm.base import EndpointDown, LLMClient
-from dagmca.llm.factory import context_window, open_backend
+from dagmca.llm.factory import context_window, open_backend, role_models
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.tokens import TokenCounter
 from dagmca.prompts.budget import PromptBudget
@@ -91,5 +91,5 @@ async def answer_with_client(
         result = await answer(found, llm, budget=budget, max_tokens=final.final_tokens(), seed=final.seed)
     except EndpointDown as exc:
         raise EndpointError(str(exc), "check the endpoint, then ask again") from None
-    played = llm.models().get(ModelRole.FINAL.value, result.model)
+    played = role_models(cfg, client.model)[ModelRole.FINAL]
     return result.model_copy(update={"model": played}) if result.model else result

@@ -10,7 +10,6 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import out
-from dagmca.debate.router import Record
 from dagmca.graph import PERSONA_SESSION, NodeKind, NodeRecord, PersonaNode, node_from_record
 from dagmca.store import open_existing, resolve_store
 
@@ -28,8 +27,8 @@ def agent_row(node: NodeRecord) -> dict[str, Any]:
         "kept": p.kept_total,
         "latest_kept": p.kept,
         "record": {
-            category: {"trials": t, "successes": s, "rate": round(Record(t, s).rate, 3)}
-            for category, (t, s) in sorted(p.record.items())
+            category: {"trials": r.trials, "successes": r.successes, "rate": round(r.rate, 3)}
+            for category, r in sorted(p.record.items())
         },
         "trials": p.trials,
         "successes": p.successes,

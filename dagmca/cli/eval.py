@@ -156,7 +156,7 @@ def eval_(
     wins, paired tests with the power they had, and cost; --compare lines up result files."""
     from dagmca.api.sync import in_workspace
     from dagmca.evaluation import parse_arms
-    from dagmca.evaluation.identity import default_eval_id, digest, identity, models_line, role_models
+    from dagmca.evaluation.identity import default_eval_id, digest, identity, models_line, models_of
     from dagmca.evaluation.running import EvalPlan, run_eval
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
@@ -214,7 +214,7 @@ def eval_(
     check_backend(cfg)
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
-        err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)
+        err.print(f"models: {models_line(models_of(cfg))}", markup=False, highlight=False, soft_wrap=True)
     report = run_with_progress(
         lambda on_done: in_workspace(
             resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=on_done), embedder=cfg.embedder

@@ -206,7 +206,7 @@ def swarm(
             matrix.add_column(t)
         for agent in report.agents:
             cells = [r.record.get(agent, {}).get(t) for t in report.types]
-            matrix.add_row(agent, *(f"{c[1]}/{c[0]}" if c else "-" for c in cells))
+            matrix.add_row(agent, *(f"{c.successes}/{c.trials}" if c else "-" for c in cells))
         out.print(matrix)
     if report.comparisons:
         pairs = Table(title="paired comparisons (Holm-corrected p)", title_justify="left")

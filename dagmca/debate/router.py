@@ -24,15 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-
-@dataclass
-class Record:
-    trials: int = 0
-    successes: int = 0
-
-    @property
-    def rate(self) -> float:
-        return (self.successes + 1) / (self.trials + 2)
+from dagmca.graph.store_nodes import TrackRecord
 
 
 @dataclass
@@ -42,11 +34,16 @@ class Router:
     seed: int = 0
     temperature: float = 0.5
     # category -> agent -> record
-    history: dict[str, dict[str, Record]] = field(default_factory=lambda: defaultdict(dict))
+    history: dict[str, dict[str, TrackRecord]] = field(default_factory=lambda: defaultdict(dict))
     _next: int = 0  # round-robin position
 
-    def record(self, category: str, agent: str) -> Record:
-        return self.history[category].setdefault(agent, Record())
+    def record(self, category: str, agent: str) -> TrackRecord:
+        """`agent`'s record in `category` (an empty one, kept, when it has none)."""
+        records = self.history[category]
+        found = records.get(agent)
+        if found is None:
+            found = records[agent] = TrackRecord()
+        return found
 
     def update(self, category: str, agent: str, success: bool) -> None:
         r = self.record(category, agent)

@@ -9,7 +9,6 @@ import json
 from dataclasses import dataclass
 
 from dagmca import tracing
-from dagmca.config import SessionConfig
 from dagmca.debate.dag import personas, sections
 from dagmca.debate.dag.explore import Explorer
 from dagmca.debate.dag.integrator import integrate
@@ -23,13 +22,13 @@ from dagmca.graph import (
     EdgeType,
     FinalNode,
     GraphNode,
-    ModelRole,
     SectionNode,
     SessionNode,
     TensionStatus,
     node_from_record,
     utcnow,
 )
+from dagmca.graph.calls import spent
 from dagmca.metrics.session import SessionMetrics, role_usage, session_metrics
 from dagmca.prompts.templates import MAIN_QUESTION
 from dagmca.prompts.version import PROMPT_VERSION
@@ -46,10 +45,8 @@ async def _add_up_calls(state: SessionState, session: SessionNode) -> None:
     """Totals over every run of the session (resumed and revisited ones included), from
     the call records; calls answered from the cache cost nothing."""
     records = await state.handles.store.aread(lambda s: s.calls(state.handles.session_id))
-    spent = [c for c in records if not c.cache_hit]
-    session.llm_calls = len(spent)
-    session.tokens = sum(c.prompt_tokens + c.completion_tokens for c in spent)
-    session.cost_usd = round(sum(c.cost_usd for c in spent), 6)
+    session.llm_calls, session.tokens, cost = spent(records)
+    session.cost_usd = round(cost, 6)
     session.omitted_chars = sum(c.omitted_chars for c in records)
     session.reasks = len({c.key for c in records if c.reask})  # once each, however often replayed
     session.role_calls = json.dumps([u.model_dump() for u in role_usage(records)])
@@ -81,19 +78,14 @@ def _problems(counts: Counts) -> list[str]:
     return []
 
 
-def role_models(cfg: SessionConfig, model: str) -> dict[str, str]:
-    """Which model plays each role: `model` (the session's) unless the role has its own."""
-    from dagmca.llm.factory import model_name
-
-    return {role.value: model_name(cfg.role(role)) if role in cfg.roles else model for role in ModelRole}
-
-
 async def run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
     with counting(state.counts.embed_counts):  # this session's tasks count their embedding
         return await _run_session(state, title=title, model=model)
 
 
 async def _run_session(state: SessionState, *, title: str, model: str) -> SessionResult:
+    from dagmca.llm.factory import role_models
+
     cfg = state.handles.config
     session = SessionNode(
         id=state.handles.session_id,
@@ -104,7 +96,7 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
         config=json.dumps(cfg.model_dump(mode="json"), sort_keys=True),
         model=model,
         question=state.question,
-        role_models=json.dumps(role_models(cfg, model), sort_keys=True),
+        role_models=json.dumps({r.value: m for r, m in role_models(cfg, model).items()}, sort_keys=True),
         prompt_version=PROMPT_VERSION,
         trace_id=tracing.trace_id(),
         backend=cfg.llm,

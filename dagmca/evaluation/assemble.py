@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from dagmca.config import SessionConfig
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.breakdown import Cost, criterion_comparisons, eval_spend
-from dagmca.evaluation.identity import RoleModel, role_models
+from dagmca.evaluation.identity import RoleModel, models_of
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
-from dagmca.evaluation.judging import ORDERS, PROMPT_VERSION
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION, ORDERS
 from dagmca.evaluation.noise import floor_arms, noise_floors
 from dagmca.evaluation.notices import (
     Notice,
@@ -38,7 +38,7 @@ from dagmca.evaluation.report import (
 )
 from dagmca.graph import ModelRole
 from dagmca.llm.factory import model_name
-from dagmca.prompts.version import PROMPT_VERSION as DEBATE_PROMPTS
+from dagmca.prompts.version import PROMPT_VERSION
 
 
 def installed_version() -> str:
@@ -143,19 +143,19 @@ def build_report(
     judged = {a.name: m for a, m in zip(plan.arms, models.values(), strict=True) if not a.kind.derived}
     judge = None
     if judge_model is not None:
-        trials, version = plan.judge_trials, PROMPT_VERSION
+        trials, version = plan.judge_trials, JUDGE_PROMPT_VERSION
         judge = JudgeInfo(
             model=judge_model, orders=len(ORDERS), trials=trials, prompt_version=version, check=check
         )
     return EvalReport(
         eval_id=plan.eval_id, task_set=plan.task_set, dagmca_version=installed_version(),
-        prompt_version=DEBATE_PROMPTS,
+        prompt_version=PROMPT_VERSION,
         tasks=len(plan.tasks), repeats=plan.repeats, arms=arms, comparisons=rows,
         criteria=criterion_comparisons(names, verdicts, seed=seed), judge=judge,
         noise_floors=noise_floors(noise_arms(plan, base), runs, verdicts, seed=seed),
         notices=notices(rows, judge_model, judged) + unscored(plan, base), skipped=skipped,
         unjudged=unread(verdicts, "unjudged"), no_verdict=unread(verdicts, "no_verdict"),
-        models=role_models(base), match=plan.match, spend=eval_spend(runs, judge_cost, controls),
+        models=models_of(base), match=plan.match, spend=eval_spend(runs, judge_cost, controls),
         results=result_rows(sorted(runs, key=lambda r: (names.index(r.arm), r.task, r.repeat))),
         controls=sorted(controls, key=lambda c: (names.index(c.arm), c.task, c.repeat)),
     )  # fmt: skip

@@ -11,13 +11,12 @@ from typing import Any, Literal
 
 from pydantic import Field
 
-from dagmca.evaluation.judging import Completer
 from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import RunRecord
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
 from dagmca.evaluation.tasks import Task
 from dagmca.graph.schema import CallPhase, Strict
-from dagmca.llm.base import CallMeta, LLMError, Message, Request
+from dagmca.llm.base import CallMeta, Completer, LLMError, Message, Request
 from dagmca.scoring import normalise, parse_number, pick_choice
 
 Match = Literal["tokens", "calls"]

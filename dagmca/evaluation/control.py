@@ -25,9 +25,10 @@ from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.origins import ControlRow
 from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.plan import control_settings
-from dagmca.evaluation.sessions import EvalSessions, spent
+from dagmca.evaluation.sessions import EvalSessions
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import ClaimOrigin, EvaluationNode, NodeRecord, node_from_record
+from dagmca.graph.calls import spent
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import control_ledger

@@ -18,14 +18,13 @@ from dataclasses import dataclass
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.consistency import plurality
-from dagmca.evaluation.judging import Completer
 from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import UNREAD, RunRecord
 from dagmca.evaluation.scoring import Score, score
-from dagmca.evaluation.sessions import prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import CallPhase, CallRecord, NodeKind, Phase
-from dagmca.llm.base import CallMeta, LLMError, Request
+from dagmca.graph.calls import prompt_tokens, spent
+from dagmca.llm.base import CallMeta, Completer, LLMError, Request
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.prompts import templates as tpl
 from dagmca.prompts.schemas import ShortAnswer

@@ -19,10 +19,10 @@ from typing import Any, Literal
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
-from dagmca.evaluation.judging import PROMPT_VERSION as JUDGE_PROMPT_VERSION
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
 from dagmca.evaluation.tasks import Task, load_tasks
 from dagmca.graph import ModelRole, NodeKind, NodeRecord, Strict
-from dagmca.llm.factory import model_name
+from dagmca.llm.factory import role_models
 from dagmca.prompts.version import PROMPT_VERSION
 
 # settings that bound or account a run without changing what any call answers
@@ -69,18 +69,15 @@ def task_set(tasks: Sequence[Task], *, path: Path | None = None) -> TaskSet:
     )  # fmt: skip
 
 
-def role_models(base: SessionConfig) -> list[RoleModel]:
-    """Every role's model, in the roles' order."""
+def models_of(base: SessionConfig) -> list[RoleModel]:
+    """Every role's model under `base`, with its backend, endpoint and temperature, in
+    the roles' order."""
     found = []
-    for role in ModelRole:
+    for role, model in role_models(base).items():
         own = base.role(role)
         found.append(
             RoleModel(
-                role=role.value,
-                llm=own.llm,
-                model=model_name(own),
-                base_url=own.base_url,
-                temperature=own.temperature,
+                role=role.value, llm=own.llm, model=model, base_url=own.base_url, temperature=own.temperature
             )
         )
     return found
@@ -104,10 +101,8 @@ def identity(
     (a self-consistency arm's sampling temperature and matching rule among them)."""
     values = base.model_dump(mode="json")
     roles = {
-        m.role: {
-            k: v for k, v in base.role(ModelRole(m.role)).model_dump(mode="json").items() if k in ROLE_KEYS
-        }
-        for m in role_models(base)
+        role.value: {k: v for k, v in base.role(role).model_dump(mode="json").items() if k in ROLE_KEYS}
+        for role in ModelRole
     }
     return {
         "roles": roles,

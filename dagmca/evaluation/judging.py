@@ -9,19 +9,19 @@ and a split is a tie, so position bias cannot manufacture a win."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from pydantic import Field
 
 from dagmca.errors import EndpointError
 from dagmca.graph.schema import CallPhase, Strict
-from dagmca.llm.base import CallMeta, Completion, LLMError, Message, Request
+from dagmca.llm.base import CallMeta, Completer, LLMError, Message, Request
 from dagmca.llm.stack.base import BudgetExhausted
 
 # recorded with every eval and in its identity: verdicts of another prompt are not
 # compared (an eval of another version is refused, not resumed); pair-2 reads the
 # reference, anchors each criterion and fences what it judges
-PROMPT_VERSION = "pair-2"
+JUDGE_PROMPT_VERSION = "pair-2"
 CRITERION = "overall"
 ORDERS = ("xy", "yx")  # the arm's answer shown first, then the baseline's
 
@@ -54,10 +54,6 @@ class PairJudgement(Strict):
     criteria: list[CriterionJudgement] = Field(default_factory=list, max_length=len(CRITERIA))
     reasoning: str = Field(max_length=2000)
     verdict: Label
-
-
-class Completer(Protocol):
-    async def complete(self, request: Request) -> Completion: ...
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,11 @@ from typing import Any, Literal
 
 from dagmca.evaluation.arms import Arm
 from dagmca.evaluation.graph import final_id, judged_edges
-from dagmca.evaluation.judging import Completer, PairResult, judge_pair
+from dagmca.evaluation.judging import PairResult, judge_pair
 from dagmca.evaluation.records import OVERALL, RunRecord, Verdict
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import EdgeRecord
+from dagmca.llm.base import Completer
 from dagmca.llm.stack.base import BudgetExhausted
 
 

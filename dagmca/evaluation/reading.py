@@ -15,9 +15,9 @@ from dagmca.evaluation.length import words
 from dagmca.evaluation.pairs import Finished
 from dagmca.evaluation.records import Cited, RunRecord
 from dagmca.evaluation.scoring import score
-from dagmca.evaluation.sessions import prompt_tokens, spent
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import CallPhase, CallRecord, ClaimOrigin, FinalNode, node_from_record
+from dagmca.graph.calls import prompt_tokens, spent
 from dagmca.metrics.citations import citations
 from dagmca.metrics.ledger import final_claims, shares
 from dagmca.store.base import GraphStore

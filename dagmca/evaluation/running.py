@@ -27,15 +27,23 @@ from dagmca.evaluation.firstvote import extract, first_round, first_vote, unread
 from dagmca.evaluation.graph import evaluation_record, ran_edge
 from dagmca.evaluation.identity import identity, refuse_other_settings, same_task
 from dagmca.evaluation.judgecheck.graph import judge_of, latest_check
-from dagmca.evaluation.judging import PROMPT_VERSION, Completer
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
 from dagmca.evaluation.pairs import Finished, judge_all, pairs
 from dagmca.evaluation.plan import EvalPlan, control_arm, traced_arms
 from dagmca.evaluation.reading import read_run
 from dagmca.evaluation.records import RunRecord, Verdict
 from dagmca.evaluation.report import EvalReport
-from dagmca.evaluation.sessions import EvalSessions, prompt_tokens, spent
+from dagmca.evaluation.sessions import EvalSessions
 from dagmca.evaluation.tasks import Task
-from dagmca.graph import EvaluationNode, ModelRole, NodeKind, NodeRecord, node_from_record
+from dagmca.graph import (
+    EvaluationNode,
+    ModelRole,
+    NodeKind,
+    NodeRecord,
+    node_from_record,
+)
+from dagmca.graph.calls import prompt_tokens, spent
+from dagmca.llm.base import Completer
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, settings_from
@@ -89,7 +97,7 @@ class _Eval:
             same_task(self.plan.eval_id, node, task)
             reused = _ended(node)
             if reused:  # what it spent in an earlier run counts against the eval's budgets
-                self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
+                self.eval_sessions.pool.charge(await self.store.aread(lambda s: s.calls(sid)))
             else:
                 # written only under its lease, looked at again once held: another eval of
                 # this id, or a `dagmca resume` of the session, may be writing it now
@@ -101,7 +109,7 @@ class _Eval:
                             return None
                         await self.eval_sessions.run(cfg, sid, task.passage, task.question)
                     else:
-                        self.eval_sessions.charge(await self.store.aread(lambda s: s.calls(sid)))
+                        self.eval_sessions.pool.charge(await self.store.aread(lambda s: s.calls(sid)))
                         if not _ended(node):
                             await self.eval_sessions.resume(sid)
         ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
@@ -290,7 +298,7 @@ async def run_eval(
         refuse_other_settings(eval_id, old, made_with, base)
     header: dict[str, Any] = {
         "task_ids": [t.id for t in plan.tasks], "arms": [a.name for a in plan.arms], "repeats": plan.repeats,
-        "prompt_version": PROMPT_VERSION, "settings": _settings(base, plan, made_with),
+        "judge_prompt_version": JUDGE_PROMPT_VERSION, "settings": _settings(base, plan, made_with),
         "created_at": old.created_at if old is not None else None,
     }  # fmt: skip
     needs_judge = any(t.judged or plan.judge_all for t in plan.tasks) and (
@@ -311,7 +319,7 @@ async def run_eval(
         # the judge's calls of earlier runs count against the eval's budgets; asked again,
         # they are answered from the cache
         sessions = e.eval_sessions
-        sessions.charge(await e.store.aread(lambda s: s.calls(eval_id)))
+        sessions.pool.charge(await e.store.aread(lambda s: s.calls(eval_id)))
         llm, judge_model = (judge, _model_of(judge)) if judge is not None else await sessions.judge(eval_id)
         jobs = pairs(
             plan.tasks, plan.arms, plan.repeats, plan.judge_trials, judge_all=plan.judge_all,

@@ -10,12 +10,11 @@ itself, so two repeats need no backend (and no rate limiter) of their own."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
 from contextlib import AbstractAsyncContextManager
 
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
-from dagmca.graph import CallRecord, ModelRole
+from dagmca.graph import ModelRole
 from dagmca.llm.factory import Backend
 from dagmca.llm.metered import MeteredLLM, Pool
 from dagmca.passage import title_of
@@ -26,18 +25,6 @@ from dagmca.workspace.backends import backend_key
 from dagmca.workspace.lease import held
 from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
 from dagmca.workspace.stored import stored_config
-
-
-def prompt_tokens(calls: Sequence[CallRecord]) -> int:
-    """The prompt tokens of the requests among `calls`."""
-    return sum(c.prompt_tokens for c in calls if not c.cache_hit)
-
-
-def spent(calls: Sequence[CallRecord]) -> tuple[int, int, float]:
-    """Calls, tokens and dollars of the requests among `calls` (a reply replayed from
-    the cache costs nothing: it was counted when it was first asked)."""
-    made = [c for c in calls if not c.cache_hit]
-    return len(made), sum(c.prompt_tokens + c.completion_tokens for c in made), sum(c.cost_usd for c in made)
 
 
 class EvalSessions:
@@ -55,14 +42,6 @@ class EvalSessions:
     @property
     def pool(self) -> Pool:
         return self.shared.pool
-
-    def charge(self, calls: Sequence[CallRecord]) -> None:
-        """What earlier runs of the eval spent, into its pool: a rerun's budget is the
-        eval's, not what is left of this run's."""
-        n, tokens, cost = spent(calls)
-        self.pool.calls += n
-        self.pool.tokens += tokens
-        self.pool.cost_usd += cost
 
     def lease(self, session: str) -> AbstractAsyncContextManager[None]:
         """The session's lease, as `run` and `resume` hold it: the eval writes a session

@@ -5,16 +5,15 @@ the file and the line, so a long eval never dies on its tenth task for a typo.""
 
 from __future__ import annotations
 
-import json
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal, Protocol, TypeVar
+from typing import Literal
 
 from pydantic import Field, ValidationError, model_validator
 
 from dagmca.errors import UserError
 from dagmca.graph.schema import Strict
+from dagmca.jsonl import first_error, read_jsonl
 
 Scoring = Literal["exact", "numeric", "choice", "judge"]
 # the question asked of every passage of a folder: open, so its answers are judged in pairs
@@ -69,13 +68,6 @@ def _is_number(value: object) -> bool:
     return True
 
 
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    message = str(first["msg"]).removeprefix("Value error, ")
-    return f"{where}: {message}" if where else message
-
-
 def load_tasks(path: Path) -> list[Task]:
     """The tasks of a JSONL file or of a folder of .txt passages (one open question
     each, judged in pairs). Refuses an empty set and duplicate ids."""
@@ -91,55 +83,9 @@ def _from_jsonl(path: Path) -> list[Task]:
     return read_jsonl(
         path,
         Task.model_validate,
-        _first_error,
         example='e.g. {"id": "t1", "question": "..."}',
         guide="see docs/guides/evaluation.md",
     )
-
-
-class _Identified(Protocol):
-    @property
-    def id(self) -> str: ...
-
-
-T = TypeVar("T", bound=_Identified)
-
-
-def read_jsonl(
-    path: Path,
-    validate: Callable[[dict[str, Any]], T],
-    first_error: Callable[[ValidationError], str],
-    *,
-    example: str,
-    guide: str,
-) -> list[T]:
-    """The objects of a JSONL file of tasks, in order, each validated; a line that is no
-    JSON object, fails validation or repeats an id is one line naming its place."""
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UserError(f"tasks {path} cannot be read: {exc}", "give a UTF-8 JSONL file") from None
-    tasks: list[T] = []
-    seen: dict[str, int] = {}
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{number}"
-        try:
-            data = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise UserError(f"{where}: not JSON ({exc.msg})", "one JSON object per line") from None
-        if not isinstance(data, dict):
-            raise UserError(f"{where}: a task is a JSON object", example)
-        try:
-            task = validate(data)
-        except ValidationError as exc:
-            raise UserError(f"{where}: {first_error(exc)}", guide) from None
-        if task.id in seen:
-            raise UserError(f"{where}: duplicate id {task.id!r} (first on line {seen[task.id]})")
-        seen[task.id] = number
-        tasks.append(task)
-    return tasks
 
 
 def _from_folder(path: Path) -> list[Task]:
@@ -153,5 +99,5 @@ def _from_folder(path: Path) -> list[Task]:
         try:
             tasks.append(Task(id=name, question=OPEN_QUESTION, passage=text, scoring="judge"))
         except ValidationError as exc:
-            raise UserError(f"{file}: {_first_error(exc)}") from None
+            raise UserError(f"{file}: {first_error(exc)}") from None
     return tasks

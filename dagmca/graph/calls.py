@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from pydantic import Field
 
 from dagmca.graph.schema import Strict, utcnow
@@ -31,3 +33,24 @@ class CallRecord(Strict):
     omitted_chars: int = 0  # of quoted material, cut to fit the context window
     reask: bool = False  # a re-ask of a degenerate reply, with varied sampling
     at: str = Field(default_factory=utcnow)
+
+
+def made(calls: Iterable[CallRecord]) -> list[CallRecord]:
+    """The requests among `calls`: a reply replayed from dagmca's cache made none, and
+    costs nothing (it was counted when it was first asked)."""
+    return [c for c in calls if not c.cache_hit]
+
+
+def spent(calls: Iterable[CallRecord]) -> tuple[int, int, float]:
+    """Calls, tokens and dollars of the requests among `calls`."""
+    requests = made(calls)
+    return (
+        len(requests),
+        sum(c.prompt_tokens + c.completion_tokens for c in requests),
+        sum(c.cost_usd for c in requests),
+    )
+
+
+def prompt_tokens(calls: Iterable[CallRecord]) -> int:
+    """The prompt tokens of the requests among `calls`."""
+    return sum(c.prompt_tokens for c in made(calls))

@@ -11,6 +11,20 @@ from pydantic import Field
 from dagmca.graph.schema import JSONScalar, NodeKind, NodeRecord, Strict, utcnow
 
 
+def renamed(data: Any, **new_names: str) -> Any:
+    """A stored node's properties (or a model's input) with each property an older
+    version named otherwise (`old=new`) under today's name; the new name wins where a
+    record has both."""
+    if not isinstance(data, dict) or not any(old in data for old in new_names):
+        return data
+    data = dict(data)
+    for old, new in new_names.items():
+        if old in data:
+            value = data.pop(old)
+            data.setdefault(new, value)
+    return data
+
+
 def _flatten(value: Any) -> JSONScalar | list[str] | None:
     """Neo4j properties are scalars or lists of scalars: anything richer becomes JSON."""
     if value is None or isinstance(value, str | int | float | bool):

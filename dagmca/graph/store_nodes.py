@@ -4,15 +4,46 @@ across a passage's samples (findings)."""
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, model_serializer, model_validator
 
-from dagmca.graph.node_base import GraphNode
-from dagmca.graph.schema import FindingKind, NodeKind, utcnow
+from dagmca.graph.node_base import GraphNode, renamed
+from dagmca.graph.schema import FindingKind, NodeKind, Strict, utcnow
 
 # Personas belong to the store, not to a session: this is their `session` property.
 PERSONA_SESSION = "_agents"
+
+
+class TrackRecord(Strict):
+    """An agent's record in one category (a tension's, a swarm task's type): its trials
+    and successes, as the router reads it and a persona keeps it. Stored (and read back)
+    as the pair `[trials, successes]`."""
+
+    trials: int = 0
+    successes: int = 0
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_pair(cls, data: Any) -> Any:
+        if isinstance(data, list | tuple) and len(data) == 2:
+            return {"trials": data[0], "successes": data[1]}
+        return data
+
+    @model_serializer
+    def _as_pair(self) -> list[int]:
+        return [self.trials, self.successes]
+
+    @property
+    def rate(self) -> float:
+        """The success rate, Laplace-smoothed: an agent with no record starts at 1/2."""
+        return (self.successes + 1) / (self.trials + 2)
+
+    def __add__(self, other: TrackRecord) -> TrackRecord:
+        return TrackRecord(trials=self.trials + other.trials, successes=self.successes + other.successes)
+
+    def __sub__(self, other: TrackRecord) -> TrackRecord:
+        return TrackRecord(trials=self.trials - other.trials, successes=self.successes - other.successes)
 
 
 class PersonaNode(GraphNode):
@@ -27,10 +58,19 @@ class PersonaNode(GraphNode):
     sessions: list[str] = Field(default_factory=list)  # the sessions it took part in, in order
     kept: list[str] = Field(default_factory=list)  # its latest surviving contributions, newest last
     kept_total: int = 0  # contributions that survived their debate, over every session
-    record: dict[str, list[int]] = Field(default_factory=dict)  # category -> [trials, successes]
+    record: dict[str, TrackRecord] = Field(default_factory=dict)  # category -> [trials, successes]
     trials: int = 0  # over every category: the record's sums, for Cypher
     successes: int = 0
     updated_at: str = Field(default_factory=utcnow)
+
+
+class PersonaMemory(Strict):
+    """What a persona knew when a session started: its kept contributions and its record
+    by category (a session keeps its personas' on its node, `agent_memory`, as JSON, so a
+    resumed run starts from the same)."""
+
+    kept: list[str] = Field(default_factory=list)
+    record: dict[str, TrackRecord] = Field(default_factory=dict)
 
 
 # Evaluations belong to the store, not to a session: this is their `session` property
@@ -49,11 +89,16 @@ class EvaluationNode(GraphNode):
     arms: list[str] = Field(default_factory=list)
     repeats: int = 1
     judge_model: str = ""
-    prompt_version: str = ""  # the judge's prompt
+    judge_prompt_version: str = ""  # the judge's prompt (dagmca.evaluation.judging)
     debate_prompt_version: str = ""  # dagmca's prompts, that its sessions ran with
     settings: str = "{}"
     summary: str = "{}"
     status: str = "running"  # running, then done
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed(data, prompt_version="judge_prompt_version")  # as earlier versions stored it
 
 
 class JudgeCheckNode(GraphNode):
@@ -66,7 +111,7 @@ class JudgeCheckNode(GraphNode):
     judge_llm: str
     judge_model: str
     endpoint: str = ""  # the judge's base URL ("" for its backend's default)
-    prompt_version: str
+    judge_prompt_version: str  # the pair prompt's version (dagmca.evaluation.judging)
     writer: str = ""
     other_model: str = ""
     tasks: int = 0
@@ -74,6 +119,11 @@ class JudgeCheckNode(GraphNode):
     status: str = "not_measured"  # the worst of its checks: pass, warn, fail (or not_measured)
     checked_at: str = Field(default_factory=utcnow)
     report: str = "{}"  # the whole report (JSON), as `judge-check --json` prints it
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older(cls, data: Any) -> Any:
+        return renamed(data, prompt_version="judge_prompt_version")  # as earlier versions stored it
 
 
 # Swarms belong to the store, not to a session, like evaluations

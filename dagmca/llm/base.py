@@ -5,7 +5,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from dataclasses import KW_ONLY, dataclass, field, replace
 from functools import lru_cache
-from typing import Annotated, Any, TypedDict, TypeVar
+from typing import Annotated, Any, Protocol, TypedDict, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, WithJsonSchema
 
@@ -142,6 +142,13 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """A schema class's JSON schema, built once (pydantic builds it anew on every call).
     Callers must not change it."""
     return schema.model_json_schema()
+
+
+class Completer(Protocol):
+    """What answers a request: a backend, a session's metered client, any layer of the
+    stack; what code that only asks (a judge, a swarm's agents) is given."""
+
+    async def complete(self, request: Request) -> Completion: ...
 
 
 class LLMClient(ABC):

@@ -88,6 +88,14 @@ def model_name(cfg: SessionConfig) -> str:
     return served_name(cfg.local_model) if cfg.llm == "local" else "scripted"
 
 
+def role_models(cfg: SessionConfig, served: str | None = None) -> dict[ModelRole, str]:
+    """Which model plays each role under `cfg`: a role with settings of its own, its
+    model; any other, the session's: `served` (what its open backend serves) when given,
+    else the settings' model."""
+    session = model_name(cfg) if served is None else served
+    return {role: model_name(cfg.role(role)) if role in cfg.roles else session for role in ModelRole}
+
+
 def _check_endpoint(cfg: SessionConfig, env: str | None) -> None:
     if env is not None and not os.environ.get(env):
         raise UserError(f"the API key variable {env} is not set", f"set {env} in the environment")

@@ -183,10 +183,6 @@ class MeteredLLM(LLMClient):
         they add up to the meter's figures."""
         return self.meter.roles()
 
-    def models(self) -> dict[str, str]:
-        """Which model plays which role."""
-        return {role.value: route.client.model for role, route in self.routes.items()}
-
     # -- calls ---------------------------------------------------------------------
     async def complete(self, request: Request) -> Completion:
         role = role_of(request.meta.phase)

@@ -28,6 +28,7 @@ from dagmca.graph import (
     node_from_record,
     role_of,
 )
+from dagmca.graph.calls import made
 from dagmca.metrics import measures
 from dagmca.metrics.answers import AnswerMetrics, Reading, answer_metrics
 from dagmca.metrics.citations import Citations, citations
@@ -77,9 +78,7 @@ class RoleUsage(Strict):
 def role_usage(calls: Iterable[CallRecord]) -> list[RoleUsage]:
     """Calls, tokens and cost by role and model, over the calls actually made."""
     totals: dict[tuple[str, str], list[float]] = defaultdict(lambda: [0, 0, 0.0])
-    for c in calls:
-        if c.cache_hit:
-            continue
+    for c in made(calls):
         row = totals[(c.role or role_of(c.phase).value, c.model)]  # older records: by phase
         row[0] += 1
         row[1] += c.prompt_tokens + c.completion_tokens

@@ -15,7 +15,7 @@ from dagmca.prompts.text import fence
 
 # moved whenever a prompt here (or the duplicate prompt it reuses) changes what a
 # judge can answer: findings aligned under another version are another study's
-PROMPT_VERSION = "align-1"
+ALIGN_PROMPT_VERSION = "align-1"
 LONG_PASSAGE = "(the passage: too long to quote here; both texts below come from debates about it)"
 
 

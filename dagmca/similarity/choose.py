@@ -6,7 +6,8 @@ import os
 from enum import StrEnum
 
 from dagmca.errors import SettingsError
-from dagmca.similarity import Embedder, MiniLMEmbedder
+from dagmca.similarity.embedder import Embedder
+from dagmca.similarity.minilm import MiniLMEmbedder
 
 
 class EmbedderName(StrEnum):

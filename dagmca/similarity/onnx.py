@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dagmca.similarity import Embedder
 from dagmca.similarity.bundled import bundled_model, derived_path, require
+from dagmca.similarity.embedder import Embedder
 
 MAX_TOKENS = 256  # the model's max_seq_length, special tokens included
 BATCH = 32  # texts per run, sorted by length so a batch pads little

@@ -19,7 +19,7 @@ from typing import Any, cast
 import numpy as np
 
 from dagmca.errors import UserError
-from dagmca.similarity import Embedder
+from dagmca.similarity.embedder import Embedder
 
 SHIPPED = Path(__file__).with_name("static_model")
 MAX_TOKENS = 512  # model2vec's own cut, when the folder's config names none

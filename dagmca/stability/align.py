@@ -26,7 +26,7 @@ from dagmca.llm.base import EndpointDown
 from dagmca.llm.factory import Backend
 from dagmca.llm.metered import Budget, MeteredLLM
 from dagmca.llm.tokens import TokenCounter
-from dagmca.prompts.alignment import PROMPT_VERSION, study_frame
+from dagmca.prompts.alignment import ALIGN_PROMPT_VERSION, study_frame
 from dagmca.stability import grouping
 from dagmca.stability.candidates import Candidate, candidates
 from dagmca.stability.estimate import align_cost, judge_budget
@@ -117,7 +117,7 @@ async def align(
         await store.aread(lambda s: refuse_other_inputs(s, study, inputs))
         counted = {k: [s.session for s in samples if s.of(k) is not None] for k in kinds}
         nodes, edges = finding_records(
-            study, findings, judged, samples=counted, inputs=inputs, prompt_version=PROMPT_VERSION
+            study, findings, judged, samples=counted, inputs=inputs, prompt_version=ALIGN_PROMPT_VERSION
         )
         store.write(nodes, edges)
         await store.flush()

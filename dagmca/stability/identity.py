@@ -15,7 +15,7 @@ from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.graph import FindingKind, ModelRole
 from dagmca.llm.factory import model_name
-from dagmca.prompts.alignment import PROMPT_VERSION
+from dagmca.prompts.alignment import ALIGN_PROMPT_VERSION
 from dagmca.stability.members import Sample
 from dagmca.store.base import GraphStore
 from dagmca.store.findings import study_findings
@@ -37,7 +37,7 @@ def inputs_digest(samples: Sequence[Sample], cfg: SessionConfig, prefilter: floa
         },
         "prefilter": prefilter,
         "per_member": per_member,
-        "prompts": PROMPT_VERSION,
+        "prompts": ALIGN_PROMPT_VERSION,
     }  # fmt: skip
     return hashlib.sha256(json.dumps(made, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
 

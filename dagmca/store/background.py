@@ -3,8 +3,10 @@ for the database (a Bolt round trip, an SQLite commit) while calls are in flight
 
 Writes are queued and return at once. One thread does the queued work one item after
 another, so writes reach the store in the order they were made, and a read queued
-after a write sees it. `aread` awaits a read without blocking the loop; a blocking
-read made on the loop's own thread is refused, because it would stall every call in
+after a write sees it. `aread` awaits a read without blocking the loop, and `awrite` a
+write whose end the caller waits for (one that reads what it changes in the same step:
+a persona's record, a swarm's attempt); a blocking read made on the loop's own thread
+is refused, because it would stall every call in
 flight. A write that fails is raised by the next call, and the writes queued after it
 are dropped: nothing may refer to what was never written.
 
@@ -126,7 +128,16 @@ class BackgroundStore(GraphStore):
         return True
 
     async def aread(self, fn: Callable[[GraphStore], T]) -> T:
-        """Run `fn(store)` on the store's thread, after every write queued before it."""
+        """Run `fn(store)`, a read, on the store's thread, after every write queued before it."""
+        return await self._await(fn)
+
+    async def awrite(self, fn: Callable[[GraphStore], T]) -> T:
+        """Run `fn(store)`, which writes (and may read what it changes, in the same step),
+        on the store's thread after every write queued before it; return when it is in
+        the store, with what `fn` returned. A write nothing waits for is `write`, queued."""
+        return await self._await(fn)
+
+    async def _await(self, fn: Callable[[GraphStore], T]) -> T:
         if self._pool is None:
             return fn(self.store)
         return await asyncio.wrap_future(self._submit(fn))

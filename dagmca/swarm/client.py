@@ -6,7 +6,6 @@ response cache (a finished swarm run again asks nothing)."""
 from __future__ import annotations
 
 from dagmca.config import SessionConfig
-from dagmca.evaluation.sessions import spent
 from dagmca.llm.gate import Gate
 from dagmca.llm.metered import Budget, MeteredLLM, Pool
 from dagmca.workspace import BaseWorkspace, ClientLike
@@ -20,7 +19,7 @@ async def swarm_client(
     backend = await ws.backend(cfg, client)
     store = ws.store
     pool = Pool(Budget.of(cfg))
-    pool.calls, pool.tokens, pool.cost_usd = spent(await store.aread(lambda s: s.calls(swarm_id)))
+    pool.charge(await store.aread(lambda s: s.calls(swarm_id)))
     return MeteredLLM.for_session(
         cfg, backend.client, calls=store, session=swarm_id, gate=Gate(cfg.concurrency), pool=pool
     )

@@ -8,11 +8,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from dagmca.graph.schema import EdgeType, JSONScalar, NodeKind, NodeRecord
-from dagmca.graph.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode
+from dagmca.graph.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode, TrackRecord
 from dagmca.store.base import GraphStore
 from dagmca.swarm.metrics import Snapshot
 from dagmca.swarm.tasks import SwarmTask
+
+# the personas' records a swarm's runs start from (its node's `memory`, JSON)
+Records = dict[str, dict[str, TrackRecord]]  # agent -> task type -> its record
+RECORDS: TypeAdapter[Records] = TypeAdapter(Records)
 
 
 @dataclass(frozen=True)
@@ -47,7 +53,7 @@ def swarm_record(
     settings: dict[str, Any],
     status: str = "running",
     summary: dict[str, Any] | None = None,
-    memory: dict[str, Any] | None = None,
+    memory: Records | None = None,
 ) -> NodeRecord:
     return SwarmNode(
         id=swarm_node_id(swarm_id),
@@ -59,7 +65,7 @@ def swarm_record(
         repeats=repeats,
         settings=json.dumps(settings, sort_keys=True),
         summary=json.dumps(summary or {}, sort_keys=True),
-        memory=json.dumps(memory or {}, sort_keys=True),
+        memory=json.dumps(RECORDS.dump_python(memory or {}, mode="json"), sort_keys=True),
         status=status,
     ).to_record()
 

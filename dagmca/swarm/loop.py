@@ -23,13 +23,12 @@ from typing import Literal
 
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
-from dagmca.debate.router import Record, Router
-from dagmca.evaluation.judging import Completer
+from dagmca.debate.router import Router
 from dagmca.executor import Limits, check
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.schema import EdgeRecord, EdgeType, NodeRecord, utcnow
-from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode
-from dagmca.llm.base import CallMeta, Request
+from dagmca.graph.store_nodes import SWARM_SESSION, PersonaNode, TrackRecord
+from dagmca.llm.base import CallMeta, Completer, Request
 from dagmca.llm.stack.base import BudgetExhausted
 from dagmca.llm.tokens import TokenCounter
 from dagmca.similarity import Embedder
@@ -37,7 +36,7 @@ from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
 from dagmca.swarm.agents import Agent, ContextOptions, Example, messages
-from dagmca.swarm.graph import Attempt
+from dagmca.swarm.graph import Attempt, Records
 from dagmca.swarm.metrics import Snapshot, snapshot
 from dagmca.swarm.routers import new_router, pick
 from dagmca.swarm.tasks import SwarmTask, extract_code, score_reference
@@ -69,7 +68,10 @@ class StreamPlan:
 
 
 @dataclass
-class RunResult:
+class StreamRun:
+    """One router and repeat over the stream: its attempts in order, its snapshots, its
+    agents and router as they learned."""
+
     router: str
     repeat: int
     attempts: list[Attempt]
@@ -85,7 +87,6 @@ class RunResult:
 
 
 OnAttempt = Callable[[Attempt], None]
-Memory = dict[str, dict[str, list[int]]]  # agent -> type -> [trials, successes]
 
 
 def run_seed(seed: int, router: str, repeat: int) -> int:
@@ -101,17 +102,17 @@ async def run_stream(
     store: BackgroundStore,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
-    prior: Memory | None = None,
-) -> RunResult:
+    prior: Records | None = None,
+) -> StreamRun:
     seed = run_seed(plan.seed, router_kind, repeat)
     agents = [Agent(name) for name in plan.agents]
     by_name = {a.name: a for a in agents}
     router = new_router(router_kind, plan.agents, seed, plan.temperature)
     for name, by_type in (prior or {}).items():
-        for task_type, (trials, successes) in by_type.items():
-            router.history[task_type][name] = Record(trials=trials, successes=successes)
+        for task_type, record in by_type.items():
+            router.history[task_type][name] = record.model_copy()
     earlier = await store.aread(lambda s: graph.attempts(s, plan.swarm_id, router_kind, repeat))
-    result = RunResult(router_kind, repeat, [], [], agents, router)
+    result = StreamRun(router_kind, repeat, [], [], agents, router)
     counter = TokenCounter()
     for position, task in enumerate(plan.tasks):
         attempt = earlier.get(position)
@@ -124,7 +125,7 @@ async def run_stream(
             except BudgetExhausted:  # the rest is left for a rerun with a raised budget
                 result.unmade = len(plan.tasks) - position
                 break
-            await store.aread(functools.partial(_record, swarm_id=plan.swarm_id, attempt=attempt))
+            await store.awrite(functools.partial(_record, swarm_id=plan.swarm_id, attempt=attempt))
             if on_attempt is not None:
                 on_attempt(attempt)
         else:
@@ -139,17 +140,17 @@ async def run_stream(
 
 
 async def _snapshot(
-    plan: StreamPlan, result: RunResult, embedder: Embedder | None, seed: int, store: BackgroundStore
+    plan: StreamPlan, result: StreamRun, embedder: Embedder | None, seed: int, store: BackgroundStore
 ) -> None:
     seen = len(result.attempts)
     successes = sum(a.success for a in result.attempts)
     snap = snapshot(result.agents, plan.types, seen, successes, embedder, seed, plan.snapshot_every)
     result.snapshots.append(snap)
     record = graph.snapshot_record(plan.swarm_id, result.router, result.repeat, snap)
-    await store.aread(functools.partial(_write, record=record))
+    await store.awrite(functools.partial(_write, record=record))
 
 
-def _learn(result: RunResult, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:
+def _learn(result: StreamRun, agent: Agent, task: SwarmTask, attempt: Attempt) -> None:
     result.attempts.append(attempt)
     result.router_state.update(task.type, agent.name, attempt.success)
     agent.examples.append(Example(task.type, task.text, attempt.answer, attempt.success, attempt.position))
@@ -204,8 +205,9 @@ def _record(store: GraphStore, swarm_id: str, attempt: Attempt) -> None:
     stored = store.get_node(persona_id(attempt.agent))
     node = node_from_record(stored) if stored is not None else None
     persona = node if isinstance(node, PersonaNode) else new_persona(attempt.agent)
-    trials, successes = persona.record.get(attempt.task_type, [0, 0])
-    persona.record = {**persona.record, attempt.task_type: [trials + 1, successes + int(attempt.success)]}
+    before = persona.record.get(attempt.task_type, TrackRecord())
+    this = TrackRecord(trials=1, successes=int(attempt.success))
+    persona.record = {**persona.record, attempt.task_type: before + this}
     persona.trials += 1
     persona.successes += int(attempt.success)
     persona.updated_at = utcnow()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from dagmca.graph.store_nodes import TrackRecord
 from dagmca.swarm.report import Curve, SwarmReport
 
 
@@ -42,8 +43,8 @@ def write_outputs(report: SwarmReport, folder: Path) -> list[Path]:
     return written
 
 
-def _rate(cell: list[int] | None) -> float:
-    return (cell[1] + 1) / (cell[0] + 2) if cell else 0.5
+def _rate(cell: TrackRecord | None) -> float:
+    return cell.rate if cell else 0.5
 
 
 def _band(ax: object, curve: Curve, name: str) -> None:

@@ -13,7 +13,9 @@ from pydantic import Field
 
 from dagmca.evaluation.stats import holm, sign_test, wilson
 from dagmca.graph.schema import Strict
-from dagmca.swarm.loop import RunResult
+from dagmca.graph.store_nodes import TrackRecord
+from dagmca.swarm.graph import Records
+from dagmca.swarm.loop import StreamRun
 
 
 class RouterRow(Strict):
@@ -28,8 +30,8 @@ class RouterRow(Strict):
     d: float | None
     f_p: float | None
     tokens: int
-    # agent -> type -> [trials, successes], summed over repeats
-    record: dict[str, dict[str, list[int]]] = Field(default_factory=dict)
+    # summed over repeats
+    record: Records = Field(default_factory=dict)
 
 
 class Comparison(Strict):
@@ -78,17 +80,17 @@ def _bootstrap_mean(
     )
 
 
-def row(router: str, runs: Sequence[RunResult]) -> RouterRow:
+def row(router: str, runs: Sequence[StreamRun]) -> RouterRow:
     attempts = [a for r in runs for a in r.attempts]
     right = sum(a.success for a in attempts)
     lo, hi = wilson(right, len(attempts))
     finals = [r.snapshots[-1] for r in runs if r.snapshots]
     s_values = [s.s for s in finals if s.s is not None]
-    record: dict[str, dict[str, list[int]]] = {}
+    record: Records = {}
     for a in attempts:
-        cell = record.setdefault(a.agent, {}).setdefault(a.task_type, [0, 0])
-        cell[0] += 1
-        cell[1] += int(a.success)
+        cell = record.setdefault(a.agent, {}).setdefault(a.task_type, TrackRecord())
+        cell.trials += 1
+        cell.successes += int(a.success)
     return RouterRow(
         router=router,
         repeats=len(runs),
@@ -105,7 +107,7 @@ def row(router: str, runs: Sequence[RunResult]) -> RouterRow:
     )
 
 
-def compare(by_router: dict[str, list[RunResult]]) -> list[Comparison]:
+def compare(by_router: dict[str, list[StreamRun]]) -> list[Comparison]:
     out: list[Comparison] = []
     for a, b in itertools.combinations(by_router, 2):
         wins = losses = 0
@@ -131,7 +133,7 @@ def compare(by_router: dict[str, list[RunResult]]) -> list[Comparison]:
     return out
 
 
-def curves(by_router: dict[str, list[RunResult]]) -> list[Curve]:
+def curves(by_router: dict[str, list[StreamRun]]) -> list[Curve]:
     out = []
     for router, runs in by_router.items():
         seen = [s.seen for s in runs[0].snapshots] if runs else []
@@ -148,7 +150,7 @@ def curves(by_router: dict[str, list[RunResult]]) -> list[Curve]:
 
 
 def build_report(
-    swarm_id: str, agents: list[str], types: list[str], by_router: dict[str, list[RunResult]]
+    swarm_id: str, agents: list[str], types: list[str], by_router: dict[str, list[StreamRun]]
 ) -> SwarmReport:
     tasks = max((len(r.attempts) for runs in by_router.values() for r in runs), default=0)
     made = sum(len(r.attempts) - r.replayed for runs in by_router.values() for r in runs)

@@ -16,17 +16,18 @@ from typing import Literal
 
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
-from dagmca.evaluation.judging import Completer
 from dagmca.executor import preflight
 from dagmca.graph.nodes import node_from_record
 from dagmca.graph.store_nodes import PersonaNode
+from dagmca.llm.base import Completer
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
 from dagmca.swarm.agents import SYSTEM, ContextOptions
 from dagmca.swarm.client import swarm_client
-from dagmca.swarm.loop import Memory, OnAttempt, RunResult, StreamPlan, run_stream
+from dagmca.swarm.graph import RECORDS, Records
+from dagmca.swarm.loop import OnAttempt, StreamPlan, StreamRun, run_stream
 from dagmca.swarm.report import SwarmReport, build_report
 from dagmca.swarm.tasks import SwarmTask
 from dagmca.workspace import BaseWorkspace, ClientLike
@@ -89,24 +90,23 @@ def plan_for(
     return replace(plan, swarm_id=swarm_id(identity, stream))
 
 
-def remembered(store: GraphStore, plan: StreamPlan) -> Memory:
+def remembered(store: GraphStore, plan: StreamPlan) -> Records:
     """The personas' records for the stream's types, by agent."""
-    memory: Memory = {}
+    memory: Records = {}
     types = set(plan.types)
     for agent in plan.agents:
         stored = store.get_node(persona_id(agent))
         node = node_from_record(stored) if stored is not None else None
         if isinstance(node, PersonaNode):
-            memory[agent] = {t: list(v) for t, v in node.record.items() if t in types}
+            memory[agent] = {t: r for t, r in node.record.items() if t in types}
     return memory
 
 
-def _start(store: GraphStore, plan: StreamPlan) -> Memory:
+def _start(store: GraphStore, plan: StreamPlan) -> Records:
     """The swarm's node and tasks, written once; the memory its runs start from."""
     node = store.get_node(graph.swarm_node_id(plan.swarm_id))
     if node is not None:
-        saved = json.loads(str(node.props.get("memory", "{}")))
-        return saved if isinstance(saved, dict) else {}
+        return RECORDS.validate_json(str(node.props.get("memory") or "{}"))
     memory = remembered(store, plan) if plan.memory == "store" else {}
     record = graph.swarm_record(
         plan.swarm_id,
@@ -131,7 +131,7 @@ async def run_swarm(
 ) -> SwarmReport:
     """Every router and repeat over the stream; `on_start` hears how many attempts are
     left to make (the rest are read back), `on_attempt` each one made."""
-    memory = await store.aread(lambda s: _start(s, plan))
+    memory = await store.awrite(lambda s: _start(s, plan))
     if on_start is not None:
         made = await store.aread(lambda s: len(graph.attempts(s, plan.swarm_id)))
         on_start(len(plan.tasks) * len(plan.routers) * plan.repeats - made)
@@ -139,7 +139,7 @@ async def run_swarm(
     done = await asyncio.gather(
         *(run_stream(plan, r, k, model, store, embedder, on_attempt, memory) for r, k in jobs)
     )
-    by_router: dict[str, list[RunResult]] = {r: [] for r in plan.routers}
+    by_router: dict[str, list[StreamRun]] = {r: [] for r in plan.routers}
     for result in done:
         by_router[result.router].append(result)
     report = build_report(plan.swarm_id, plan.agents, plan.types, by_router)
@@ -155,7 +155,7 @@ async def run_swarm(
         summary,
         memory,
     )
-    await store.aread(lambda s: s.write([record]))
+    await store.awrite(lambda s: s.write([record]))
     return report
 
 

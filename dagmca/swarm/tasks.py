@@ -18,16 +18,16 @@ import re
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from dagmca.errors import UserError
 from dagmca.evaluation.scoring import DEFAULT_TOLERANCE, score
-from dagmca.evaluation.tasks import Scoring, Task, read_jsonl
+from dagmca.evaluation.tasks import Scoring, Task
 from dagmca.graph.schema import Strict
+from dagmca.jsonl import read_jsonl
 from dagmca.prompts.lines import answer
 
 Check = Literal["reference", "code"]
-CHECKS: tuple[str, ...] = ("reference", "code")
 _SLUG = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _FENCE = re.compile(r"```(?:python|py)?\s*\n(.*?)```", re.DOTALL)
@@ -100,15 +100,6 @@ def score_reference(task: SwarmTask, reply: str, tolerance: float = DEFAULT_TOLE
     return bool(score(task.reference_task(), answer(reply) or reply, tolerance).correct)
 
 
-def _first_error(exc: ValidationError) -> str:
-    first = exc.errors()[0]
-    where = ".".join(str(p) for p in first["loc"])
-    message = str(first["msg"]).removeprefix("Value error, ")
-    if first["type"] == "literal_error" and where == "check":
-        message = f"unknown check {first.get('input')!r} (one of {', '.join(CHECKS)})"
-    return f"{where}: {message}" if where and first["type"] != "value_error" else message
-
-
 def load_stream(path: Path) -> list[SwarmTask]:
     """The tasks of a JSONL file, in order. Refuses an empty stream and duplicate ids."""
     if not path.is_file():
@@ -116,7 +107,6 @@ def load_stream(path: Path) -> list[SwarmTask]:
     tasks = read_jsonl(
         path,
         SwarmTask.model_validate,
-        _first_error,
         example='e.g. {"id": "t1", "type": "math", ...}',
         guide="see docs/guides/swarm.md",
     )

@@ -177,9 +177,9 @@ class GraphStoreContract:
         checks = '[{"name": "position", "rate": 0.5, "lo": 0.3, "hi": 0.7, "n": 20, "status": "fail"}]'
         rec = JudgeCheckNode(
             id="judge-check-0123456789", session=EVALUATION_SESSION, judge_llm="openai", judge_model="m",
-            endpoint="http://127.0.0.1:9/v1", prompt_version="pair-2", tasks=16, checks=checks, status="fail",
-            checked_at="2026-03-04T05:06:07.089+00:00", report='{"id": "judge-check-0123456789"}',
-            created_at="2026-01-01T00:00:00",
+            endpoint="http://127.0.0.1:9/v1", judge_prompt_version="pair-2", tasks=16, checks=checks,
+            status="fail", checked_at="2026-03-04T05:06:07.089+00:00",
+            report='{"id": "judge-check-0123456789"}', created_at="2026-01-01T00:00:00",
         ).to_record()  # fmt: skip
         store.write([rec])
         assert store.get_node(rec.id) == rec

@@ -13,11 +13,16 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from dagmca.debate.contexts import persona_id, slug
-from dagmca.debate.router import Record
 from dagmca.debate.state import Memory, SessionState
 from dagmca.graph import PERSONA_SESSION, PersonaNode, SessionNode, node_from_record, utcnow
+from dagmca.graph.store_nodes import PersonaMemory, TrackRecord
 from dagmca.store.base import GraphStore
+
+MEMORY: TypeAdapter[Memory] = TypeAdapter(Memory)
+Learned = dict[str, TrackRecord]  # what a session added to a persona's record, by category
 
 
 def new_persona(perspective: str) -> PersonaNode:
@@ -44,17 +49,18 @@ async def load(state: SessionState, session: SessionNode, earlier: dict[str, Any
     memory: Memory
     personas = {p: await stored_persona(state, p) for p in dict.fromkeys(cfg.perspectives)}
     if isinstance(remembered, str) and remembered:
-        memory = json.loads(remembered)
+        memory = MEMORY.validate_json(remembered)
     else:
         memory = {
-            p: {"kept": list(node.kept), "record": dict(node.record)} if node else {"kept": [], "record": {}}
+            p: PersonaMemory(kept=list(node.kept), record=dict(node.record)) if node else PersonaMemory()
             for p, node in personas.items()
         }
-    session.agent_memory = json.dumps(memory, sort_keys=True, ensure_ascii=False)
+    dumped = MEMORY.dump_python(memory, mode="json")
+    session.agent_memory = json.dumps(dumped, sort_keys=True, ensure_ascii=False)
     for perspective, mem in memory.items():
-        state.contexts.seed(perspective, list(mem.get("kept", [])))
-        for category, (trials, successes) in mem.get("record", {}).items():
-            state.router.history[category][perspective] = Record(trials=trials, successes=successes)
+        state.contexts.seed(perspective, list(mem.kept))
+        for category, record in mem.record.items():
+            state.router.history[category][perspective] = record.model_copy()
     new = [new_persona(p) for p, node in personas.items() if node is None]
     if new:
         state.handles.store.write([n.to_record() for n in new])
@@ -70,35 +76,31 @@ async def save(state: SessionState) -> None:
     if cfg.agent_memory != "store":
         return
     for perspective, mem in state.memory.items():
-        before = mem.get("record", {})
-        learned: dict[str, list[int]] = {}
+        learned: Learned = {}
         for category, agents in state.router.history.items():
             now = agents.get(perspective)
             if now is not None:
-                base = before.get(category, [0, 0])
-                learned[category] = [now.trials - base[0], now.successes - base[1]]
+                learned[category] = now - mem.record.get(category, TrackRecord())
         kept = state.contexts.kept(perspective)
         survivals = state.contexts.survivals[perspective]
 
-        def apply(store: GraphStore, perspective: str = perspective, learned: dict[str, list[int]] = learned,
+        def apply(store: GraphStore, perspective: str = perspective, learned: Learned = learned,
                   kept: list[str] = kept, survivals: int = survivals) -> None:  # fmt: skip
             record = store.get_node(persona_id(perspective))
             stored = node_from_record(record) if record is not None else None
             node = stored if isinstance(stored, PersonaNode) else new_persona(perspective)
             if state.handles.session_id in node.sessions:
                 return
-            totals = {c: list(v) for c, v in node.record.items()}
-            for category, (trials, successes) in learned.items():
-                total = totals.setdefault(category, [0, 0])
-                total[0] += trials
-                total[1] += successes
-            node.record = {c: totals[c] for c in sorted(totals) if totals[c][0]}
-            node.trials = sum(t for t, _ in node.record.values())
-            node.successes = sum(s for _, s in node.record.values())
+            totals = dict(node.record)
+            for category, more in learned.items():
+                totals[category] = totals.get(category, TrackRecord()) + more
+            node.record = {c: totals[c] for c in sorted(totals) if totals[c].trials}
+            node.trials = sum(r.trials for r in node.record.values())
+            node.successes = sum(r.successes for r in node.record.values())
             node.sessions = [*node.sessions, state.handles.session_id]
             node.kept = kept or node.kept
             node.kept_total += survivals
             node.updated_at = utcnow()
             store.write([node.to_record()])
 
-        await state.handles.store.aread(apply)
+        await state.handles.store.awrite(apply)

@@ -21,12 +21,12 @@ from pydantic import Field
 
 from dagmca.evaluation.judgecheck.measures import Judged, PairKind
 from dagmca.evaluation.judgecheck.tasks import near_miss
-from dagmca.evaluation.judging import Completer, judge_pair
+from dagmca.evaluation.judging import judge_pair
 from dagmca.evaluation.pairs import reference
 from dagmca.evaluation.scoring import score
 from dagmca.evaluation.tasks import Task
 from dagmca.graph.schema import Phase, Strict
-from dagmca.llm.base import CallMeta, LLMError, Message, Request
+from dagmca.llm.base import CallMeta, Completer, LLMError, Message, Request
 
 WRITE_TOKENS = 600
 PAD_TOKENS = 1200

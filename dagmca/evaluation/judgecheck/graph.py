@@ -8,8 +8,8 @@ import json
 
 from dagmca.config import SessionConfig
 from dagmca.evaluation.judgecheck.models import Judge, JudgeCheckReport
-from dagmca.evaluation.judging import PROMPT_VERSION
-from dagmca.graph import EVALUATION_SESSION, JudgeCheckNode, ModelRole, NodeKind, NodeRecord
+from dagmca.evaluation.judging import JUDGE_PROMPT_VERSION
+from dagmca.graph import EVALUATION_SESSION, JudgeCheckNode, ModelRole, NodeKind, NodeRecord, node_from_record
 from dagmca.llm.factory import model_name
 from dagmca.store.base import GraphStore
 
@@ -18,14 +18,16 @@ def judge_of(base: SessionConfig) -> Judge:
     """The judge of `base`'s settings as a check and an eval name it: its role's
     backend, model and endpoint, and the pair prompt's version."""
     role = base.role(ModelRole.JUDGE)
-    return Judge(llm=role.llm, model=model_name(role), endpoint=role.base_url, prompt_version=PROMPT_VERSION)
+    return Judge(
+        llm=role.llm, model=model_name(role), endpoint=role.base_url, prompt_version=JUDGE_PROMPT_VERSION
+    )
 
 
 def check_record(report: JudgeCheckReport) -> NodeRecord:
     j = report.judge
     node = JudgeCheckNode(
         id=report.id, session=EVALUATION_SESSION, judge_llm=j.llm, judge_model=j.model,
-        endpoint=j.endpoint or "", prompt_version=j.prompt_version, writer=report.writer,
+        endpoint=j.endpoint or "", judge_prompt_version=j.prompt_version, writer=report.writer,
         other_model=report.other_model or "", tasks=report.tasks,
         checks=json.dumps([c.model_dump(mode="json") for c in report.checks], sort_keys=True),
         status=report.status.value, checked_at=report.checked_at, report=report.model_dump_json(),
@@ -36,17 +38,18 @@ def check_record(report: JudgeCheckReport) -> NodeRecord:
 def latest_check(store: GraphStore, judge: Judge) -> JudgeCheckReport | None:
     """The most recent check of `judge` (same backend, model, endpoint and pair prompt
     version); None when it was never checked."""
+    checks = [node_from_record(n) for n in store.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK)]
+    wanted = (judge.llm, judge.model, judge.endpoint or None, judge.prompt_version)
     found = [
         n
-        for n in store.nodes(EVALUATION_SESSION, NodeKind.JUDGE_CHECK)
-        if (n.props.get("judge_llm"), n.props.get("judge_model"), n.props.get("endpoint") or None)
-        == (judge.llm, judge.model, judge.endpoint or None)
-        and n.props.get("prompt_version") == judge.prompt_version
+        for n in checks
+        if isinstance(n, JudgeCheckNode)
+        and (n.judge_llm, n.judge_model, n.endpoint or None, n.judge_prompt_version) == wanted
     ]
     if not found:
         return None
-    latest = max(found, key=lambda n: str(n.props.get("checked_at", "")))
-    return JudgeCheckReport.model_validate_json(str(latest.props.get("report") or "{}"))
+    latest = max(found, key=lambda n: n.checked_at)
+    return JudgeCheckReport.model_validate_json(latest.report or "{}")
 
 
 def check_judge_check(store: GraphStore, check_id: str) -> list[str]:

@@ -17,9 +17,9 @@ from dagmca.evaluation.judgecheck.graph import check_record, judge_of
 from dagmca.evaluation.judgecheck.measures import Judged, measures, overall
 from dagmca.evaluation.judgecheck.models import JudgeCheckReport
 from dagmca.evaluation.judgecheck.tasks import built_in
-from dagmca.evaluation.sessions import spent
 from dagmca.evaluation.tasks import Task
 from dagmca.graph import ModelRole, utcnow
+from dagmca.graph.calls import spent
 from dagmca.llm.factory import model_name
 from dagmca.llm.metered import MeteredLLM
 from dagmca.llm.stack.base import BudgetExhausted
@@ -90,8 +90,7 @@ async def run_judge_check(
     is down stops the check with its error."""
     cid = check_id(base, plan)
     shared = SharedResources.of(ws.store, base)
-    earlier = spent(await ws.store.aread(lambda s: s.calls(cid)))
-    shared.pool.calls, shared.pool.tokens, shared.pool.cost_usd = earlier  # a rerun's budget is the check's
+    shared.pool.charge(await ws.store.aread(lambda s: s.calls(cid)))  # a rerun's budget is the check's
 
     async def metered(cfg: SessionConfig, handed: ClientLike | None) -> MeteredLLM:
         backend = await ws.backend(cfg, handed)

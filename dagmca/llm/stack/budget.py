@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from dagmca.graph import CallPhase
+from dagmca.graph import CallPhase, CallRecord
+from dagmca.graph.calls import spent
 from dagmca.llm.base import CallMeta, Completion, LLMClient, Request
 from dagmca.llm.prices import Prices
 from dagmca.llm.stack.base import BudgetExhausted, Wrapper
@@ -49,6 +51,15 @@ class Pool:
 
     def over(self, reserve_calls: int) -> bool:
         return self.budget.broken_by(self.calls, self.tokens, self.cost_usd, reserve_calls)
+
+    def charge(self, calls: Iterable[CallRecord]) -> None:
+        """What earlier runs spent (their call records), into the pool: a rerun's budget
+        is the whole work's (an eval's, a swarm's, a judge check's), not what is left of
+        this run's."""
+        n, tokens, cost = spent(calls)
+        self.calls += n
+        self.tokens += tokens
+        self.cost_usd += cost
 
 
 class Allowance:
