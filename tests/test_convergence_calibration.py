@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import typer
 
+from dagmca.cli import console
 from dagmca.cli.app import app, main
 from dagmca.cli.summary import convergence_row
 from dagmca.config import SessionConfig
@@ -85,7 +86,8 @@ def test_the_summary_says_what_the_check_did() -> None:
 def test_a_run_with_two_rounds_says_so_in_its_summary(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setenv("COLUMNS", "400")  # one row, one line
+    # a row, a line (the console, made at import, reads COLUMNS once: set its width itself)
+    monkeypatch.setattr(console.out, "width", 400)
     passage = tmp_path / "p.txt"
     passage.write_text(
         "Cities should price road space. Congestion is a cost each driver imposes on others.", "utf-8"

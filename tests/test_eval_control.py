@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from dagmca.cli import console
 from dagmca.cli.app import app
 from dagmca.cli.eval_report import show_report
 from dagmca.config import SessionConfig
@@ -122,7 +123,8 @@ def test_each_traced_arm_is_read_against_the_single_arms_answers_traced_on_its_s
         spend.total.calls == spend.arms.calls + spend.ledger.calls + spend.control.calls + spend.judge.calls
     )
     # the terminal report shows the shares, the control under its arm and the difference
-    monkeypatch.setenv("COLUMNS", "400")  # a row, a line
+    # a row, a line (the console, made at import, reads COLUMNS once: set its width itself)
+    monkeypatch.setattr(console.out, "width", 400)
     show_report(report)
     shown = capsys.readouterr().out.splitlines()
     (control_row,) = [line for line in shown if "control of mca:ledger=final" in line]
