@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err
+from dagmca.cli.console import err, noted
 from dagmca.cli.eval_plan import inputs, pilot, projection, within_budget
 from dagmca.cli.eval_report import (
     run_with_progress,
@@ -214,7 +214,7 @@ def eval_(
     check_backend(cfg)
     if not as_json:
         err.print(f"eval {plan.eval_id}: {len(found)} tasks x {len(chosen)} arms x {repeats} repeats")
-        err.print(f"models: {models_line(role_models(cfg))}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"models: {models_line(role_models(cfg))}")
     report = run_with_progress(
         lambda on_done: in_workspace(
             resolve_store(store), lambda ws: run_eval(ws, plan, cfg, on_done=on_done), embedder=cfg.embedder

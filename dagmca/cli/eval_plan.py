@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dagmca.cli.console import err
+from dagmca.cli.console import noted
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.evaluation.arms import Arm
@@ -17,10 +17,6 @@ from dagmca.evaluation.identity import TaskSet
 from dagmca.evaluation.power import Discordance, Kind
 from dagmca.evaluation.running import EvalPlan
 from dagmca.evaluation.tasks import Task
-
-
-def noted(text: str) -> None:
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 @dataclass

@@ -11,7 +11,7 @@ from typing import Any
 
 from rich.table import Table
 
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
 from dagmca.errors import BuildInterrupted
 from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
@@ -20,16 +20,6 @@ from dagmca.evaluation.identity import models_line
 from dagmca.evaluation.plan import EvalPlan
 from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.report import ArmRow, EvalReport, RunRecord
-
-
-def said(text: str) -> None:
-    """A line of results, as written (no markup read into it, never cut)."""
-    out.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
-def noted(text: str) -> None:
-    """A line beside the results, on stderr."""
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _pct(value: float | None) -> str:

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
 from dagmca.graph import EVALUATION_SESSION, FINDINGS_SESSION, EdgeRecord, EdgeType, NodeKind
@@ -82,11 +82,8 @@ def sessions(
         out.print(sessions_table(rows, out.width))
     if hidden and of_eval is None:
         evals = len(set(ran.values()))
-        err.print(
-            f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
-            "eval's",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
+        noted(f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
+            "eval's")  # fmt: skip
 
 
 def eval_sessions(st: GraphStore) -> dict[str, str]:

@@ -16,7 +16,7 @@ import typer
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted
 
@@ -115,45 +115,36 @@ def swarm(
         if as_json:
             print(p.model_dump_json(indent=2))
         else:
-            out.print(
+            said(
                 f"swarm {p.swarm_id}: {p.calls:,} calls, at most {p.prompt_tokens_max:,} prompt and "
                 f"{p.completion_tokens_max:,} completion tokens, at most ${p.cost_usd_max:.4f} ({p.prices}); "
-                f"{p.executor_runs:,} executor runs; nothing spent",
-                markup=False,
-                highlight=False,
+                f"{p.executor_runs:,} executor runs; nothing spent"
             )
         return
     check_backend(cfg)
     if not as_json:
-        err.print(
+        noted(
             f"swarm {plan.swarm_id}: {len(found)} tasks x {len(routers)} routers x {repeats} repeats, "
-            f"{len(plan.agents)} agents",
-            markup=False,
-            highlight=False,
+            f"{len(plan.agents)} agents"
         )
     if any(t.is_code for t in found) and unsafe_executor and isolation() is Isolation.NONE:
-        err.print(
+        noted(
             "dagmca: bubblewrap cannot start here: the executor runs code with no walls but its resource "
-            "limits (see the Swarm guide's section on the executor)",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "limits (see the Swarm guide's section on the executor)"
         )
     started, made, todo = time.monotonic(), [0], [calls]
 
     def start(left: int) -> None:
         todo[0] = left
         if not as_json and left < calls:
-            err.print(
-                f"{calls - left:,} attempts read back from an earlier run", markup=False, highlight=False
-            )
+            noted(f"{calls - left:,} attempts read back from an earlier run")
 
     def progress(attempt: object) -> None:
         made[0] += 1
         if as_json or (made[0] % 10 and made[0] != todo[0]):
             return
         left = (time.monotonic() - started) / made[0] * (todo[0] - made[0])
-        err.print(f"[{made[0]}/{todo[0]}] ETA {left:.0f}s", markup=False, highlight=False)
+        noted(f"[{made[0]}/{todo[0]}] ETA {left:.0f}s")
 
     try:
         report = in_workspace(
@@ -172,14 +163,11 @@ def swarm(
         from dagmca.swarm.plot import write_outputs
 
         for path in write_outputs(report, out_dir):
-            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+            noted(f"wrote {path}")
     if report.unmade:
-        err.print(
+        noted(
             f"dagmca: {report.unmade} attempts not made: the budget is spent; rerun with a raised budget "
-            "to make them",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "to make them"
         )
     if as_json:
         print(report.model_dump_json(indent=2))
