@@ -349,7 +349,7 @@ STORED = (
     '"perspectives": ["analytical", "critical"], "price_per_1k_completion": null, '
     '"price_per_1k_prompt": null, "protocol": "mca", "reasoning_effort": null, "reference_threshold": 0.75, '
     '"relation_threshold": 0.5, "request_timeout_s": 120.0, "revisit_threshold": 0.5, "rounds": 3, '
-    '"router": "fixed", "router_temperature": 0.5, "rpm": null, "sampling": null, "seed": 0, '
+    '"router": "fixed", "router_temperature": 0.05, "rpm": null, "sampling": null, "seed": 0, '
     '"self_reflect": false, "signals": true, "strange_loops": 1, "strategy": "diverse", '
     '"stub_prefilter": 0.3, "success_threshold": 0.5, "temperature": 0.0, "tpm": null, '
     '"urgency_threshold": 0.3}'

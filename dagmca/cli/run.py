@@ -136,12 +136,8 @@ def run(
         # after it: counting the passage loads the tokenizer, which need not delay the
         # first request
         projected = None if quiet else projection(cfg, text, asked is not None)
-        if projected is not None:  # on stdout, with the summary: stderr is for what went wrong
-            said(
-                f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
-                f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the "
-                "detail)"
-            )
+        if projected is not None:
+            announce(projected)
         display = Verdicts(None if quiet else progress(err))
         result = in_session(
             graph_store,
@@ -160,6 +156,15 @@ def run(
         if projected is None:
             projected = projection(cfg, text, asked is not None)
         summarize(result, graph_store, cfg, projected, started, judged=display)
+
+
+def announce(p: Projection) -> None:
+    """A run's projected calls and cost, on stdout with the summary (stderr is for what
+    went wrong)."""
+    said(
+        f"projected: {p.calls.min:,.0f}-{p.calls.max:,.0f} calls, "
+        f"${p.cost_usd.min:.4f}-${p.cost_usd.max:.4f} (`dagmca estimate` for the detail)"
+    )
 
 
 def in_session(

@@ -24,6 +24,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dagmca.config.groups import ROUTER_TEMPERATURE
+
 
 @dataclass
 class Record:
@@ -40,7 +42,7 @@ class Router:
     kind: str
     pool: Sequence[str]
     seed: int = 0
-    temperature: float = 0.5
+    temperature: float = ROUTER_TEMPERATURE
     # category -> agent -> record
     history: dict[str, dict[str, Record]] = field(default_factory=lambda: defaultdict(dict))
     _next: int = 0  # round-robin position
