@@ -145,8 +145,10 @@ Format = Annotated[
     ),
 ]
 Output = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Output file (default: <session>.<extension>)")
+    Path | None, typer.Option("--out", "-o", help="Output file (default: <session>.<extension>)")
 ]
+# the option's name before it was --out, as every command names where its output goes
+OldOutput = Annotated[Path | None, typer.Option("--output", hidden=True)]
 
 
 def export(
@@ -155,10 +157,14 @@ def export(
     output: Output = None,
     store: o.Store = None,
     all_: All = False,
+    old_output: OldOutput = None,
 ) -> None:
     """Export a session (or with --all the whole store) for visualization and other tools.
     SESSION may also be a study's id (`dagmca stability`): its findings, with the
     sessions and members they reach."""
+    if output is not None and old_output is not None:
+        raise UserError("--out and --output both given", "give --out (--output is its old name)")
+    output = output or old_output
     from dagmca.export.formats import EXTENSIONS, WRITERS
     from dagmca.store.findings import study_records
 
