@@ -383,3 +383,20 @@ def test_every_setting_belongs_to_one_group() -> None:
 
     # a field declared on SessionConfig itself would have no group, file table or panel
     assert set(SessionConfig.model_fields) == set(GROUP_OF)
+
+
+def test_a_settings_help_says_the_local_models_own_default_as_the_code_has_it() -> None:
+    """Each setting the local model defaults otherwise (LOCAL_DEFAULTS) says its value
+    there in its help, and says the one the code uses."""
+    import re
+
+    from dagmca.config.params import PARAMS
+    from dagmca.config.session import LOCAL_DEFAULTS
+
+    said = {
+        name: m.group(1)
+        for name, p in PARAMS.items()
+        if p.role is None and (m := re.search(r"\(local model: ([^)]+)\)", p.info.description or ""))
+    }
+    shown = {k: "off" if v is False else "on" if v is True else str(v) for k, v in LOCAL_DEFAULTS.items()}
+    assert said == shown

@@ -264,7 +264,7 @@ class BranchesSettings(Strict):
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
         "diverse", description="Selection strategy: diverse, urgent, deep or meta"
     )
-    max_branches: int = Field(3, ge=0, le=16, description="Branches per node (local model: 2)")
+    max_branches: int = Field(3, ge=0, le=16, description="Branches per node (local model: 1)")
     max_depth: int = Field(1, ge=0, le=6, description="Maximum branch depth (0 = main debate only)")
     max_revisits: int = Field(
         1, ge=0, le=32, description="Stubs that may be explored when they become relevant (local model: 0)"
