@@ -9,9 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
 from dagmca.cli.console import noted, out, said
+from dagmca.cli.tables import Table
 from dagmca.errors import BuildInterrupted
 from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
@@ -63,6 +62,7 @@ def comparisons_table(report: EvalReport) -> Table:
         title="paired comparisons by task (win rate: wins + ties/2, 95% CI over tasks; sign-flip p over "
         "tasks, Holm-corrected; order splits count as ties; length-controlled: the win rate at equal length)",
         title_justify="left",
+        keys=3,
     )
     for name in (
         "arm", "baseline", "on", "tasks", "W/L/T", "unread", "order splits", "win rate (95% CI)",
@@ -82,6 +82,7 @@ def criteria_table(report: EvalReport) -> Table:
     table = Table(
         title="by criterion (same pairs as overall; 95% CI over tasks; Holm over every criterion row)",
         title_justify="left",
+        keys=3,
     )
     for name in ("arm", "baseline", "criterion", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
         table.add_column(name, overflow="fold")

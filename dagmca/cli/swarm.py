@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import noted, out, said
 from dagmca.cli.option_models import with_options
+from dagmca.cli.tables import Table
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted
 from dagmca.swarm.options import SwarmOptions
