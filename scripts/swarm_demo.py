@@ -75,6 +75,7 @@ async def main(out: Path, temperature: float = ROUTER_TEMPERATURE) -> None:
         bg.close()
         store.close()
     written = write_outputs(report, folder / "out")
+    out.mkdir(parents=True, exist_ok=True)
     for path in written[1:]:
         target = out / path.name.replace("swarm-", "swarm-demo-")
         shutil.copy(path, target)
