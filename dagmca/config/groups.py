@@ -222,7 +222,7 @@ class AgentsSettings(Strict):
         ROUTER_TEMPERATURE,
         gt=0.0,
         le=10.0,
-        description="Softmax temperature of the affinity router (the debate's and the swarm's)",
+        description="Softmax temperature of the affinity router",
     )
 
 
