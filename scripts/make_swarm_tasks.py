@@ -6,7 +6,10 @@
   reference solutions, which tests/test_swarm_streams.py runs through the executor;
 - mixed.jsonl: all of them, shuffled into one stream.
 
-    python scripts/make_swarm_tasks.py [--seed 7] [--out examples/swarm]
+    .venv/bin/python scripts/make_swarm_tasks.py --out DIR [--seed 7]
+    .venv/bin/python scripts/make_swarm_tasks.py --out examples/swarm   # the shipped streams, rewritten
+
+It writes only where --out says, so a run does not rewrite the shipped streams unasked.
 """
 
 from __future__ import annotations
@@ -85,13 +88,15 @@ def code() -> list[dict[str, Any]]:
     return [{"id": f"code-{t['entry_point']}", "check": "code", **t} for t in CODE]
 
 
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    made.add_argument("--seed", type=int, default=7)
+    made.add_argument("--out", type=Path, required=True, help="the folder to write the streams to")
+    return made
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument(
-        "--out", type=Path, default=Path(__file__).resolve().parents[1] / "examples" / "swarm"
-    )
-    args = parser.parse_args()
+    args = parser().parse_args()
     rng = random.Random(args.seed)
     streams = {"arithmetic": arithmetic(rng, 40), "units": units(rng, 40), "code": code()}
     mixed = [t for s in streams.values() for t in s]

@@ -3,7 +3,12 @@
 when the agent's prompt holds at least 2 solved examples of T, and 30% of the time
 otherwise: the experiment's must-show, drawn. No model is called.
 
-    python scripts/swarm_demo.py [--out docs]   # writes swarm-demo-curves.png, swarm-demo-affinity.png
+    .venv/bin/python scripts/swarm_demo.py --out DIR   # DIR/swarm-demo-curves.png, swarm-demo-affinity.png
+    .venv/bin/python scripts/swarm_demo.py --out docs  # the Swarm guide's pictures, redrawn
+
+It writes only where --out says, so a run does not overwrite the guide's pictures unasked.
+--router-temperature draws the same stream at another affinity temperature (default: the
+setting's).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from dagmca.config.groups import ROUTER_TEMPERATURE
 from dagmca.llm.base import Completion, Request, Usage
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.background import BackgroundStore
@@ -42,7 +48,7 @@ class SkillModel:
         return Completion(text=f"Answer: {answer}", usage=Usage(prompt_tokens=10, completion_tokens=2))
 
 
-async def main(out: Path) -> None:
+async def main(out: Path, temperature: float = ROUTER_TEMPERATURE) -> None:
     rng = random.Random(1)  # types in a shuffled order: a cycle would line up with round-robin
     kinds = [rng.choice(TYPES) for _ in range(200)]
     tasks = [
@@ -57,6 +63,7 @@ async def main(out: Path) -> None:
         repeats=3,
         seed=1,
         snapshot_every=20,
+        temperature=temperature,
     )
     folder = Path(tempfile.mkdtemp())
     store = SQLiteStore(folder / "demo.db")
@@ -68,6 +75,7 @@ async def main(out: Path) -> None:
         bg.close()
         store.close()
     written = write_outputs(report, folder / "out")
+    out.mkdir(parents=True, exist_ok=True)
     for path in written[1:]:
         target = out / path.name.replace("swarm-", "swarm-demo-")
         shutil.copy(path, target)
@@ -77,7 +85,13 @@ async def main(out: Path) -> None:
     shutil.rmtree(folder)
 
 
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    made.add_argument("--out", type=Path, required=True, help="the folder to write the pictures to")
+    made.add_argument("--router-temperature", type=float, default=ROUTER_TEMPERATURE)
+    return made
+
+
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[1] / "docs")
-    asyncio.run(main(parser.parse_args().out))
+    args = parser().parse_args()
+    asyncio.run(main(args.out, args.router_temperature))

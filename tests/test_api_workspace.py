@@ -13,7 +13,7 @@ import pytest
 from openai import AsyncOpenAI
 
 import dagmca
-from dagmca.api import BuildResult, Workspace
+from dagmca.api import BuildResult, EvalOptions, Workspace
 from dagmca.evaluation import Task
 from dagmca.graph import NodeKind
 from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
@@ -26,6 +26,7 @@ from tests.support.fault_server import FaultServer
 from tests.support.sessions import PASSAGE
 
 SMALL = {"llm": "fake", "max_depth": 0, "rounds": 1}
+EVAL = EvalOptions(arms="single,mca", eval_id="ev")
 
 
 def passages(folder: Path) -> Path:
@@ -78,9 +79,9 @@ def test_an_eval_through_the_workspace_scores_its_arms_and_a_rerun_asks_nothing(
 
     async def main() -> tuple[dagmca.EvalReport, dagmca.EvalReport, int]:
         async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
-            first = await ws.eval(tasks, arms="single,mca", eval_id="ev", client=client, settings=SMALL)
+            first = await ws.eval(tasks, options=EVAL, client=client, settings=SMALL)
             asked = len(client.calls)
-            again = await ws.eval(tasks, arms="single,mca", eval_id="ev", client=client, settings=SMALL)
+            again = await ws.eval(tasks, options=EVAL, client=client, settings=SMALL)
             return first, again, asked
 
     first, again, asked = asyncio.run(main())

@@ -98,3 +98,58 @@ def test_the_example_runs(prepared: Path, tmp_path: Path, page: str, number: int
     )
     assert done.returncode == 0, f"{page} example {number} failed:\n{done.stderr[-2000:]}"
     assert done.stdout.strip(), f"{page} example {number} printed nothing"
+
+
+FENCE = re.compile(r"^```(\w*)\s*$")
+SHELL = {"bash", "sh", "shell", "console"}
+NOT_COMMANDS = {"python", "json", "jsonl", "toml", "cypher", "mermaid", "yaml", "html"}
+# the page of dagmca installed as a tool (pip, pipx, uv tool), where `dagmca` is on the PATH
+INSTALLED = "docs/getting-started/install.md"
+# a command written the short way: `dagmca ...`, or a repository script or module run by
+# whichever python is first on the PATH
+SHORT = re.compile(r"^([A-Z_][A-Z0-9_]*=\S+\s+)*(dagmca(\s|$)|python3?\s+(scripts/|-m\s+(dagmca|pytest)))")
+
+
+def command_lines() -> list[tuple[str, str, str]]:
+    """(page, block language, line) of every command line of the pages: each line of a
+    shell block (but its continuations and comments), and each `$ ` line of a transcript."""
+    found = []
+    for page in [*sorted(DOCS.rglob("*.md")), ROOT / "README.md"]:
+        lang: str | None = None
+        for line in page.read_text(encoding="utf-8").splitlines():
+            fence = FENCE.match(line)
+            if lang is None and fence:
+                lang = fence.group(1)
+            elif lang is not None and line.startswith("```"):
+                lang = None
+            elif lang is not None and lang not in NOT_COMMANDS:
+                shell = lang in SHELL and line.strip() and not line.startswith((" ", "#"))
+                if shell or line.startswith("$ "):
+                    found.append((str(page.relative_to(ROOT)), lang, line))
+    return found
+
+
+def test_the_pages_write_a_command_one_way() -> None:
+    """`.venv/bin/dagmca ...` and `.venv/bin/python scripts/...`, as a clone sets them up,
+    on every page but the installed tool's; and a shell block holds commands, with no
+    prompt (a `$ ` line is a transcript's, its output below it)."""
+    lines = command_lines()
+    assert len(lines) > 100, "the walk found the pages' commands"
+    short = [
+        f"{page}: {line}"
+        for page, _, line in lines
+        if page != INSTALLED and SHORT.match(line.removeprefix("$ "))
+    ]
+    assert short == []
+    prompted = [f"{page}: {line}" for page, lang, line in lines if lang in SHELL and line.startswith("$ ")]
+    assert prompted == []
+
+
+def test_the_python_api_guide_runs_as_written_without_a_key() -> None:
+    """Every example of the Python API guide is on the offline fake as printed: none
+    leans on the substitution above to run without an endpoint's key."""
+    page = (DOCS / "guides" / "python-api.md").read_text(encoding="utf-8")
+    codes = BLOCK.findall(page)
+    assert len(codes) >= 4
+    for code in codes:
+        assert not ENDPOINT.search(code), code

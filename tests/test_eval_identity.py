@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from dagmca.api import EvalOptions
 from dagmca.cli.app import app, main
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
@@ -184,7 +185,9 @@ def test_the_python_apis_default_eval_id_follows_the_model_too(tmp_path: Path) -
 
     async def once(model: str) -> str:
         async with Workspace(tmp_path / "e.db", embedder=HashingEmbedder()) as ws:
-            report = await ws.eval(found, arms="single", client=client, llm="fake", model=model)
+            report = await ws.eval(
+                found, options=EvalOptions(arms="single"), client=client, llm="fake", model=model
+            )
             return report.eval_id
 
     first = asyncio.run(once("one"))

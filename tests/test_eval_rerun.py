@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from dagmca.api import Workspace
+from dagmca.api import EvalOptions, Workspace
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
 from dagmca.evaluation import EvalReport, Task
@@ -30,7 +30,7 @@ def tasks() -> list[Task]:
 def evaluate(db: Path, cfg: SessionConfig, arms: str = "mca,single,first-vote") -> EvalReport:
     async def main() -> EvalReport:
         async with Workspace(db, embedder=HashingEmbedder()) as ws:
-            return await ws.eval(tasks(), arms=arms, eval_id="ev", settings=cfg)
+            return await ws.eval(tasks(), options=EvalOptions(arms=arms, eval_id="ev"), settings=cfg)
 
     return asyncio.run(main())
 

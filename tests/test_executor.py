@@ -234,7 +234,7 @@ def test_without_bubblewrap_code_runs_only_when_asked_and_unwalled(
     with pytest.raises(ExecutorUnavailable, match="cannot raise its walls here"):
         swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"})
     assert swarm(plain, store=tmp_path / "s.db", settings={"llm": "fake"}).attempted_now == 1
-    opted = swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"}, unsafe_executor=True)
+    opted = swarm(mixed, store=tmp_path / "s.db", settings={"llm": "fake"}, options={"unsafe_executor": True})
     assert opted.attempted_now == 2
 
 

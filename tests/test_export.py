@@ -122,3 +122,25 @@ def test_cypher_script_recreates_the_session_on_a_bolt_server(bolt_server: BoltS
         )
         assert check_store(st, "snap") == []
         assert st.get_node("snap/nasty'id").props["question"] == NASTY  # type: ignore[union-attr]
+
+
+def test_export_writes_to_out_as_every_command_names_it_and_output_still_works(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from dagmca.cli.app import app
+    from dagmca.store.sqlite import SQLiteStore
+
+    nodes, edges = session()
+    with SQLiteStore(tmp_path / "s.db") as st:
+        st.init_schema()
+        st.write(nodes, edges)
+    base = ["export", "snap", "--store", str(tmp_path / "s.db"), "--format", "mermaid"]
+    for given in ("--out", "-o", "--output"):  # --output: the old name, hidden, kept for a release
+        target = tmp_path / f"{given.strip('-')}.mmd"
+        done = CliRunner().invoke(app, [*base, given, str(target)])
+        assert done.exit_code == 0, done.output
+        assert target.read_text(encoding="utf-8").startswith("flowchart")
+    both = CliRunner().invoke(app, [*base, "--out", "a.mmd", "--output", "b.mmd"])
+    assert both.exit_code != 0 and "both given" in str(both.exception)
+    shown = CliRunner().invoke(app, ["export", "--help"], terminal_width=100)
+    assert "--out" in shown.output and "--output" not in shown.output

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from dagmca.api import Workspace
+from dagmca.api import EvalOptions, Workspace
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
 from dagmca.evaluation import Task
@@ -59,7 +59,7 @@ def test_run_resume_revisit_ledger_build_and_eval_all_open_their_sessions_in_one
             await ws.revisit("s", passage="Oslo tried it too.")
             await ws.ledger("s")
             await ws.build([folder], settings=SMALL)
-            await ws.eval(tasks, arms="mca", eval_id="ev", settings=SMALL)
+            await ws.eval(tasks, options=EvalOptions(arms="mca", eval_id="ev"), settings=SMALL)
 
     asyncio.run(main())
     modes = [mode for _, mode in opened]

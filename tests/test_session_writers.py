@@ -214,7 +214,7 @@ def test_an_eval_never_writes_a_session_another_live_process_holds(tmp_path: Pat
 
     import pytest
 
-    from dagmca.api import Workspace
+    from dagmca.api import EvalOptions, Workspace
     from dagmca.errors import SessionBusy
     from dagmca.evaluation import Task
     from dagmca.evaluation.arms import parse_arms, session_id
@@ -231,7 +231,12 @@ def test_an_eval_never_writes_a_session_another_live_process_holds(tmp_path: Pat
 
     async def once() -> None:
         async with Workspace(db, embedder=HashingEmbedder()) as ws:
-            await ws.eval([task], arms="single", eval_id="ev-held", client=ScriptedLLM(), llm="fake")
+            await ws.eval(
+                [task],
+                options=EvalOptions(arms="single", eval_id="ev-held"),
+                client=ScriptedLLM(),
+                llm="fake",
+            )
 
     with pytest.raises(SessionBusy, match="4242@elsewhere"):
         asyncio.run(once())

@@ -349,7 +349,7 @@ STORED = (
     '"perspectives": ["analytical", "critical"], "price_per_1k_completion": null, '
     '"price_per_1k_prompt": null, "protocol": "mca", "reasoning_effort": null, "reference_threshold": 0.75, '
     '"relation_threshold": 0.5, "request_timeout_s": 120.0, "revisit_threshold": 0.5, "rounds": 3, '
-    '"router": "fixed", "router_temperature": 0.5, "rpm": null, "sampling": null, "seed": 0, '
+    '"router": "fixed", "router_temperature": 0.05, "rpm": null, "sampling": null, "seed": 0, '
     '"self_reflect": false, "signals": true, "strange_loops": 1, "strategy": "diverse", '
     '"stub_prefilter": 0.3, "success_threshold": 0.5, "temperature": 0.0, "tpm": null, '
     '"urgency_threshold": 0.3}'
@@ -383,3 +383,20 @@ def test_every_setting_belongs_to_one_group() -> None:
 
     # a field declared on SessionConfig itself would have no group, file table or panel
     assert set(SessionConfig.model_fields) == set(GROUP_OF)
+
+
+def test_a_settings_help_says_the_local_models_own_default_as_the_code_has_it() -> None:
+    """Each setting the local model defaults otherwise (LOCAL_DEFAULTS) says its value
+    there in its help, and says the one the code uses."""
+    import re
+
+    from dagmca.config.params import PARAMS
+    from dagmca.config.session import LOCAL_DEFAULTS
+
+    said = {
+        name: m.group(1)
+        for name, p in PARAMS.items()
+        if p.role is None and (m := re.search(r"\(local model: ([^)]+)\)", p.info.description or ""))
+    }
+    shown = {k: "off" if v is False else "on" if v is True else str(v) for k, v in LOCAL_DEFAULTS.items()}
+    assert said == shown

@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
+from dagmca.cli.app import app
 from tests.support.cli import assert_user_error, dagmca
 
 GOOD = [
@@ -93,15 +95,15 @@ def test_dry_run_then_run_then_rerun(tmp_path: Path) -> None:
 
 
 def test_the_python_api_runs_and_reads_back_a_swarm(tmp_path: Path) -> None:
-    from dagmca.api import SwarmReport, swarm
+    from dagmca.api import SwarmOptions, SwarmReport, swarm
 
     path = _stream(tmp_path, GOOD)
     seen: list[object] = []
     report = swarm(
-        path, store=tmp_path / "s.db", router="greedy", settings={"llm": "fake"}, on_attempt=seen.append
+        path, store=tmp_path / "s.db", options={"router": "greedy"}, llm="fake", on_attempt=seen.append
     )
     assert isinstance(report, SwarmReport) and report.attempted_now == 3 and len(seen) == 3
-    again = swarm(path, store=tmp_path / "s.db", router="greedy", settings={"llm": "fake"})
+    again = swarm(path, store=tmp_path / "s.db", options=SwarmOptions(router="greedy"), llm="fake")
     assert again.attempted_now == 0 and again.routers == report.routers
 
 
@@ -117,3 +119,55 @@ def test_a_spent_budget_stops_the_swarm_and_a_rerun_with_a_raised_one_finishes_i
     assert same["attempted_now"] == 0  # the earlier run's calls count against the swarm's budget
     done = json.loads(dagmca(*args, "--max-llm-calls", "100", cwd=tmp_path).stdout)
     assert done["attempted_now"] == first["unmade"] and done["unmade"] == 0
+
+
+def _dry_id(tmp_path: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    path = _stream(tmp_path, GOOD)
+    ran = CliRunner().invoke(
+        app, ["swarm", str(path), "--llm", "fake", "--dry-run", "--json", *args], env=env
+    )
+    assert ran.exit_code == 0, ran.output
+    return str(json.loads(ran.output)["swarm_id"])
+
+
+def test_the_router_temperature_is_the_setting_with_its_one_default_and_its_variable(tmp_path: Path) -> None:
+    """One setting of that name: the swarm reads `router_temperature` as a debate does,
+    from its flag, DAGMCA_ROUTER_TEMPERATURE or a file, with the setting's one default."""
+    from dagmca.config import SessionConfig
+    from dagmca.debate.router import Router
+    from dagmca.swarm.loop import StreamPlan
+
+    default = SessionConfig().router_temperature
+    assert Router("affinity", ["a"]).temperature == default
+    assert StreamPlan(swarm_id="s", tasks=[], agents=[], routers=[]).temperature == default
+    plain = _dry_id(tmp_path)
+    assert _dry_id(tmp_path, "--router-temperature", str(default)) == plain
+    by_flag = _dry_id(tmp_path, "--router-temperature", "0.3")
+    assert by_flag != plain  # the temperature is part of what the swarm runs
+    assert _dry_id(tmp_path, env={"DAGMCA_ROUTER_TEMPERATURE": "0.3"}) == by_flag
+
+
+def test_swarm_help_shows_only_the_options_the_swarm_uses() -> None:
+    shown = CliRunner().invoke(app, ["swarm", "--help"], env={"COLUMNS": "80"}, terminal_width=80)
+    assert shown.exit_code == 0, shown.output
+    text = " ".join(shown.output.split())
+    for used in (
+        "--router-temperature",
+        "DAGMCA_ROUTER_TEMPERATURE",
+        "--max-llm-calls",
+        "--model",
+        "--embedder",
+    ):
+        assert used in text, used
+    for debate_only in (
+        "--rounds",
+        "--observers",
+        "--max-branches",
+        "--ledger",
+        "--cpp",
+        "--max-turn-tokens",
+    ):
+        assert debate_only not in text, debate_only
+    assert len(shown.output.splitlines()) < 200
+    refused = CliRunner().invoke(app, ["swarm", "t.jsonl", "--rounds", "2"])
+    assert refused.exit_code == 2 and "No such option" in refused.output

@@ -3,7 +3,11 @@ noise floor."""
 
 from __future__ import annotations
 
+import warnings
 from collections import Counter
+from pathlib import Path
+
+import pytest
 
 from dagmca.llm.tokens import TokenCounter
 from dagmca.swarm.agents import Agent, ContextOptions, Example, messages
@@ -80,3 +84,24 @@ def test_s_is_over_the_window_and_its_noise_floor_is_chance() -> None:
     assert (specialization(early, types) or 0) < 0.1
     floor = noise_floor(late, types, seed=1)
     assert floor is not None and 0 < floor < 0.5
+
+
+def test_a_plot_with_no_d_values_says_so_without_a_warning_or_an_empty_legend(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    from dagmca.swarm.plot import write_outputs
+    from dagmca.swarm.report import Curve, RouterRow, SwarmReport
+
+    row = RouterRow(
+        router="affinity", repeats=1, tasks=2, accuracy=0.5, accuracy_ci=(0.1, 0.9), s=None, s_ci=None,
+        s_noise=None, d=None, f_p=None, tokens=10, record={"a0": {"add": [2, 1]}},
+    )  # fmt: skip
+    # one agent took every task: S and D have no value at any snapshot
+    curve = Curve(router="affinity", seen=[1, 2], accuracy=[[1.0, 0.5]], s=[[None, None]], d=[[None, None]])
+    report = SwarmReport(
+        swarm_id="s", tasks=2, agents=["a0"], types=["add"], routers=[row], comparisons=[], curves=[curve],
+        attempted_now=2,
+    )  # fmt: skip
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns of a legend with nothing to label
+        written = write_outputs(report, tmp_path)
+    assert {p.name for p in written} == {"swarm.json", "swarm-curves.png", "swarm-affinity.png"}

@@ -11,6 +11,8 @@ from dagmca.api.swarming import swarm
 from dagmca.api.sync import build, evaluate, run
 from dagmca.api.workspace import Workspace
 from dagmca.evaluation import EvalReport
+from dagmca.evaluation.options import EvalOptions
+from dagmca.swarm.options import SwarmOptions
 from dagmca.swarm.report import SwarmReport
 from dagmca.workspace import ClientLike, LedgerReport, RevisitResult, RunResult, SettingsLike, Spend
 
@@ -18,12 +20,14 @@ __all__ = [
     "BuildResult",
     "BuildWatcher",
     "ClientLike",
+    "EvalOptions",
     "EvalReport",
     "LedgerReport",
     "RevisitResult",
     "RunResult",
     "SettingsLike",
     "Spend",
+    "SwarmOptions",
     "SwarmReport",
     "Workspace",
     "build",

@@ -3,62 +3,41 @@ on a workspace opened and closed around it."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Literal
+from typing import Any, Unpack
 
 from dagmca.api.sync import blocking
 from dagmca.api.workspace import Workspace
+from dagmca.config.overrides import OpenOverrides
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
-from dagmca.swarm.agents import ContextOptions
 from dagmca.swarm.loop import OnAttempt
+from dagmca.swarm.options import SwarmOptions
 from dagmca.swarm.report import SwarmReport
-from dagmca.swarm.routers import parse_routers
-from dagmca.swarm.running import plan_for, swarm_in
-from dagmca.swarm.tasks import load_stream
-from dagmca.workspace import ClientLike, SettingsLike, settings_from
+from dagmca.workspace import ClientLike, SettingsLike
 
 
 def swarm(
     tasks: str | Path,
     *,
     store: str | Path | GraphStore | None = None,
-    router: str = "affinity",
-    agents: int = 4,
-    repeats: int = 1,
-    snapshot_every: int = 20,
-    context: ContextOptions | None = None,
-    temperature: float = 0.05,
-    memory: Literal["none", "store"] = "none",
+    options: SwarmOptions | Mapping[str, Any] | None = None,
     settings: SettingsLike = None,
     client: ClientLike | None = None,
     embedder: Embedder | None = None,
     on_attempt: OnAttempt | None = None,
-    unsafe_executor: bool = False,
+    **overrides: Unpack[OpenOverrides],
 ) -> SwarmReport:
-    """Run (or finish, or read back) the swarm of the stream `tasks` in `store`, with
-    `router` (a name or a comma list), and compare its routers. `memory="store"` starts
-    every run's router from the personas' records (see `dagmca swarm --memory`). Bad
-    input raises a UserError before any call; code tasks where no namespace can be made
-    raise ExecutorUnavailable unless `unsafe_executor` (see `dagmca swarm --unsafe-executor`)."""
-    path = Path(tasks)
-    found = load_stream(path)
-    cfg = settings_from(settings)
-    plan = plan_for(
-        found,
-        path.read_text(encoding="utf-8"),
-        cfg,
-        agents=agents,
-        routers=parse_routers(router),
-        repeats=repeats,
-        snapshot_every=snapshot_every,
-        context=context,
-        temperature=temperature,
-        memory=memory,
-    )
+    """Run (or finish, or read back) the swarm of the stream `tasks` in `store`: the same
+    as `Workspace(store).swarm(...)`, opened and closed around it. `options`: a
+    `SwarmOptions` (or a mapping of its fields: `{"router": "greedy"}`); keyword
+    `overrides` are settings."""
 
     async def main() -> SwarmReport:
         async with Workspace(store, embedder=embedder) as ws:
-            return await swarm_in(ws, plan, cfg, client, on_attempt, unsafe_executor=unsafe_executor)
+            return await ws.swarm(
+                tasks, options=options, settings=settings, client=client, on_attempt=on_attempt, **overrides
+            )
 
     return blocking(main())

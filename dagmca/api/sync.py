@@ -5,7 +5,7 @@ its work and closes it after."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar, Unpack
@@ -14,8 +14,8 @@ from dagmca import aio
 from dagmca.api.building import BuildResult
 from dagmca.api.workspace import Workspace
 from dagmca.config.overrides import OpenEvalOverrides, OpenOverrides
-from dagmca.evaluation import Arm, EvalReport, Task
-from dagmca.evaluation.arms import DEFAULT_ARMS
+from dagmca.evaluation import EvalReport, Task
+from dagmca.evaluation.options import EvalOptions
 from dagmca.similarity import Embedder
 from dagmca.store.base import GraphStore
 from dagmca.workspace import ClientLike, RunResult, SettingsLike
@@ -90,32 +90,26 @@ def build(
 
 
 def evaluate(
-    tasks: str | Path | Sequence[Task],
+    tasks: str | Path | Sequence[Task] | None = None,
     *,
+    suite: str | None = None,
     store: str | Path | GraphStore | None = None,
-    arms: str | Sequence[Arm] = DEFAULT_ARMS,
-    repeats: int = 1,
-    eval_id: str | None = None,
+    options: EvalOptions | Mapping[str, Any] | None = None,
     settings: SettingsLike = None,
     client: ClientLike | None = None,
     embedder: Embedder | None = None,
-    **options: Any,
+    **overrides: Unpack[OpenEvalOverrides],
 ) -> EvalReport:
-    """Run (or finish) an evaluation of `arms` over `tasks` in `store`: the same as
-    `Workspace(store).eval(...)`, opened and closed around it. `options`: the rest of
-    `Workspace.eval`'s (`judge_all=True`, `parallel=2`, ...) and settings. Works where
-    an event loop is already running, as `run` does."""
+    """Run (or finish) an evaluation of `tasks` (or a generated `suite`) in `store`:
+    the same as `Workspace(store).eval(...)`, opened and closed around it. `options`:
+    an `EvalOptions` (or a mapping of its fields: arms, repeats, eval id, ...); keyword
+    `overrides` are settings. Works where an event loop is already running, as `run`
+    does."""
 
     async def main() -> EvalReport:
         async with Workspace(store, embedder=embedder) as ws:
             return await ws.eval(
-                tasks,
-                arms=arms,
-                repeats=repeats,
-                eval_id=eval_id,
-                settings=settings,
-                client=client,
-                **options,
+                tasks, suite=suite, options=options, settings=settings, client=client, **overrides
             )
 
     return blocking(main())

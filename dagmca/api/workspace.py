@@ -14,24 +14,23 @@ failures are `dagmca.errors` exceptions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from dagmca.api.building import BuildResult, BuildWatcher, run_build
 from dagmca.ask.corpus import Sessions
 from dagmca.ask.models import Answer
 from dagmca.config.overrides import EvalOverrides, Overrides
 from dagmca.errors import UserError
-from dagmca.evaluation import Arm, EvalReport, Task, load_tasks, parse_arms
-from dagmca.evaluation.arms import DEFAULT_ARMS
-from dagmca.evaluation.consistency import DEFAULT_TEMPERATURE, Match
-from dagmca.evaluation.identity import default_eval_id, digest, identity
+from dagmca.evaluation import EvalReport, Task, load_tasks
 from dagmca.evaluation.identity import task_set as described
-from dagmca.evaluation.scoring import DEFAULT_TOLERANCE
+from dagmca.evaluation.options import EvalOptions, plan_eval
 from dagmca.evaluation.suites import load_suite
 from dagmca.passage import MAX_QUESTION_BYTES, check_text
+from dagmca.swarm.options import SwarmOptions
 from dagmca.workspace import BaseWorkspace, ClientLike, SettingsLike, settings_from
+from dagmca.workspace.inputs import options_from
 
 if TYPE_CHECKING:
     from dagmca.evaluation.judgecheck import JudgeCheckReport
@@ -39,6 +38,8 @@ if TYPE_CHECKING:
     from dagmca.llm.base import Completer
     from dagmca.stability.models import AlignCost, SampleInfo, StabilityReport
     from dagmca.stability.samples import Vary
+    from dagmca.swarm.loop import OnAttempt
+    from dagmca.swarm.report import SwarmReport
 
 
 class Workspace(BaseWorkspace):
@@ -76,16 +77,7 @@ class Workspace(BaseWorkspace):
         tasks: str | Path | Sequence[Task] | None = None,
         *,
         suite: str | None = None,
-        arms: str | Sequence[Arm] = DEFAULT_ARMS,
-        repeats: int = 1,
-        eval_id: str | None = None,
-        tolerance: float = DEFAULT_TOLERANCE,
-        judge_all: bool = False,
-        judge_trials: int = 1,
-        noise_floor: bool = False,
-        parallel: int | None = None,
-        vote_temperature: float = DEFAULT_TEMPERATURE,
-        match: Match = "tokens",
+        options: EvalOptions | Mapping[str, Any] | None = None,
         settings: SettingsLike = None,
         client: ClientLike | None = None,
         judge: Completer | None = None,
@@ -96,17 +88,17 @@ class Workspace(BaseWorkspace):
         `repeats` times as a question session, scored against the tasks' answers or
         judged in pairs, with intervals, paired tests and cost, and the Evaluation in the
         graph. `tasks`: a JSONL file or folder of .txt passages, or `Task`s (or `suite`:
-        a generated suite, `"dates"` or `"dates:80"`, as `--suite`); `arms`: as
-        `--arms` (`"mca:rounds=1,vote,single"`) or parsed `Arm`s. The same `eval_id`
+        a generated suite, `"dates"` or `"dates:80"`, as `--suite`). `options`: an
+        `EvalOptions` (or a mapping of its fields: `{"arms": "mca:rounds=1,vote,single",
+        "repeats": 3}`), what `dagmca eval`'s own options set. The same `eval_id`
         (default: from the tasks, arms, repeats and every setting that can change an
         answer) resumes: nothing finished is run or judged again; under other settings
-        it is refused. `vote_temperature`, `match`: the self-consistency vote's.
-        `parallel`: sessions at once (default: 1 on the local model, else the settings'
-        concurrency). `client`: the debaters' client; `judge`: the judge's
-        (default: the settings' judge role); `on_done`: told of each session as it ends."""
-        from dagmca.evaluation.running import EvalPlan, run_eval
+        it is refused. `client`: the debaters' client; `judge`: the judge's (default:
+        the settings' judge role); `on_done`: told of each session as it ends."""
+        from dagmca.evaluation.running import run_eval
 
         cfg = settings_from(settings, overrides)
+        chosen = options_from(EvalOptions, options)
         if (suite is None) == (tasks is None):
             raise UserError("give tasks or a suite, one of them", "e.g. suite='dates'")
         path = Path(tasks) if isinstance(tasks, str | Path) else None
@@ -118,19 +110,7 @@ class Workspace(BaseWorkspace):
             task_set = described(found, path=path)
         if not found:
             raise UserError("no task to evaluate", "give a JSONL file of tasks or a folder of .txt passages")
-        named = arms if isinstance(arms, str) else ",".join(a.name for a in arms)
-        chosen = parse_arms(arms, cfg.model_dump()) if isinstance(arms, str) else list(arms)
-        if noise_floor and repeats < 2:
-            raise UserError("a noise floor needs 2 or more repeats", "pass repeats=2")
-        source = path if path is not None else found
-        made = identity(cfg, chosen, vote_temperature=vote_temperature, match=match)
-        made_with = digest({**made, "task_set": task_set.model_dump(mode="json")})
-        plan = EvalPlan(
-            eval_id=eval_id or default_eval_id(source, named, repeats, made_with), tasks=found, arms=chosen,
-            repeats=repeats, tolerance=tolerance, judge_all=judge_all, judge_trials=judge_trials,
-            noise_floor=noise_floor, parallel=parallel, vote_temperature=vote_temperature, match=match,
-            task_set=task_set,
-        )  # fmt: skip
+        plan = plan_eval(chosen, found, task_set, path if path is not None else found, cfg)
         return await run_eval(self, plan, cfg, client=client, judge=judge, on_done=on_done)
 
     async def judge_check(
@@ -162,6 +142,31 @@ class Workspace(BaseWorkspace):
                 "no task to check the judge on", "give a JSONL file of tasks, or none for the built-in set"
             )
         return await run_judge_check(self, plan, cfg, client=client, other_client=other_client)
+
+    async def swarm(
+        self,
+        tasks: str | Path,
+        *,
+        options: SwarmOptions | Mapping[str, Any] | None = None,
+        settings: SettingsLike = None,
+        client: ClientLike | None = None,
+        on_attempt: OnAttempt | None = None,
+        on_start: Callable[[int], None] | None = None,
+        **overrides: Unpack[Overrides],
+    ) -> SwarmReport:
+        """Run (or finish, or read back) the swarm of the stream `tasks` (a JSONL file),
+        as `dagmca swarm` does, and compare its routers. `options`: a `SwarmOptions` (or
+        a mapping of its fields: `{"router": "affinity,random", "repeats": 3}`), what
+        `dagmca swarm`'s own options set; the affinity router's temperature is the
+        setting `router_temperature`. Bad input raises a UserError before any call;
+        code tasks where no namespace can be made raise ExecutorUnavailable unless
+        `unsafe_executor`. `on_start` is told how many attempts are left to make,
+        `on_attempt` of each as it ends."""
+        from dagmca.swarm.running import plan_swarm, swarm_in
+
+        cfg = settings_from(settings, overrides)
+        plan = plan_swarm(Path(tasks), options_from(SwarmOptions, options), cfg)
+        return await swarm_in(self, plan, cfg, client, on_attempt, on_start)
 
     async def ask(
         self,

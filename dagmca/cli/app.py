@@ -13,7 +13,7 @@ import typer
 from typer.exceptions import TyperException
 
 from dagmca import __version__, tracing
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, said
 from dagmca.cli.lazy import Lazy, LazyGroup
 from dagmca.errors import BuildInterrupted, DagmcaError, EndpointError, Interrupted
 
@@ -69,7 +69,7 @@ app = typer.Typer(
 
 def _version(asked: bool) -> None:
     if asked:
-        out.print(f"dagmca {__version__}", markup=False, highlight=False)
+        said(f"dagmca {__version__}")
         raise typer.Exit()
 
 
@@ -107,22 +107,14 @@ def main(argv: list[str] | None = None) -> int:
         # standalone_mode=False: click returns a raised Exit's code instead of exiting.
         returned = command.main(args=argv, prog_name="dagmca", standalone_mode=False)
     except Interrupted as exc:
-        err.print(
-            f"dagmca: interrupted; session {exc.session} keeps every finished turn in {exc.location}",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-        err.print(
+        noted(f"dagmca: interrupted; session {exc.session} keeps every finished turn in {exc.location}")
+        noted(
             f"dagmca: `dagmca resume {exc.session} --store {shlex.quote(exc.location)}` continues it without "
-            "repeating a finished call",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "repeating a finished call"
         )
         return 130
     except DagmcaError as exc:
-        err.print(f"dagmca: error: {exc.line()}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"dagmca: error: {exc.line()}")
         return exit_code(exc)
     except typer.Exit as exc:
         return int(exc.exit_code)
@@ -132,11 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     except TyperException as exc:  # typer's (vendored click) usage errors
         message = exc.format_message()
         if type(exc).__name__ == "NoArgsIsHelpError":
-            out.print(message, markup=False, highlight=False)
+            said(message)
             return 2
         ctx = getattr(exc, "ctx", None)
         hint = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
-        err.print(f"dagmca: error: {message}{hint}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"dagmca: error: {message}{hint}")
         return int(getattr(exc, "exit_code", 2))
     return returned if isinstance(returned, int) else 0
 

@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
 from dagmca.store import open_existing, resolve_store
@@ -67,9 +67,9 @@ def ask(
         print(answer.model_dump_json(indent=2))
         return
     if session is None and not all_ and answer.sessions:
-        err.print(f"asking {answer.scope}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"asking {answer.scope}")
     if answer.status == "nothing":
-        out.print(escape(answer.answer), highlight=False, soft_wrap=True)
+        said(answer.answer)
         return
     show_answer(answer)
 
@@ -81,14 +81,14 @@ def show_answer(answer: Answer) -> None:
         out.print(_retrieved_table(answer))
     else:
         if answer.answer:
-            out.print(escape(answer.answer), highlight=False, soft_wrap=True)
+            said(answer.answer)
         if answer.note:
             colour = "red" if answer.status == "failed" else "yellow"
             out.print(f"[{colour}]{escape(answer.note)}[/]", highlight=False, soft_wrap=True)
         if answer.citations:
             out.print("\n[bold]Cited[/]")
             for c in answer.citations:
-                out.print(f"  {escape(c.id)} — {escape(c.label)}", highlight=False, soft_wrap=True)
+                said(f"  {c.id} — {c.label}")
         if answer.removed_citations:
             removed = "; ".join(f"{r.id} ({r.reason})" for r in answer.removed_citations)
             line = f"{answer.citations_removed} citation(s) removed: {removed}"
@@ -107,12 +107,7 @@ def show_answer(answer: Answer) -> None:
         )
     index = answer.index
     found += f"; index: {index.embedded} of {index.indexed} nodes embedded now"
-    err.print(
-        found + (f"; model {answer.model}" if answer.model else ""),
-        markup=False,
-        highlight=False,
-        soft_wrap=True,
-    )
+    noted(found + (f"; model {answer.model}" if answer.model else ""))
 
 
 def _retrieved_table(answer: Answer) -> Table:
@@ -137,11 +132,9 @@ def _show_dissent(dissent: Dissent) -> None:
         out.print("\n[bold]Still disputed[/] (judged to contradict; no synthesis reconciled them)")
         for c in dissent.contradictions:
             line = f"  {c.source_question} ({c.source})\n    versus {c.target_question} ({c.target})"
-            out.print(
-                escape(line + (f"\n    {c.reason}" if c.reason else "")), highlight=False, soft_wrap=True
-            )
+            said(line + (f"\n    {c.reason}" if c.reason else ""))
     if dissent.open_questions:
         out.print("\n[bold]Open questions[/] (stubs nobody explored or answered)")
         for q in dissent.open_questions:
             line = f"  {q.question} (urgency {q.urgency:.2f}; {q.id})"
-            out.print(escape(line), highlight=False, soft_wrap=True)
+            said(line)

@@ -13,7 +13,7 @@ import typer
 
 from dagmca.cli import options as o
 from dagmca.cli import run as run_command
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, out, said
 from dagmca.cli.progress import BuildProgress
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted
@@ -86,7 +86,7 @@ def build(
 
     # bad input fails before a store is made; what cannot be used is said first
     for s in collect_sources(paths, cfg.max_passage_bytes)[1]:
-        err.print(f"dagmca: skipped {s.source}: {s.reason}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"dagmca: skipped {s.source}: {s.reason}")
     check_backend(cfg)
     try:
         result = in_workspace(
@@ -133,6 +133,6 @@ def _summary(result: BuildResult, as_json: bool) -> None:
     if result.links:
         out.print("cross-passage links:")
         for k in result.links:
-            out.print(f"  {k.passage} {k.kind} {k.node} (session {k.session})", markup=False, highlight=False)
+            said(f"  {k.passage} {k.kind} {k.node} (session {k.session})")
     else:
         out.print("cross-passage links: none made")

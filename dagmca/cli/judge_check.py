@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
 from dagmca.config import SessionConfig
 from dagmca.evaluation.judgecheck.models import CheckProjection, JudgeCheckReport
 
@@ -21,10 +21,6 @@ TasksArg = Annotated[
         help="JSONL of tasks (as `dagmca eval` takes); none: the built-in set", show_default=False
     ),
 ]
-
-
-def _said(text: str) -> None:
-    err.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
 def size_line(p: CheckProjection) -> str:
@@ -84,16 +80,16 @@ def judge_check(
         if as_json:
             print(projected.model_dump_json(indent=2))
         else:
-            out.print(size_line(projected), markup=False, highlight=False, soft_wrap=True)
+            said(size_line(projected))
         return
     check_backend(cfg)
     if not as_json:
-        _said(size_line(projected))
+        noted(size_line(projected))
     report = in_workspace(
         resolve_store(store), lambda ws: run_judge_check(ws, plan, cfg), embedder=cfg.embedder
     )
     if report.skipped:
-        _said(
+        noted(
             f"dagmca: {report.skipped} tasks not checked: the budget is spent; rerun with a raised budget to "
             "finish them (what was asked comes from the cache)"
         )
@@ -102,9 +98,6 @@ def judge_check(
         return
     out.print(checks_table(report))
     for c in report.checks:
-        out.print(f"{c.name.value}: {c.note}", markup=False, highlight=False, soft_wrap=True)
-    out.print(
-        f"spent: {report.calls:,} calls, {report.tokens:,} tokens, ${report.cost_usd:.4f}; stored as "
-        f"{report.id}, read by every eval of this judge",
-        markup=False, highlight=False, soft_wrap=True,
-    )  # fmt: skip
+        said(f"{c.name.value}: {c.note}")
+    said(f"spent: {report.calls:,} calls, {report.tokens:,} tokens, ${report.cost_usd:.4f}; stored as "
+        f"{report.id}, read by every eval of this judge")  # fmt: skip

@@ -14,7 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, out, said
 from dagmca.cli.progress import progress
 from dagmca.cli.render import claims_row
 from dagmca.cli.run import OVERRIDES, in_session, resumed_config
@@ -72,15 +72,12 @@ def ledger(
             display = None if quiet or as_json else progress(err)
             report = in_session(st, session, lambda ws: ws.ledger(session, settings=cfg, events=display))
             if report.untraced:
-                err.print(
+                noted(
                     f"dagmca: note: {report.untraced} claims or texts not traced (budget spent or a call "
-                    "failed); run `dagmca ledger` again with a raised budget to trace them",
-                    markup=False,
-                    highlight=False,
-                    soft_wrap=True,
+                    "failed); run `dagmca ledger` again with a raised budget to trace them"
                 )
     if as_json:
         print(json.dumps({"claims": [c.model_dump() for c in report.claims]}, indent=2, ensure_ascii=False))
         return
     out.print(claims_table(report.claims))
-    out.print(f"final answer: {claims_row(report.final)}", markup=False, highlight=False)
+    said(f"final answer: {claims_row(report.final)}")

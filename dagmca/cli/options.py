@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from dagmca.config import SessionConfig
 from dagmca.config.groups import GROUPS
-from dagmca.config.params import PARAMS, Param
+from dagmca.config.params import PARAMS, ROLES_GROUP, Param
 from dagmca.config.params import flag as flag
 from dagmca.config.sources import resolve
 from dagmca.errors import SettingsError, UserError
@@ -137,13 +137,18 @@ def _command(
 
 
 def with_settings(
-    *, exclude: Collection[str] = (), sources: bool = False
+    *, exclude: Collection[str] = (), only: Collection[str] | None = None, sources: bool = False
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """A command that takes every setting's option (but `exclude`'s), --profile and
+    """A command that takes the options of the settings it uses (`only`'s, by setting or
+    by group, and every role's; all when None; never `exclude`'s), --profile and
     --config, and whose first parameter receives the settings resolved from every
     source: the `SessionConfig`, or with `sources` the `Resolved` (values and sources).
-    Every bad setting fails here, before the command spends anything."""
-    names = [n for n in OPTIONS if n not in exclude]
+    Every bad setting fails here, before the command spends anything. A setting with no
+    option still comes from the environment and the files."""
+    used = None if only is None else {*only, ROLES_GROUP}
+    names = [
+        n for n in OPTIONS if n not in exclude and (used is None or n in used or PARAMS[n].group in used)
+    ]
 
     def wrap(func: Callable[..., None]) -> Callable[..., None]:
         def call(**values: Any) -> None:

@@ -12,6 +12,7 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
+from dagmca.cli.console import plain
 from dagmca.debate.events import (
     BranchesSelected,
     BranchRouted,
@@ -183,7 +184,7 @@ class LineProgress(LiveProgress):
         if said == self._last:
             return
         self._said, self._phase_said, self._last = time.monotonic(), self.phase, said
-        self.console.print(f"dagmca: {line}", markup=False, highlight=False, soft_wrap=True)
+        plain(self.console, f"dagmca: {line}")
 
 
 def progress(console: Console) -> LiveProgress:

@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, out
 from dagmca.cli.render import across_table, metrics_tables, rows_table, session_tree, status_table
 from dagmca.errors import UserError
 from dagmca.graph import EVALUATION_SESSION, FINDINGS_SESSION, EdgeRecord, EdgeType, NodeKind
@@ -82,11 +82,8 @@ def sessions(
         out.print(sessions_table(rows, out.width))
     if hidden and of_eval is None:
         evals = len(set(ran.values()))
-        err.print(
-            f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
-            "eval's",
-            markup=False, highlight=False, soft_wrap=True,
-        )  # fmt: skip
+        noted(f"dagmca: {hidden} sessions of {evals} evals not listed: --all lists them, --eval EVAL_ID one "
+            "eval's")  # fmt: skip
 
 
 def eval_sessions(st: GraphStore) -> dict[str, str]:
@@ -148,8 +145,10 @@ Format = Annotated[
     ),
 ]
 Output = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Output file (default: <session>.<extension>)")
+    Path | None, typer.Option("--out", "-o", help="Output file (default: <session>.<extension>)")
 ]
+# the option's name before it was --out, as every command names where its output goes
+OldOutput = Annotated[Path | None, typer.Option("--output", hidden=True)]
 
 
 def export(
@@ -158,10 +157,14 @@ def export(
     output: Output = None,
     store: o.Store = None,
     all_: All = False,
+    old_output: OldOutput = None,
 ) -> None:
     """Export a session (or with --all the whole store) for visualization and other tools.
     SESSION may also be a study's id (`dagmca stability`): its findings, with the
     sessions and members they reach."""
+    if output is not None and old_output is not None:
+        raise UserError("--out and --output both given", "give --out (--output is its old name)")
+    output = output or old_output
     from dagmca.export.formats import EXTENSIONS, WRITERS
     from dagmca.store.findings import study_records
 

@@ -17,7 +17,7 @@ from rich.markup import escape
 from dagmca.api import RunResult, Workspace
 from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import err, noted, out, said
 from dagmca.cli.progress import progress
 from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
@@ -136,14 +136,8 @@ def run(
         # after it: counting the passage loads the tokenizer, which need not delay the
         # first request
         projected = None if quiet else projection(cfg, text, asked is not None)
-        if projected is not None:  # on stdout, with the summary: stderr is for what went wrong
-            out.print(
-                f"projected: {projected.calls.min:,.0f}-{projected.calls.max:,.0f} calls, "
-                f"${projected.cost_usd.min:.4f}-${projected.cost_usd.max:.4f} (`dagmca estimate` for the "
-                "detail)",
-                markup=False,
-                highlight=False,
-            )
+        if projected is not None:
+            announce(projected)
         display = Verdicts(None if quiet else progress(err))
         result = in_session(
             graph_store,
@@ -162,6 +156,15 @@ def run(
         if projected is None:
             projected = projection(cfg, text, asked is not None)
         summarize(result, graph_store, cfg, projected, started, judged=display)
+
+
+def announce(p: Projection) -> None:
+    """A run's projected calls and cost, on stdout with the summary (stderr is for what
+    went wrong)."""
+    said(
+        f"projected: {p.calls.min:,.0f}-{p.calls.max:,.0f} calls, "
+        f"${p.cost_usd.min:.4f}-${p.cost_usd.max:.4f} (`dagmca estimate` for the detail)"
+    )
 
 
 def in_session(
@@ -227,7 +230,7 @@ def summarize(
         out.print(f"[bold green]Final:[/] {escape(result.final.text)}")
     if s.problems:
         for problem in s.problems:
-            err.print(f"dagmca: warning: {problem}", markup=False, highlight=False, soft_wrap=True)
+            noted(f"dagmca: warning: {problem}")
         raise typer.Exit(DEGRADED_EXIT)
 
 
@@ -242,13 +245,10 @@ def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig
     cfg = o.build_config({**stored.model_dump(), **given})
     check_backend(cfg)
     if cfg.model != stored.model or cfg.llm != stored.llm:
-        err.print(
+        noted(
             f"dagmca: note: the session ran on {stored.llm} {stored.model or '(default model)'}; this run "
             f"uses {cfg.llm} {cfg.model or '(default model)'}. Cached answers are keyed by model: "
-            "with another model every call is asked again.",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "with another model every call is asked again."
         )
     raised = any(k in given for k in BUDGETS)
     if str(node.props.get("status", "")) == "budget_exhausted" and not raised:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, said
 from dagmca.cli.findings import sample_line, show_report, tell_estimate
 from dagmca.config import SessionConfig
 from dagmca.debate.estimate import Projection
@@ -50,19 +50,15 @@ def show_dry_run(cfg: SessionConfig, plan: SamplePlan, one: Projection) -> None:
     """One session's projection N times, and the alignment's bound."""
     sample_settings(cfg, plan.samples, plan.vary, models=plan.models, temperatures=plan.temperatures)
     n = plan.samples
-    out.print(
+    said(
         f"projected for {n} samples: {n * one.calls.min:,.0f}-{n * one.calls.max:,.0f} calls, "
         f"${n * one.cost_usd.min:.4f}-${n * one.cost_usd.max:.4f} (one session's projection, {n} times; "
-        "`dagmca estimate` for the detail)",
-        markup=False,
-        highlight=False,
+        "`dagmca estimate` for the detail)"
     )
-    out.print(
+    said(
         f"then the alignment: at most {2 * pairs_bound(n, 1, plan.per_member):,} judge calls per tension or "
         f"claim a session holds ({plan.per_member} candidates a member, in every other sample, both orders); "
-        "projected exactly before its first call",
-        markup=False,
-        highlight=False,
+        "projected exactly before its first call"
     )
 
 
@@ -82,7 +78,7 @@ def run_samples(
 
     def done(info: SampleInfo) -> None:
         if not quiet:
-            err.print(sample_line(info, plan.samples), markup=False, highlight=False, soft_wrap=True)
+            noted(sample_line(info, plan.samples))
 
     with open_store(location, create=True) as graph_store:
         graph_store.init_schema()

@@ -10,156 +10,82 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, out
+from dagmca.cli.console import noted, out, said
+from dagmca.cli.option_models import with_options
+from dagmca.cli.tables import Table
 from dagmca.config import SessionConfig
 from dagmca.errors import BuildInterrupted
+from dagmca.swarm.options import SwarmOptions
+
+if TYPE_CHECKING:
+    from dagmca.swarm.loop import StreamPlan
+    from dagmca.swarm.report import SwarmReport
+
+TasksArg = Annotated[
+    Path,
+    typer.Argument(
+        help="JSONL of reference tasks {id, type, question, answer} "
+        "or code tasks {id, type, prompt, tests, entry_point}"
+    ),
+]
+OutDir = Annotated[Path | None, typer.Option("--out", help="Folder for swarm.json and the plots")]
+DryRun = Annotated[bool, typer.Option("--dry-run", help="Project the calls, tokens and cost; spend nothing")]
 
 
-@o.with_settings(exclude=("protocol", "router", "agents", "router_temperature"))
+# What the swarm reads of the settings: its model and endpoint (every role's, the
+# debate's answering), the budget, the pool's names (perspectives), the affinity router's
+# temperature and the embedder of D; not a debate's shape, observers, judge or output
+# caps (an agent's reply has its own). Its own --router and --agents are its options (a
+# comma list of routers to compare, the pool's size), not the debate's settings of those
+# names.
+SETTINGS = ("llm", "budget", "perspectives", "router_temperature", "embedder")
+NOT_USED = ("max_turn_tokens", "max_flag_tokens", "max_synthesis_tokens", "otel", "otel_content")
+
+
+@o.with_settings(only=SETTINGS, exclude=NOT_USED)
+@with_options(SwarmOptions)
 def swarm(
     cfg: SessionConfig,
-    tasks: Annotated[
-        Path,
-        typer.Argument(
-            help="JSONL of reference tasks {id, type, question, answer} "
-            "or code tasks {id, type, prompt, tests, entry_point}"
-        ),
-    ],
-    agents: Annotated[int, typer.Option("--agents", min=2, max=64, help="Agents in the pool")] = 4,
-    router: Annotated[
-        str,
-        typer.Option(
-            "--router",
-            help="affinity, random, round-robin, greedy, ucb, "
-            "thompson, or a comma list to compare on the same stream",
-        ),
-    ] = "affinity",
-    context_examples: Annotated[
-        int, typer.Option("--context-examples", min=0, help="Solved examples in a prompt, at most")
-    ] = 4,
-    context_tokens: Annotated[
-        int, typer.Option("--context-tokens", min=0, help="Tokens of examples in a prompt, at most")
-    ] = 1500,
-    negatives: Annotated[int, typer.Option("--negatives", min=0, help="Failed examples shown too")] = 0,
-    weighting: Annotated[
-        Literal["type", "recency"],
-        typer.Option("--weighting", help="type: same type first; recency: newest first"),
-    ] = "type",
-    router_temperature: Annotated[
-        float, typer.Option("--router-temperature", min=0.001, help="The affinity softmax's temperature")
-    ] = 0.05,
-    snapshot_every: Annotated[
-        int, typer.Option("--snapshot-every", min=1, help="S, D and F every M tasks")
-    ] = 20,
-    repeats: Annotated[int, typer.Option("--repeats", min=1, help="Runs per router, seeded apart")] = 1,
-    memory: Annotated[
-        Literal["none", "store"],
-        typer.Option(
-            "--memory",
-            help="store: routers start from the persistent agents' records by type (debates' and "
-            "earlier swarms'); none: from nothing, so routers compare on equal terms",
-        ),
-    ] = "none",
+    options: SwarmOptions,
+    tasks: TasksArg,
     store: o.Store = None,
-    out_dir: Annotated[Path | None, typer.Option("--out", help="Folder for swarm.json and the plots")] = None,
+    out_dir: OutDir = None,
     as_json: o.AsJSON = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Project the calls, tokens and cost; spend nothing")
-    ] = False,
-    unsafe_executor: Annotated[
-        bool,
-        typer.Option(
-            "--unsafe-executor",
-            help="Run code tasks even where bubblewrap cannot start (the code then has no walls but its "
-            "resource limits)",
-        ),
-    ] = False,
+    dry_run: DryRun = False,
 ) -> None:
     """Route a stream of checked tasks to agents that learn from their successes."""
     from dagmca.api.sync import in_workspace
     from dagmca.executor import Isolation, isolation
     from dagmca.llm.factory import check_backend
     from dagmca.store import resolve_store
-    from dagmca.swarm.agents import ContextOptions
-    from dagmca.swarm.estimate import project
-    from dagmca.swarm.routers import parse_routers
-    from dagmca.swarm.running import plan_for, swarm_in
-    from dagmca.swarm.tasks import load_stream
+    from dagmca.swarm.running import plan_swarm
 
-    found = load_stream(tasks)
-    routers = parse_routers(router)
-    context = ContextOptions(
-        examples=context_examples, max_tokens=context_tokens, negatives=negatives, weighting=weighting
-    )
-    plan = plan_for(
-        found,
-        tasks.read_text(encoding="utf-8"),
-        cfg,
-        agents=agents,
-        routers=routers,
-        repeats=repeats,
-        snapshot_every=snapshot_every,
-        context=context,
-        temperature=router_temperature,
-        memory=memory,
-    )
-    calls = len(found) * len(routers) * repeats
+    plan = plan_swarm(tasks, options, cfg)
     if dry_run:
-        p = project(plan, cfg)
-        if as_json:
-            print(p.model_dump_json(indent=2))
-        else:
-            out.print(
-                f"swarm {p.swarm_id}: {p.calls:,} calls, at most {p.prompt_tokens_max:,} prompt and "
-                f"{p.completion_tokens_max:,} completion tokens, at most ${p.cost_usd_max:.4f} ({p.prices}); "
-                f"{p.executor_runs:,} executor runs; nothing spent",
-                markup=False,
-                highlight=False,
-            )
+        show_projection(plan, cfg, as_json)
         return
     check_backend(cfg)
     if not as_json:
-        err.print(
-            f"swarm {plan.swarm_id}: {len(found)} tasks x {len(routers)} routers x {repeats} repeats, "
-            f"{len(plan.agents)} agents",
-            markup=False,
-            highlight=False,
+        noted(
+            f"swarm {plan.swarm_id}: {len(plan.tasks)} tasks x {len(plan.routers)} routers x {plan.repeats} "
+            f"repeats, {len(plan.agents)} agents"
         )
-    if any(t.is_code for t in found) and unsafe_executor and isolation() is Isolation.NONE:
-        err.print(
+    if any(t.is_code for t in plan.tasks) and options.unsafe_executor and isolation() is Isolation.NONE:
+        noted(
             "dagmca: bubblewrap cannot start here: the executor runs code with no walls but its resource "
-            "limits (see the Swarm guide's section on the executor)",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "limits (see the Swarm guide's section on the executor)"
         )
-    started, made, todo = time.monotonic(), [0], [calls]
-
-    def start(left: int) -> None:
-        todo[0] = left
-        if not as_json and left < calls:
-            err.print(
-                f"{calls - left:,} attempts read back from an earlier run", markup=False, highlight=False
-            )
-
-    def progress(attempt: object) -> None:
-        made[0] += 1
-        if as_json or (made[0] % 10 and made[0] != todo[0]):
-            return
-        left = (time.monotonic() - started) / made[0] * (todo[0] - made[0])
-        err.print(f"[{made[0]}/{todo[0]}] ETA {left:.0f}s", markup=False, highlight=False)
-
+    shown = Progress(len(plan.tasks) * len(plan.routers) * plan.repeats, quiet=as_json)
     try:
         report = in_workspace(
             resolve_store(store),
-            lambda ws: swarm_in(
-                ws, plan, cfg, on_attempt=progress, on_start=start, unsafe_executor=unsafe_executor
+            lambda ws: ws.swarm(
+                tasks, options=options, settings=cfg, on_attempt=shown.attempted, on_start=shown.start
             ),
             embedder=cfg.embedder,
         )
@@ -172,18 +98,57 @@ def swarm(
         from dagmca.swarm.plot import write_outputs
 
         for path in write_outputs(report, out_dir):
-            err.print(f"wrote {path}", markup=False, highlight=False, soft_wrap=True)
+            noted(f"wrote {path}")
     if report.unmade:
-        err.print(
+        noted(
             f"dagmca: {report.unmade} attempts not made: the budget is spent; rerun with a raised budget "
-            "to make them",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
+            "to make them"
         )
     if as_json:
         print(report.model_dump_json(indent=2))
         return
+    show_report(report)
+
+
+def show_projection(plan: StreamPlan, cfg: SessionConfig, as_json: bool) -> None:
+    """`--dry-run`: the calls, tokens and cost the swarm would spend at most."""
+    from dagmca.swarm.estimate import project
+
+    p = project(plan, cfg)
+    if as_json:
+        print(p.model_dump_json(indent=2))
+        return
+    said(
+        f"swarm {p.swarm_id}: {p.calls:,} calls, at most {p.prompt_tokens_max:,} prompt and "
+        f"{p.completion_tokens_max:,} completion tokens, at most ${p.cost_usd_max:.4f} ({p.prices}); "
+        f"{p.executor_runs:,} executor runs; nothing spent"
+    )
+
+
+class Progress:
+    """A line every ten attempts with the time left, and one for the attempts an
+    earlier run made (read back, not made again); nothing with --json."""
+
+    def __init__(self, calls: int, *, quiet: bool) -> None:
+        self.calls, self.quiet = calls, quiet
+        self.started, self.made, self.todo = time.monotonic(), 0, calls
+
+    def start(self, left: int) -> None:
+        self.todo = left
+        if not self.quiet and left < self.calls:
+            noted(f"{self.calls - left:,} attempts read back from an earlier run")
+
+    def attempted(self, attempt: object) -> None:
+        self.made += 1
+        if self.quiet or (self.made % 10 and self.made != self.todo):
+            return
+        left = (time.monotonic() - self.started) / self.made * (self.todo - self.made)
+        noted(f"[{self.made}/{self.todo}] ETA {left:.0f}s")
+
+
+def show_report(report: SwarmReport) -> None:
+    """The routers side by side, each one's record by agent and type, and the paired
+    comparisons."""
     table = Table(title=f"dagmca swarm {report.swarm_id}", title_justify="left")
     for name in ("router", "repeats", "accuracy (95% CI)", "S (95% CI)", "S noise floor", "D", "tokens"):
         table.add_column(name)

@@ -192,6 +192,13 @@ class PeersSettings(Strict):
     ensemble_voters: int | None = Field(None, ge=1)  # ensemble: the first N agents vote; None: all
 
 
+# The affinity router's softmax temperature over success rates in [0, 1]: sharp, so that
+# an agent's learned skill decides who is chosen; at 0.5 a rate's lead of a third is a
+# weight ratio under 2, and the router staffs almost as randomly as `random` does
+# (docs/development/benchmarks.md, the swarm's router temperature).
+ROUTER_TEMPERATURE = 0.05
+
+
 class AgentsSettings(Strict):
     """agents: agents as contexts that keep what they said, and who staffs a branch."""
 
@@ -212,7 +219,10 @@ class AgentsSettings(Strict):
         "greedy, ucb",
     )
     router_temperature: float = Field(
-        0.5, gt=0.0, le=10.0, description="Softmax temperature of the affinity router"
+        ROUTER_TEMPERATURE,
+        gt=0.0,
+        le=10.0,
+        description="Softmax temperature of the affinity router",
     )
 
 
@@ -254,7 +264,7 @@ class BranchesSettings(Strict):
     strategy: Literal["diverse", "urgent", "deep", "meta"] = Field(
         "diverse", description="Selection strategy: diverse, urgent, deep or meta"
     )
-    max_branches: int = Field(3, ge=0, le=16, description="Branches per node (local model: 2)")
+    max_branches: int = Field(3, ge=0, le=16, description="Branches per node (local model: 1)")
     max_depth: int = Field(1, ge=0, le=6, description="Maximum branch depth (0 = main debate only)")
     max_revisits: int = Field(
         1, ge=0, le=32, description="Stubs that may be explored when they become relevant (local model: 0)"

@@ -24,6 +24,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from dagmca.config.groups import ROUTER_TEMPERATURE
 from dagmca.graph.store_nodes import TrackRecord
 
 
@@ -32,7 +33,7 @@ class Router:
     kind: str
     pool: Sequence[str]
     seed: int = 0
-    temperature: float = 0.5
+    temperature: float = ROUTER_TEMPERATURE
     # category -> agent -> record
     history: dict[str, dict[str, TrackRecord]] = field(default_factory=lambda: defaultdict(dict))
     _next: int = 0  # round-robin position

@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from dagmca.config.groups import ROUTER_TEMPERATURE
 from dagmca.debate.contexts import persona_id
 from dagmca.debate.dag.personas import new_persona
 from dagmca.debate.router import Router
@@ -52,7 +53,7 @@ class StreamPlan:
     seed: int = 0
     snapshot_every: int = 20
     context: ContextOptions = field(default_factory=ContextOptions)
-    temperature: float = 0.05  # the affinity softmax: sharp, or a learned skill is soon diluted
+    temperature: float = ROUTER_TEMPERATURE  # the affinity softmax's (the setting's default)
     reply_tokens: int = 512
     limits: Limits = field(default_factory=Limits)
     # store: every run's router starts from the personas' records by type (debates'

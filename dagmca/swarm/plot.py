@@ -10,6 +10,8 @@ from pathlib import Path
 from dagmca.graph.store_nodes import TrackRecord
 from dagmca.swarm.report import Curve, SwarmReport
 
+TITLES = {"accuracy": "accuracy so far", "s": "S (window)", "d": "D"}
+
 
 def write_outputs(report: SwarmReport, folder: Path) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
@@ -21,11 +23,13 @@ def write_outputs(report: SwarmReport, folder: Path) -> list[Path]:
         return written
     fig = Figure(figsize=(12, 3.6))
     for ax, name in zip(fig.subplots(1, 3), ("accuracy", "s", "d"), strict=True):
-        for curve in report.curves:
-            _band(ax, curve, name)
+        drawn = [_band(ax, curve, name) for curve in report.curves]
         ax.set_xlabel("tasks seen")
-        ax.set_title({"accuracy": "accuracy so far", "s": "S (window)", "d": "D"}[name])
-        ax.legend(fontsize=7)
+        ax.set_title(TITLES[name])
+        if any(drawn):
+            ax.legend(fontsize=7)
+        else:  # no router has a value yet (D needs two agents with solved examples): say so
+            ax.text(0.5, 0.5, f"no {TITLES[name]} values", ha="center", va="center", transform=ax.transAxes)
     fig.tight_layout()
     fig.savefig(folder / "swarm-curves.png", dpi=110)
     written.append(folder / "swarm-curves.png")
@@ -47,13 +51,15 @@ def _rate(cell: TrackRecord | None) -> float:
     return cell.rate if cell else 0.5
 
 
-def _band(ax: object, curve: Curve, name: str) -> None:
+def _band(ax: object, curve: Curve, name: str) -> bool:
+    """The curve's mean over repeats and its band, where it has values; whether it had any."""
     runs = getattr(curve, name)
     points = [[v for v in column if v is not None] for column in zip(*runs, strict=False)]
     xs = [x for x, p in zip(curve.seen, points, strict=False) if p]
     kept = [p for p in points if p]
     if not xs:
-        return
+        return False
     mean = [sum(p) / len(p) for p in kept]
     ax.plot(xs, mean, label=curve.router)  # type: ignore[attr-defined]
     ax.fill_between(xs, [min(p) for p in kept], [max(p) for p in kept], alpha=0.2)  # type: ignore[attr-defined]
+    return True

@@ -12,7 +12,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import asdict, replace
-from typing import Literal
+from pathlib import Path
 
 from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
@@ -24,12 +24,13 @@ from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.swarm import graph
-from dagmca.swarm.agents import SYSTEM, ContextOptions
+from dagmca.swarm.agents import SYSTEM
 from dagmca.swarm.client import swarm_client
 from dagmca.swarm.graph import RECORDS, Records
 from dagmca.swarm.loop import OnAttempt, StreamPlan, StreamRun, run_stream
+from dagmca.swarm.options import SwarmOptions
 from dagmca.swarm.report import SwarmReport, build_report
-from dagmca.swarm.tasks import SwarmTask
+from dagmca.swarm.tasks import SwarmTask, load_stream
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 
@@ -56,38 +57,34 @@ def settings_of(plan: StreamPlan) -> dict[str, object]:
     }
 
 
-def plan_for(
-    tasks: list[SwarmTask],
-    stream: str,
-    cfg: SessionConfig,
-    *,
-    agents: int = 4,
-    routers: list[str] | None = None,
-    repeats: int = 1,
-    snapshot_every: int = 20,
-    context: ContextOptions | None = None,
-    temperature: float = 0.05,
-    memory: Literal["none", "store"] = "none",
-) -> StreamPlan:
-    """The swarm of `tasks` (read from the text `stream`) under `cfg`: the agents are
-    the first settings' perspectives (then `agent 5`, ...), its id follows from the
+def plan_for(tasks: list[SwarmTask], stream: str, cfg: SessionConfig, options: SwarmOptions) -> StreamPlan:
+    """The swarm of `tasks` (read from the text `stream`) under `cfg` and `options`: the
+    agents are the first settings' perspectives (then `agent 5`, ...), the affinity
+    router's temperature the settings' `router_temperature`; its id follows from the
     stream, the plan and the model, so the same swarm asked again is found again."""
-    names = list(dict.fromkeys(cfg.perspectives))[:agents]
-    names += [f"agent {i}" for i in range(len(names) + 1, agents + 1)]
+    names = list(dict.fromkeys(cfg.perspectives))[: options.agents]
+    names += [f"agent {i}" for i in range(len(names) + 1, options.agents + 1)]
     plan = StreamPlan(
         swarm_id="",
         tasks=tasks,
         agents=names,
-        routers=routers or ["affinity"],
-        repeats=repeats,
+        routers=options.routers,
+        repeats=options.repeats,
         seed=cfg.seed,
-        snapshot_every=snapshot_every,
-        context=context or ContextOptions(),
-        temperature=temperature,
-        memory=memory,
+        snapshot_every=options.snapshot_every,
+        context=options.context,
+        temperature=cfg.router_temperature,
+        memory=options.memory,
+        unsafe_executor=options.unsafe_executor,
     )
     identity = {**settings_of(plan), "model": cfg.model, "endpoint": cfg.base_url or cfg.llm}
     return replace(plan, swarm_id=swarm_id(identity, stream))
+
+
+def plan_swarm(path: Path, options: SwarmOptions, cfg: SessionConfig) -> StreamPlan:
+    """The swarm of the stream in the file `path`: every task line checked (a bad one is
+    a UserError naming it) before any call."""
+    return plan_for(load_stream(path), path.read_text(encoding="utf-8"), cfg, options)
 
 
 def remembered(store: GraphStore, plan: StreamPlan) -> Records:
@@ -166,14 +163,11 @@ async def swarm_in(
     client: ClientLike | None = None,
     on_attempt: OnAttempt | None = None,
     on_start: Callable[[int], None] | None = None,
-    *,
-    unsafe_executor: bool = False,
 ) -> SwarmReport:
     """The swarm in a workspace: its store, its embedder (for D) and the settings'
     model behind one metered client. Code tasks need an executor that can raise its
-    walls here, or `unsafe_executor` (see `dagmca.executor.preflight`)."""
+    walls here, or the plan's `unsafe_executor` (see `dagmca.executor.preflight`)."""
     if any(t.is_code for t in plan.tasks):
-        await asyncio.to_thread(preflight, plan.limits, unsafe=unsafe_executor)
-        plan = replace(plan, unsafe_executor=unsafe_executor)
+        await asyncio.to_thread(preflight, plan.limits, unsafe=plan.unsafe_executor)
     model = await swarm_client(ws, cfg, plan.swarm_id, client)
     return await run_swarm(plan, model, ws.store, ws.embedder, on_attempt, on_start)

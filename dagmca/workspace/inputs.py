@@ -4,9 +4,9 @@ mapping, a store or a neo4j driver), and what it hands back of a session's spend
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from dagmca.config import SessionConfig
 from dagmca.config.session import BUDGETS as BUDGETS
@@ -17,6 +17,7 @@ from dagmca.store.base import GraphStore
 from dagmca.workspace.results import RoleShare, Spend
 
 SettingsLike = SessionConfig | Mapping[str, Any] | None
+M = TypeVar("M", bound=BaseModel)
 
 
 def settings_from(settings: SettingsLike, overrides: Mapping[str, object] | None = None) -> SessionConfig:
@@ -29,6 +30,20 @@ def settings_from(settings: SettingsLike, overrides: Mapping[str, object] | None
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "settings"
         raise SettingsError(f"setting {key}: {first['msg']}", "see `dagmca config show`") from None
+
+
+def options_from(kind: type[M], given: M | Mapping[str, Any] | None) -> M:
+    """A command's options object (`EvalOptions`, `SwarmOptions`) from what a caller
+    handed in: the object, a mapping of its fields, or None for every default. A bad
+    name or value is a UserError that names it."""
+    if isinstance(given, kind):
+        return given
+    try:
+        return kind.model_validate(dict(given or {}))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"]) or kind.__name__
+        raise UserError(f"option {key}: {first['msg']}", f"see {kind.__name__}'s fields") from None
 
 
 def spend_of(llm: MeteredLLM) -> Spend:

@@ -16,6 +16,9 @@ def page_api() -> str:
         "::: dagmca.api.build",
         "::: dagmca.api.evaluate",
         "::: dagmca.api.swarm",
+        # what eval and swarm take beside the settings, as their commands' options do
+        "::: dagmca.api.EvalOptions",
+        "::: dagmca.api.SwarmOptions",
         "::: dagmca.api.RunResult",
         "::: dagmca.api.RevisitResult",
         "::: dagmca.api.Spend",
