@@ -59,6 +59,11 @@ def _value_type(p: Param) -> type:
     raise TypeError(f"setting {p.name!r} has a type no option parses: {p.info.annotation}")
 
 
+# settings shown in a panel of their own, not their group's: tracing is its own concern
+# on the help page (and its long --no- names would narrow the LLM panel's help column)
+PANELS = {"otel": "Tracing", "otel_content": "Tracing"}
+
+
 def setting(name: str) -> Any:
     """The option of the setting `name`: unset unless given, so that the lower sources
     and the default apply."""
@@ -81,7 +86,7 @@ def setting(name: str) -> Any:
         # a role's own options (six roles, ten each) would fill the help: the command's
         # help says how they are named, and the configuration guide lists them
         hidden=p.role is not None,
-        rich_help_panel=GROUPS[p.group][1],
+        rich_help_panel=PANELS.get(name, GROUPS[p.group][1]),
     )
 
 
@@ -249,7 +254,7 @@ Question = Annotated[
     str | None,
     typer.Option(
         "--question",
-        help="A question to debate about the passage (or alone); the final answer leads with its answer.",
+        help="A question about the passage (or alone); the final answer leads with its answer.",
     ),
 ]
 QuestionFile = Annotated[
@@ -285,49 +290,61 @@ AsJSON = Annotated[bool, typer.Option("--json", help="Print JSON.")]
 DEGRADED_EXIT = 4  # the run ended, but a whole function failed (the session's `problems`)
 
 # -- a study: several samples of one passage (`run --samples`, `stability`) -------------
+# in a panel of their own: the main panel's columns then stay narrow enough for its help
+STUDY_PANEL = "A study: several samples"
 Samples = Annotated[
     int,
     typer.Option(
         "--samples",
+        rich_help_panel=STUDY_PANEL,
+        metavar="N",
         min=1,
-        help="Run the passage N times (each with its own seed; see --vary) and report which tensions, "
-        "claims and answers recur across the runs (`dagmca stability`).",
+        help="Run the passage N times, each with its own seed, and report which tensions, claims and "
+        "answers recur (`dagmca stability`).",
     ),
 ]
 Vary = Annotated[
     str,
     typer.Option(
         "--vary",
-        help="With --samples, what differs beside the seed: seed (nothing else), temperature "
-        "(--temperatures in turn) or model (--models in turn).",
+        rich_help_panel=STUDY_PANEL,
+        help="With --samples, what differs beside the seed: seed (nothing), temperature (--temperatures) "
+        "or model (--models).",
     ),
 ]
 Models = Annotated[
     str | None,
-    typer.Option("--models", help="With --vary model: comma-separated models, one per sample in turn."),
+    typer.Option(
+        "--models",
+        rich_help_panel=STUDY_PANEL,
+        help="With --vary model: comma-separated models, one per sample in turn.",
+    ),
 ]
 Temperatures = Annotated[
     str | None,
     typer.Option(
         "--temperatures",
-        help="With --vary temperature: comma-separated temperatures in turn (default: spread over 0.2-1.0).",
+        rich_help_panel=STUDY_PANEL,
+        help="With --vary temperature: comma-separated, in turn (default: spread over 0.2-1.0).",
     ),
 ]
 StudyId = Annotated[
     str | None,
     typer.Option(
         "--study",
-        help="The study's id (default: from its inputs); with --samples its sessions are ID-1, ID-2, ... and "
-        "the same command again resumes it.",
+        rich_help_panel=STUDY_PANEL,
+        help="The study's id (default: from its inputs; its sessions are ID-1, ID-2, ...); the same command "
+        "again resumes it.",
     ),
 ]
 Candidates = Annotated[
     int,
     typer.Option(
         "--candidates",
+        rich_help_panel=STUDY_PANEL,
+        metavar="K",
         min=1,
         max=50,
-        help="How many of another sample's tensions (or claims) each one is judged against: the most "
-        "similar past --duplicate-prefilter.",
+        help="How many of another sample's most similar tensions (or claims) each one is judged against.",
     ),
 ]

@@ -95,10 +95,9 @@ def run(
     study: o.StudyId = None,
     candidates: o.Candidates = 3,
 ) -> None:
-    """Debate a passage, or a question about one (or a question alone): main debate,
-    tensions, branches, merges, stubs, final integration. With a question, the final
-    answer leads with its short answer. With --samples N, N such sessions (seeds
-    differ; --vary temperature or model too), then which findings hold across them."""
+    """Debate a passage, or a question about one (or alone): main debate, tensions,
+    branches, merges, stubs, final integration. With a question, the final answer
+    leads with its short answer; with --samples N, N sessions and what recurs."""
     asked = read_question(question, question_file)
     if passage is None and asked is None:
         raise UserError("nothing to debate", "give a PASSAGE file, --question, or both")

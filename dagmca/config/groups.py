@@ -282,7 +282,7 @@ class BranchesSettings(Strict):
         ge=1,
         le=10_000,
         description="Open stubs a debate keeps; a less urgent one past it is dropped (kept in the "
-        "graph with status dropped and its reason, and counted)",
+        "graph as dropped, with its reason)",
     )
 
 

@@ -26,9 +26,8 @@ class JudgeSettings(Strict):
     # the thresholds below are calibrated on the default (docs/concepts/embeddings.md)
     embedder: Literal["minilm", "minilm-onnx", "minilm-onnx-int8", "static"] = Field(
         "static",
-        description="Sentence embedder of the prefilters and similarities: static (a table distilled from "
-        "all-MiniLM-L6-v2, shipped), minilm (torch; the minilm extra), minilm-onnx or minilm-onnx-int8 "
-        "(onnxruntime; the onnx extra)",
+        description="Sentence embedder of the prefilters and similarities: static (all-MiniLM-L6-v2 "
+        "distilled, shipped), minilm (the minilm extra), minilm-onnx or minilm-onnx-int8 (the onnx extra)",
     )
     pair_prefilter: float = Field(
         0.35,
@@ -90,8 +89,8 @@ class JudgeSettings(Strict):
     ledger: Literal["auto", "off", "final", "all"] = Field(
         "auto",
         description="The emergence ledger: split the final answer (final), or also every synthesis and "
-        "debate resolution (all), into claims, and judge which earlier turns state each; off: none; "
-        "auto: final, off for the local model",
+        "resolution (all), into claims and judge which turns state each; off; auto: final, off for the "
+        "local model",
     )
     ledger_max_claims: int = Field(
         12, ge=1, le=50, description="Ledger: claims a traced text is split into, at most"
