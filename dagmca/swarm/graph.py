@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dagmca.graph.schema import EdgeType, JSONScalar, NodeKind, NodeRecord
+from dagmca.graph.status import RunStatus
 from dagmca.graph.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode
 from dagmca.store.base import GraphStore
 from dagmca.swarm.metrics import Snapshot
@@ -45,7 +46,7 @@ def swarm_record(
     routers: list[str],
     repeats: int,
     settings: dict[str, Any],
-    status: str = "running",
+    status: RunStatus = RunStatus.RUNNING,
     summary: dict[str, Any] | None = None,
     memory: dict[str, Any] | None = None,
 ) -> NodeRecord:

@@ -19,6 +19,7 @@ from dagmca.debate.contexts import persona_id
 from dagmca.evaluation.judging import Completer
 from dagmca.executor import preflight
 from dagmca.graph.nodes import node_from_record
+from dagmca.graph.status import RunStatus
 from dagmca.graph.store_nodes import PersonaNode
 from dagmca.similarity import Embedder
 from dagmca.store.background import BackgroundStore
@@ -151,7 +152,7 @@ async def run_swarm(
         plan.routers,
         plan.repeats,
         settings_of(plan),
-        "budget_exhausted" if report.unmade else "done",
+        RunStatus.BUDGET_EXHAUSTED if report.unmade else RunStatus.DONE,
         summary,
         memory,
     )
