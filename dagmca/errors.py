@@ -27,7 +27,13 @@ class UserError(DagmcaError):
 
 class SettingsError(UserError):
     """A settings file, profile, environment variable or flag that cannot be used: an
-    unknown key, a value of the wrong type, invalid TOML, an unknown profile."""
+    unknown key, a value of the wrong type, invalid TOML, an unknown profile. `setting`:
+    the setting a value was refused for, when the problem is one setting's value (the
+    CLI then names it by its flag)."""
+
+    def __init__(self, problem: str, fix: str = "", *, setting: str | None = None) -> None:
+        super().__init__(problem, fix)
+        self.setting = setting
 
 
 class SessionNotFound(UserError):

@@ -30,6 +30,7 @@ from dagmca.debate.events import (
     TensionFlagged,
     TurnRecorded,
 )
+from dagmca.graph import DebateStatus, PassageStatus
 from dagmca.llm.metered import Meter
 from dagmca.text import local_id, one_line
 
@@ -48,7 +49,7 @@ class LiveProgress:
         self.started = time.monotonic()
         self.meter: Meter | None = None
         self.log: deque[str] = deque(maxlen=10)  # the latest decisions, newest last
-        self.branch_rounds: dict[str, str] = {}  # branch -> "round 2" / "done"
+        self.branch_rounds: dict[str, str] = {}  # branch -> "round 2", or its status once done
         self._live = Live(console=console, refresh_per_second=4, transient=True, get_renderable=self.render)
 
     def start(self, meter: Meter) -> None:
@@ -69,7 +70,7 @@ class LiveProgress:
                     self.branch_rounds[local_id(debate)] = f"round {number}"
             case DebateDone(debate=debate, origin=origin) if origin != "main":
                 self.counts["branch_done"] += 1
-                self.branch_rounds[local_id(debate)] = "done"
+                self.branch_rounds[local_id(debate)] = DebateStatus.DONE
             case TensionFlagged():
                 self._note(
                     f"{local_id(event.debate)}: {event.observer} flags ({event.urgency:.2f}) "
@@ -191,9 +192,6 @@ def progress(console: Console) -> LiveProgress:
     return LiveProgress(console) if console.is_terminal else LineProgress(console)
 
 
-OTHER_STATES = ("failed", "skipped", "claimed by another worker")
-
-
 class BuildProgress:
     """The live view of a build: passages done, running and left; calls, tokens and
     cost over every session; the rate limiter's current rate; an ETA; and what each
@@ -214,15 +212,15 @@ class BuildProgress:
         job = self.job
         states = Counter(o.status for o in job.outcomes.values())
         totals = job.totals()
-        done = states["done"] + states["finished earlier"]
-        active = states["running"] + states["linking"]
+        done = sum(n for s, n in states.items() if s.finished())
+        active = sum(n for s, n in states.items() if s.active())
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold cyan")
         grid.add_column()
         grid.add_row(
             "passages",
-            f"{done} done, {active} running, {states['waiting']} left"
-            + "".join(f", {states[k]} {k}" for k in OTHER_STATES if states[k]),
+            f"{done} done, {active} running, {states[PassageStatus.WAITING]} left"
+            + "".join(f", {states[k]} {k}" for k in PassageStatus if k.unfinished() and states[k]),
         )
         grid.add_row("LLM calls", f"{totals['calls']} ({totals['cache_hits']} from the cache)")
         grid.add_row("tokens", f"{totals['tokens']:,}")
@@ -239,7 +237,7 @@ class BuildProgress:
         lines = [
             f"{o.passage.id}: {o.status} {o.phase} ({o.turns} turns)"
             for o in job.outcomes.values()
-            if o.status in ("running", "linking")
+            if o.status.active()
         ]
         log = Text("\n".join(lines[-8:]), style="dim", overflow="ellipsis", no_wrap=True)
         return Group(Text("dagmca build", style="bold"), grid, log)

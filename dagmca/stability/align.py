@@ -36,8 +36,8 @@ from dagmca.stability.measures import is_core, overlaps, reach, recurrence, shar
 from dagmca.stability.members import Member, Sample, read_samples
 from dagmca.stability.models import AlignCost, AlignSpend, FindingRow, SampleInfo, StabilityReport, Verdicts
 from dagmca.stability.records import finding_id, finding_records
+from dagmca.store.lease import held
 from dagmca.workspace import BaseWorkspace, ClientLike, Handed
-from dagmca.workspace.lease import held
 from dagmca.workspace.session import SharedResources, role_window
 
 JUDGED_KINDS = (FindingKind.TENSION, FindingKind.CLAIM)  # the kinds the LLM judge reads
