@@ -15,9 +15,8 @@ from rich.table import Table
 
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.progress import progress
 from dagmca.cli.render import claims_row
-from dagmca.cli.run import OVERRIDES, in_session, note_moved
+from dagmca.cli.run import OVERRIDES, in_session, reopened
 from dagmca.metrics.ledger import ClaimLine
 from dagmca.store import open_existing, require_session, resolve_store
 from dagmca.workspace import LedgerReport
@@ -68,8 +67,7 @@ def ledger(
         # read as it is stored, with no workspace (nor its embedder) opened for it
         report = LedgerReport.of(session, st.nodes(session), st.edges(session))
         if not report.claims or overrides:
-            note_moved(node, overrides)
-            display = None if quiet or as_json else progress(err)
+            display = reopened(node, overrides, quiet or as_json)
             report = in_session(st, session, lambda ws: ws.ledger(session, events=display, **overrides))
             if report.untraced:
                 err.print(

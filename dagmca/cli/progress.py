@@ -20,6 +20,7 @@ from dagmca.debate.events import (
     DebateDone,
     DuplicateChecked,
     Event,
+    EventSink,
     PairJudged,
     PassageSectioned,
     PeerStep,
@@ -190,6 +191,30 @@ class LineProgress(LiveProgress):
 def progress(console: Console) -> LiveProgress:
     """The live panel on a terminal, else lines (a panel redrawn into a file is noise)."""
     return LiveProgress(console) if console.is_terminal else LineProgress(console)
+
+
+class Noted:
+    """A session's events passed on to `inner` (the live view, or nothing with --quiet),
+    with `note` printed on `console` when the session opens: after the workspace took
+    what it was told, so that a refused value is the only line."""
+
+    def __init__(self, console: Console, note: str | None, inner: EventSink | None) -> None:
+        self.console, self.note, self.inner = console, note, inner
+
+    def start(self, meter: Meter) -> None:
+        if self.note:
+            self.console.print(f"dagmca: note: {self.note}", markup=False, highlight=False, soft_wrap=True)
+            self.note = None
+        if callable(start := getattr(self.inner, "start", None)):
+            start(meter)
+
+    def stop(self) -> None:
+        if callable(stop := getattr(self.inner, "stop", None)):
+            stop()
+
+    def emit(self, event: Event) -> None:
+        if self.inner is not None:
+            self.inner.emit(event)
 
 
 class BuildProgress:

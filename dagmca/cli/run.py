@@ -18,7 +18,7 @@ from dagmca.api import RunResult, Workspace
 from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, out
-from dagmca.cli.progress import progress
+from dagmca.cli.progress import Noted, progress
 from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
     convergence_row,
@@ -237,22 +237,22 @@ def summarize(
         raise typer.Exit(DEGRADED_EXIT)
 
 
-def note_moved(node: NodeRecord, overrides: dict[str, Any]) -> None:
-    """A note when `overrides` move a stored session to another backend or model:
-    cached answers are keyed by model, so every call is asked again."""
+def reopened(node: NodeRecord, overrides: dict[str, Any], quiet: bool) -> Noted:
+    """The events of a stored session reopened with `overrides`, to the live progress
+    (none when `quiet`), with a note when the session opens if they move it to another
+    backend or model: cached answers are keyed by model, so every call is asked again."""
     from dagmca.workspace import stored as by_id
 
     stored = by_id.stored_config(node)
     llm, model = overrides.get("llm", stored.llm), overrides.get("model", stored.model)
-    if model != stored.model or llm != stored.llm:
-        err.print(
-            f"dagmca: note: the session ran on {stored.llm} {stored.model or '(default model)'}; this run "
-            f"uses {llm} {model or '(default model)'}. Cached answers are keyed by model: "
-            "with another model every call is asked again.",
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
+    note = (
+        f"the session ran on {stored.llm} {stored.model or '(default model)'}; this run uses {llm} "
+        f"{model or '(default model)'}. Cached answers are keyed by model: with another model every call "
+        "is asked again."
+        if model != stored.model or llm != stored.llm
+        else None
+    )
+    return Noted(err, note, None if quiet else progress(err))
 
 
 # what `resume` and `revisit` may change of a stored session's settings: a moved
@@ -285,10 +285,9 @@ def resume(
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
-        note_moved(node, overrides)
         target = by_id.reports_dir(location, session, out_dir)
         started = time.monotonic()
-        display = Verdicts(None if quiet else progress(err))
+        display = Verdicts(reopened(node, overrides, quiet))
         result = in_session(
             st,
             session,
@@ -317,11 +316,10 @@ def revisit(
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
-        note_moved(node, overrides)
         stored = by_id.stored_config(node)
         new_text = read_passage(passage, stored.max_passage_bytes) if passage is not None else None
         target = by_id.reports_dir(location, session, out_dir)
-        display = None if quiet else progress(err)
+        display = reopened(node, overrides, quiet)
         result = in_session(
             st,
             session,
