@@ -11,7 +11,7 @@ from dagmca.graph.schema import NodeRecord
 
 
 class SessionStatus(StrEnum):
-    """Where a session's run is: RUNNING while it runs (and after a kill, until it is
+    """Where a session's run is: `running` while it runs (and after a kill, until it is
     resumed), then how it ended."""
 
     RUNNING = "running"
@@ -26,7 +26,7 @@ class SessionStatus(StrEnum):
     @classmethod
     def of(cls, record: NodeRecord) -> SessionStatus:
         """A stored session's status. A record without one, or with one this version does
-        not know, reads as RUNNING: not ended, which nothing takes as finished."""
+        not know, reads as `running`: not ended, which nothing takes as finished."""
         try:
             return cls(str(record.props.get("status")))
         except ValueError:
@@ -53,7 +53,7 @@ _REVISITABLE = frozenset({SessionStatus.DONE, SessionStatus.DEGRADED})
 
 
 class DebateStatus(StrEnum):
-    """A debate's: RUNNING until its root resolves it (DONE) or it gives up (FAILED)."""
+    """A debate's: `running` until its root resolves it (`done`) or it gives up (`failed`)."""
 
     RUNNING = "running"
     DONE = "done"
@@ -61,8 +61,8 @@ class DebateStatus(StrEnum):
 
 
 class RunStatus(StrEnum):
-    """An evaluation's or a swarm's, kept on its node in the store: RUNNING, then DONE,
-    or BUDGET_EXHAUSTED for a swarm that left tasks unmade."""
+    """An evaluation's or a swarm's, kept on its node in the store: `running`, then
+    `done`, or `budget_exhausted` for a swarm that left tasks unmade."""
 
     RUNNING = "running"
     DONE = "done"
