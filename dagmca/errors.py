@@ -27,11 +27,26 @@ class UserError(DagmcaError):
 
 class SettingsError(UserError):
     """A settings file, profile, environment variable or flag that cannot be used: an
-    unknown key, a value of the wrong type, invalid TOML, an unknown profile."""
+    unknown key, a value of the wrong type, invalid TOML, an unknown profile. `setting`:
+    the setting a value was refused for, when the problem is one setting's value (the
+    CLI then names it by its flag)."""
+
+    def __init__(self, problem: str, fix: str = "", *, setting: str | None = None) -> None:
+        super().__init__(problem, fix)
+        self.setting = setting
 
 
 class SessionNotFound(UserError):
     """No session of that id in the store."""
+
+
+class SessionDone(UserError):
+    """A session asked to go on that has already finished: nothing is left to do (the
+    command line says so and exits 0, as a rerun of a finished build or eval does)."""
+
+    def __init__(self, session: str) -> None:
+        super().__init__(f"session {session} is already done; nothing to resume")
+        self.session = session
 
 
 class SessionBusy(UserError):

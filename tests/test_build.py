@@ -304,13 +304,13 @@ def test_a_passage_claim_another_worker_took_stops_the_build_with_one_line(
 ) -> None:
     import pytest
 
-    import dagmca.corpus.build as building
+    import dagmca.store.lease as leases
     from dagmca.api import Workspace
     from dagmca.errors import SessionBusy
     from dagmca.llm.fake import ScriptedCall, ScriptedLLM, default_responder
     from dagmca.similarity import HashingEmbedder
 
-    monkeypatch.setattr(building, "RENEW_S", 0.05)
+    monkeypatch.setattr(leases, "RENEW_S", 0.05)
     folder = corpus(tmp_path / "one", [PASSAGE])
     db = tmp_path / "g.db"
     with SQLiteStore(db) as st:

@@ -257,9 +257,9 @@ def test_a_budget_cut_ledger_resumes_from_the_cache_without_asking_again(
     assert again.session.status == "done" and check_store(store, "s1") == []
     whole = arm_shares(store, "s1")
     assert whole is not None and (whole.claims, whole.untraced) == (4, 0)
-    # and a third run makes no ledger call at all: every claim is written
+    # and a third run of the finished session makes no ledger call at all: every claim is written
     responder = debate(SAID, FINAL, judge_rule())
-    _, _, fake3 = run(store, tmp_path, responder, cache=True, mode=SessionMode.RESUME, **SMALL)
+    _, _, fake3 = run(store, tmp_path, responder, cache=True, mode=SessionMode.REVISIT, **SMALL)
     assert not fake3.calls
 
 
@@ -279,7 +279,13 @@ def test_a_final_written_anew_gets_its_claims_traced_and_the_old_ones_superseded
 
     async def go() -> None:
         async with open_state(
-            cfg, store, client=fake, session_id="s1", passage=PASSAGE, embedder=HashingEmbedder()
+            cfg,
+            store,
+            client=fake,
+            session_id="s1",
+            passage=PASSAGE,
+            embedder=HashingEmbedder(),
+            mode=SessionMode.REVISIT,
         ) as state:
             result = await ledger_session(state)
             assert result.claims == 2 and result.untraced == 0

@@ -39,6 +39,7 @@ def test_the_build_display_counts_passages_calls_and_the_rate(tmp_path: Path) ->
     from dagmca.config import SessionConfig
     from dagmca.corpus.build import Build
     from dagmca.corpus.sources import Passage
+    from dagmca.graph import PassageStatus
     from dagmca.llm.fake import ScriptedLLM
     from dagmca.llm.limiter import RateLimiter
     from dagmca.llm.metered import MeteredLLM
@@ -49,7 +50,7 @@ def test_the_build_display_counts_passages_calls_and_the_rate(tmp_path: Path) ->
         job = Build(SessionConfig(llm="fake"), store, passages, reports=lambda s: tmp_path / s)
         states = ["done", "done", "running", "waiting", "failed"]
         for outcome, status in zip(job.outcomes.values(), states, strict=True):
-            outcome.status = status
+            outcome.status = PassageStatus(status)
         meter = MeteredLLM(ScriptedLLM(), concurrency=1)
         meter.meter.calls, meter.meter.cache_hits = 42, 7
         job.outcomes["p2"].meters.append(meter)

@@ -21,7 +21,7 @@ from dagmca.llm.fake import ScriptedCall, ScriptedLLM
 from dagmca.similarity import HashingEmbedder
 from dagmca.store.check import check_store
 from dagmca.store.sqlite import SQLiteStore
-from dagmca.workspace.session import revisit_and_report
+from dagmca.workspace.session import SessionMode, revisit_and_report
 from tests.support.cli import dagmca
 from tests.support.criteria import responder
 from tests.support.judges import judge_reply, stub_parts
@@ -49,6 +49,7 @@ def test_revisit_explores_a_stub_the_new_context_makes_relevant(
             session_id="s1",
             passage=PASSAGE,
             embedder=HashingEmbedder(),
+            mode=SessionMode.REVISIT,
         ) as state:
             return await revisit_and_report(state, context=context, out_dir=tmp_path), state
 
@@ -229,7 +230,13 @@ def test_a_revisit_rebuilds_the_contradictions_so_its_final_gives_both_positions
     async def go() -> SessionState:
         cfg = SessionConfig(llm="fake", cache=False, max_revisits=1, **settings)
         async with open_state(
-            cfg, store, client=fake, session_id="s1", passage=PASSAGE, embedder=HashingEmbedder()
+            cfg,
+            store,
+            client=fake,
+            session_id="s1",
+            passage=PASSAGE,
+            embedder=HashingEmbedder(),
+            mode=SessionMode.REVISIT,
         ) as state:
             await revisit_and_report(state, context="Nothing new about prices.", out_dir=tmp_path)
             await integrate(state, state.graph.debates["s1/main"])

@@ -266,18 +266,17 @@ class FlakyStore:
 
 def lease_env(monkeypatch: Any, ttl_s: float = 120.0) -> None:
     import dagmca.store.lease as leases
-    import dagmca.workspace.lease as holding
 
     monkeypatch.setattr(leases, "RENEW_S", 0.05)
     monkeypatch.setattr(leases, "RETRY_S", 0.02)
     monkeypatch.setattr(leases, "LEASE_TTL_S", ttl_s)
-    monkeypatch.setattr(holding, "holder_id", lambda: f"{socket.gethostname()}:{os.getpid()}:mine")
+    monkeypatch.setattr(leases, "holder_id", lambda: f"{socket.gethostname()}:{os.getpid()}:mine")
 
 
 def test_a_lease_renewal_the_store_refuses_is_tried_again(tmp_path: Path, monkeypatch: Any) -> None:
     import asyncio
 
-    from dagmca.workspace.lease import held
+    from dagmca.store.lease import held
 
     lease_env(monkeypatch)
     db = tmp_path / "g.db"
@@ -303,7 +302,7 @@ def test_a_lease_taken_by_another_stops_the_work_with_one_line(tmp_path: Path, m
 
     from dagmca.errors import SessionBusy
     from dagmca.store.background import BackgroundStore
-    from dagmca.workspace.lease import held
+    from dagmca.store.lease import held
 
     lease_env(monkeypatch)
     db = tmp_path / "g.db"
@@ -335,7 +334,7 @@ def test_a_lease_the_store_never_renews_stops_the_work_once_expired(tmp_path: Pa
     import pytest
 
     from dagmca.errors import StoreError
-    from dagmca.workspace.lease import held
+    from dagmca.store.lease import held
 
     lease_env(monkeypatch, ttl_s=0.3)
     db = tmp_path / "g.db"

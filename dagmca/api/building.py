@@ -12,7 +12,7 @@ from dagmca.config import SessionConfig
 from dagmca.corpus.build import Build
 from dagmca.corpus.sources import Passage, collect
 from dagmca.errors import UserError
-from dagmca.graph import Strict
+from dagmca.graph import PassageStatus, SessionStatus, Strict
 from dagmca.workspace import BaseWorkspace, ClientLike
 
 
@@ -31,7 +31,7 @@ class PassageOutcome(Strict):
 
     passage: str  # where it came from: a file, or `file.jsonl#id`
     session: str
-    status: str
+    status: PassageStatus
     session_status: str
     ran: bool
     calls: int
@@ -77,7 +77,10 @@ class BuildResult(Strict):
     @property
     def degraded(self) -> bool:
         """Whether a session failed or ended degraded (`dagmca build` then exits 4)."""
-        return any(p.status == "failed" or p.session_status == "degraded" for p in self.passages)
+        return any(
+            p.status is PassageStatus.FAILED or p.session_status == SessionStatus.DEGRADED
+            for p in self.passages
+        )
 
 
 def parallel_default(cfg: SessionConfig) -> int:

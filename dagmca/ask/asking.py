@@ -16,13 +16,13 @@ from dagmca.ask.citations import answer_text, check, unknown_ids
 from dagmca.ask.corpus import Corpus, Scope, Sessions, scope_of
 from dagmca.ask.dissent import dissent
 from dagmca.ask.index import EmbeddingIndex
-from dagmca.ask.models import Answer, AnswerStatus, Dissent, Hit, IndexStats
+from dagmca.ask.models import Answer, Dissent, Hit, IndexStats
 from dagmca.ask.onstore import OnStore, runner
 from dagmca.ask.prompt import pack, reply_schema
 from dagmca.ask.recurrence import recurrence_of
 from dagmca.ask.retrieval import RetrievalSettings, Retriever
 from dagmca.ask.snapshot import load_corpus
-from dagmca.graph import CallPhase
+from dagmca.graph import AnswerStatus, CallPhase
 from dagmca.llm.base import CallMeta, LLMClient, LLMError, Request
 from dagmca.llm.tokens import ASSUMED_WINDOW, TokenCounter, known_window
 from dagmca.prompts.budget import PromptBudget
@@ -60,12 +60,12 @@ class Retrieval:
             return f"the graph holds nothing on this: {self.scope.note} has no text to search"
         return f"the graph holds nothing on this: nothing in {self.scope.note} matches the question"
 
-    def as_answer(self, status: AnswerStatus = "retrieved", note: str = "") -> Answer:
+    def as_answer(self, status: AnswerStatus = AnswerStatus.RETRIEVED, note: str = "") -> Answer:
         """The retrieval alone, as an Answer with no model's answer."""
         nothing = self.nothing()
         return Answer(
             question=self.question,
-            status="nothing" if nothing else status,
+            status=AnswerStatus.NOTHING if nothing else status,
             answer=nothing,
             dissent=self.dissent,
             retrieved=self.retrieved,
@@ -151,7 +151,9 @@ async def answer(
             Request(packed.prompt.messages, schema=schema, max_tokens=max_tokens, seed=seed, meta=meta)
         )
     except LLMError as exc:
-        return base.model_copy(update={"status": "failed", "note": f"the model's call failed: {exc}"})
+        return base.model_copy(
+            update={"status": AnswerStatus.FAILED, "note": f"the model's call failed: {exc}"}
+        )
     reply = done.parsed
     statements = [(str(s.text), [str(c) for c in s.cites]) for s in reply.statements]
     context = [h for h in retrieved if h.in_context]
@@ -162,11 +164,14 @@ async def answer(
         stored = await found.on_store(lambda s: {i for i in missing if s.get_node(i) is not None})
     checked = check(statements, context, lambda i: i in found.corpus.ids or i in stored)
     supported = str(reply.supported)
-    status, note = "answered", ""
+    status, note = AnswerStatus.ANSWERED, ""
     if supported == "no":
-        status, note = "unsupported", "the model found no answer to the question in the retrieved nodes"
+        status, note = (
+            AnswerStatus.UNSUPPORTED,
+            "the model found no answer to the question in the retrieved nodes",
+        )
     elif not checked.citations:
-        status, note = "unsupported", "no statement of the answer cites a node it was given"
+        status, note = AnswerStatus.UNSUPPORTED, "no statement of the answer cites a node it was given"
     return base.model_copy(
         update={
             "status": status,

@@ -8,13 +8,8 @@ from typing import Literal
 
 from pydantic import Field
 
-from dagmca.graph import NodeKind, Strict
+from dagmca.graph import AnswerStatus, NodeKind, Strict
 
-# answered: the model answered, citing nodes it was given; unsupported: the model said
-# the graph does not answer it, or no statement kept a checked citation; nothing:
-# retrieval found nothing, so no model was asked; retrieved: --retrieve-only, no model
-# asked; failed: the model's call failed (the retrieval and the dissent stand)
-AnswerStatus = Literal["answered", "unsupported", "nothing", "retrieved", "failed"]
 Source = Literal["vector", "fulltext"]
 
 

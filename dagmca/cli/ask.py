@@ -13,6 +13,7 @@ from dagmca.cli import options as o
 from dagmca.cli.console import noted, out, said
 from dagmca.config import SessionConfig
 from dagmca.errors import UserError
+from dagmca.graph import AnswerStatus
 from dagmca.store import open_existing, resolve_store
 from dagmca.text import one_line
 
@@ -68,7 +69,7 @@ def ask(
         return
     if session is None and not all_ and answer.sessions:
         noted(f"asking {answer.scope}")
-    if answer.status == "nothing":
+    if answer.status is AnswerStatus.NOTHING:
         said(answer.answer)
         return
     show_answer(answer)
@@ -77,13 +78,13 @@ def ask(
 def show_answer(answer: Answer) -> None:
     """The answer (or with --retrieve-only the ranked nodes), what it cites, what was
     removed, the dissent, and a line on what the retrieval found."""
-    if answer.status == "retrieved":
+    if answer.status is AnswerStatus.RETRIEVED:
         out.print(_retrieved_table(answer))
     else:
         if answer.answer:
             said(answer.answer)
         if answer.note:
-            colour = "red" if answer.status == "failed" else "yellow"
+            colour = "red" if answer.status is AnswerStatus.FAILED else "yellow"
             out.print(f"[{colour}]{escape(answer.note)}[/]", highlight=False, soft_wrap=True)
         if answer.citations:
             out.print("\n[bold]Cited[/]")
@@ -100,7 +101,7 @@ def show_answer(answer: Answer) -> None:
     _show_dissent(answer.dissent)
     hits = [h for h in answer.retrieved if h.rank]
     found = f"{len(hits)} nodes retrieved, {len(answer.retrieved) - len(hits)} beside them"
-    if answer.status not in ("retrieved", "nothing"):
+    if answer.status not in (AnswerStatus.RETRIEVED, AnswerStatus.NOTHING):
         used = sum(h.in_context for h in answer.retrieved)
         found += f"; {used} in the answer's context" + (
             f", {answer.left_out} left out to fit" if answer.left_out else ""

@@ -14,10 +14,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from dagmca.cli import options as o
-from dagmca.cli.console import err, noted, out, said
-from dagmca.cli.progress import progress
+from dagmca.cli.console import noted, out, said
 from dagmca.cli.render import claims_row
-from dagmca.cli.run import OVERRIDES, in_session, resumed_config
+from dagmca.cli.run import OVERRIDES, in_session, reopened
 from dagmca.metrics.ledger import ClaimLine
 from dagmca.store import open_existing, require_session, resolve_store
 from dagmca.workspace import LedgerReport
@@ -68,9 +67,8 @@ def ledger(
         # read as it is stored, with no workspace (nor its embedder) opened for it
         report = LedgerReport.of(session, st.nodes(session), st.edges(session))
         if not report.claims or overrides:
-            cfg = resumed_config(node, overrides)
-            display = None if quiet or as_json else progress(err)
-            report = in_session(st, session, lambda ws: ws.ledger(session, settings=cfg, events=display))
+            display = reopened(node, overrides, quiet or as_json)
+            report = in_session(st, session, lambda ws: ws.ledger(session, events=display, **overrides))
             if report.untraced:
                 noted(
                     f"dagmca: note: {report.untraced} claims or texts not traced (budget spent or a call "

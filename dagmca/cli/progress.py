@@ -21,6 +21,7 @@ from dagmca.debate.events import (
     DebateDone,
     DuplicateChecked,
     Event,
+    EventSink,
     PairJudged,
     PassageSectioned,
     PeerStep,
@@ -31,6 +32,7 @@ from dagmca.debate.events import (
     TensionFlagged,
     TurnRecorded,
 )
+from dagmca.graph import DebateStatus, PassageStatus
 from dagmca.llm.metered import Meter
 from dagmca.text import local_id, one_line
 
@@ -49,7 +51,7 @@ class LiveProgress:
         self.started = time.monotonic()
         self.meter: Meter | None = None
         self.log: deque[str] = deque(maxlen=10)  # the latest decisions, newest last
-        self.branch_rounds: dict[str, str] = {}  # branch -> "round 2" / "done"
+        self.branch_rounds: dict[str, str] = {}  # branch -> "round 2", or its status once done
         self._live = Live(console=console, refresh_per_second=4, transient=True, get_renderable=self.render)
 
     def start(self, meter: Meter) -> None:
@@ -70,7 +72,7 @@ class LiveProgress:
                     self.branch_rounds[local_id(debate)] = f"round {number}"
             case DebateDone(debate=debate, origin=origin) if origin != "main":
                 self.counts["branch_done"] += 1
-                self.branch_rounds[local_id(debate)] = "done"
+                self.branch_rounds[local_id(debate)] = DebateStatus.DONE
             case TensionFlagged():
                 self._note(
                     f"{local_id(event.debate)}: {event.observer} flags ({event.urgency:.2f}) "
@@ -192,7 +194,28 @@ def progress(console: Console) -> LiveProgress:
     return LiveProgress(console) if console.is_terminal else LineProgress(console)
 
 
-OTHER_STATES = ("failed", "skipped", "claimed by another worker")
+class Noted:
+    """A session's events passed on to `inner` (the live view, or nothing with --quiet),
+    with `note` printed on `console` when the session opens: after the workspace took
+    what it was told, so that a refused value is the only line."""
+
+    def __init__(self, console: Console, note: str | None, inner: EventSink | None) -> None:
+        self.console, self.note, self.inner = console, note, inner
+
+    def start(self, meter: Meter) -> None:
+        if self.note:
+            plain(self.console, f"dagmca: note: {self.note}")
+            self.note = None
+        if callable(start := getattr(self.inner, "start", None)):
+            start(meter)
+
+    def stop(self) -> None:
+        if callable(stop := getattr(self.inner, "stop", None)):
+            stop()
+
+    def emit(self, event: Event) -> None:
+        if self.inner is not None:
+            self.inner.emit(event)
 
 
 class BuildProgress:
@@ -215,15 +238,15 @@ class BuildProgress:
         job = self.job
         states = Counter(o.status for o in job.outcomes.values())
         totals = job.totals()
-        done = states["done"] + states["finished earlier"]
-        active = states["running"] + states["linking"]
+        done = sum(n for s, n in states.items() if s.finished())
+        active = sum(n for s, n in states.items() if s.active())
         grid = Table.grid(padding=(0, 2))
         grid.add_column(style="bold cyan")
         grid.add_column()
         grid.add_row(
             "passages",
-            f"{done} done, {active} running, {states['waiting']} left"
-            + "".join(f", {states[k]} {k}" for k in OTHER_STATES if states[k]),
+            f"{done} done, {active} running, {states[PassageStatus.WAITING]} left"
+            + "".join(f", {states[k]} {k}" for k in PassageStatus if k.unfinished() and states[k]),
         )
         grid.add_row("LLM calls", f"{totals['calls']} ({totals['cache_hits']} from the cache)")
         grid.add_row("tokens", f"{totals['tokens']:,}")
@@ -240,7 +263,7 @@ class BuildProgress:
         lines = [
             f"{o.passage.id}: {o.status} {o.phase} ({o.turns} turns)"
             for o in job.outcomes.values()
-            if o.status in ("running", "linking")
+            if o.status.active()
         ]
         log = Text("\n".join(lines[-8:]), style="dim", overflow="ellipsis", no_wrap=True)
         return Group(Text("dagmca build", style="bold"), grid, log)

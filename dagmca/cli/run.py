@@ -18,7 +18,7 @@ from dagmca.api import RunResult, Workspace
 from dagmca.api.sync import in_workspace
 from dagmca.cli import options as o
 from dagmca.cli.console import err, noted, out, said
-from dagmca.cli.progress import progress
+from dagmca.cli.progress import Noted, progress
 from dagmca.cli.render import citations_row, claims_row, role_calls_text
 from dagmca.cli.summary import (
     convergence_row,
@@ -34,7 +34,7 @@ from dagmca.cli.verdicts import Verdicts
 from dagmca.config import SessionConfig
 from dagmca.config.session import BUDGETS
 from dagmca.debate.estimate import Projection, as_json, project, role_pricing
-from dagmca.errors import Interrupted, UserError
+from dagmca.errors import Interrupted, SessionDone, SettingsError, UserError
 from dagmca.graph import NodeRecord
 from dagmca.llm.factory import check_backend, model_name
 from dagmca.llm.prices import resolve_prices
@@ -171,11 +171,17 @@ def in_session(
 ) -> T:
     """`work` on a workspace around the open store, with the embedder of that name (None:
     $DAGMCA_EMBEDDER's, else the default); Ctrl-C is an Interrupted naming the session
-    (every finished turn is kept)."""
+    (every finished turn is kept), and a setting the workspace refused a value of is
+    named by its flag (the command's options are the settings it was given)."""
     try:
         return in_workspace(store, work, embedder=embedder)
     except KeyboardInterrupt:
         raise Interrupted(session_id, store.location) from None
+    except SettingsError as exc:
+        if exc.setting is None:
+            raise
+        problem = exc.problem.replace(f"setting {exc.setting}", o.flag(exc.setting), 1)
+        raise SettingsError(problem, "see the command's --help", setting=exc.setting) from None
 
 
 def summarize(
@@ -233,29 +239,22 @@ def summarize(
         raise typer.Exit(DEGRADED_EXIT)
 
 
-def resumed_config(node: NodeRecord, overrides: dict[str, Any]) -> SessionConfig:
-    """A session's own settings, with what `resume` or `revisit` was told to change: a
-    moved endpoint (--llm, --base-url, --model, --local-model) or a raised budget. A session that ended
-    with its budget spent stays so unless a budget flag raises it."""
+def reopened(node: NodeRecord, overrides: dict[str, Any], quiet: bool) -> Noted:
+    """The events of a stored session reopened with `overrides`, to the live progress
+    (none when `quiet`), with a note when the session opens if they move it to another
+    backend or model: cached answers are keyed by model, so every call is asked again."""
     from dagmca.workspace import stored as by_id
 
     stored = by_id.stored_config(node)
-    given = {k: v for k, v in overrides.items() if v is not None}
-    cfg = o.build_config({**stored.model_dump(), **given})
-    check_backend(cfg)
-    if cfg.model != stored.model or cfg.llm != stored.llm:
-        noted(
-            f"dagmca: note: the session ran on {stored.llm} {stored.model or '(default model)'}; this run "
-            f"uses {cfg.llm} {cfg.model or '(default model)'}. Cached answers are keyed by model: "
-            "with another model every call is asked again."
-        )
-    raised = any(k in given for k in BUDGETS)
-    if str(node.props.get("status", "")) == "budget_exhausted" and not raised:
-        raise UserError(
-            f"session {node.id} ended with its budget spent; nothing more can be asked within it",
-            "raise a budget: --max-llm-calls, --max-tokens or --max-cost-usd",
-        )
-    return cfg
+    llm, model = overrides.get("llm", stored.llm), overrides.get("model", stored.model)
+    note = (
+        f"the session ran on {stored.llm} {stored.model or '(default model)'}; this run uses {llm} "
+        f"{model or '(default model)'}. Cached answers are keyed by model: with another model every call "
+        "is asked again."
+        if model != stored.model or llm != stored.llm
+        else None
+    )
+    return Noted(err, note, None if quiet else progress(err))
 
 
 # what `resume` and `revisit` may change of a stored session's settings: a moved
@@ -288,20 +287,21 @@ def resume(
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
-        if str(node.props.get("status", "")) == "done":
-            out.print(f"session {session} is already done; nothing to resume")
-            return
-        cfg = resumed_config(node, overrides)
         target = by_id.reports_dir(location, session, out_dir)
         started = time.monotonic()
-        projected = projection(cfg, str(node.props["passage"]), bool(node.props.get("question")))
-        display = Verdicts(None if quiet else progress(err))
-        result = in_session(
-            st,
-            session,
-            lambda ws: ws.resume(session, settings=cfg, events=display, out_dir=target),
-            cfg.embedder,
-        )
+        display = Verdicts(reopened(node, overrides, quiet))
+        try:
+            result = in_session(
+                st,
+                session,
+                lambda ws: ws.resume(session, events=display, out_dir=target, **overrides),
+                by_id.stored_config(node).embedder,
+            )
+        except SessionDone as done:  # nothing left: not an error, as a finished build run again
+            said(done.problem)
+            return
+        cfg = result.settings
+        projected = projection(cfg, result.session.passage, result.session.question is not None)
         summarize(result, st, cfg, projected, started, resumed=True, judged=display)
 
 
@@ -322,15 +322,15 @@ def revisit(
     location = resolve_store(store)
     with open_existing(location) as st:
         node = require_session(st, session)
-        cfg = resumed_config(node, overrides)
-        new_text = read_passage(passage, cfg.max_passage_bytes) if passage is not None else None
+        stored = by_id.stored_config(node)
+        new_text = read_passage(passage, stored.max_passage_bytes) if passage is not None else None
         target = by_id.reports_dir(location, session, out_dir)
-        display = None if quiet else progress(err)
+        display = reopened(node, overrides, quiet)
         result = in_session(
             st,
             session,
-            lambda ws: ws.revisit(session, passage=new_text, settings=cfg, events=display, out_dir=target),
-            cfg.embedder,
+            lambda ws: ws.revisit(session, passage=new_text, events=display, out_dir=target, **overrides),
+            stored.embedder,
         )
         out.print(
             f"revisited {session}: {result.checked} open stubs checked against "

@@ -16,6 +16,7 @@ from dagmca.cli.findings import sample_line, show_report, tell_estimate
 from dagmca.config import SessionConfig
 from dagmca.debate.estimate import Projection
 from dagmca.errors import BuildInterrupted, UserError
+from dagmca.graph import SessionStatus
 from dagmca.stability.estimate import pairs_bound
 from dagmca.stability.samples import VARIES, sample_settings
 from dagmca.stability.study import SamplePlan
@@ -106,5 +107,5 @@ def run_samples(
                 "run the same command again to go on without repeating a finished call",
             ) from None
     show_report(report, as_json=False)
-    if any(s.status == "degraded" for s in report.samples):
+    if any(s.status == SessionStatus.DEGRADED for s in report.samples):
         raise typer.Exit(o.DEGRADED_EXIT)

@@ -11,12 +11,13 @@ rest.
 Workers on other processes or machines can share the store: a passage is claimed in
 one transaction before it runs (renewed until it is linked, expiring when its worker
 dies), and so is the right to link, so that two workers never change one session at
-once."""
+once. The claims are the sessions' leases (`dagmca.store.lease`): a passage's session
+opens under its passage's claim, and the earlier sessions a link step changes under
+the link claim."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,7 +27,6 @@ from typing import Any
 from dagmca import tracing
 from dagmca.config import SessionConfig
 from dagmca.corpus.link import (
-    FINISHED,
     LINK_CLAIM,
     BuildSessions,
     Link,
@@ -38,19 +38,14 @@ from dagmca.corpus.link import (
 )
 from dagmca.corpus.sources import Passage
 from dagmca.debate.events import Event, PhaseChanged, TurnRecorded
-from dagmca.errors import DagmcaError
-from dagmca.graph import SessionNode, node_from_record
+from dagmca.graph import PassageStatus, SessionNode, SessionStatus, node_from_record
 from dagmca.llm.limiter import RateLimiter
 from dagmca.llm.metered import MeteredLLM
-from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
-from dagmca.store.lease import holder_id, renewing, take
+from dagmca.store.lease import Claims, holder_id
 from dagmca.workspace import BaseWorkspace, ClientLike
 from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
 from dagmca.workspace.stored import stored_config
-
-CLAIM_TTL_S = 120.0  # a claim its worker stopped renewing is taken over after this
-RENEW_S = 30.0
 
 
 @dataclass
@@ -58,9 +53,7 @@ class Outcome:
     """What became of one passage in this build."""
 
     passage: Passage
-    # waiting, running, linking, then: done (this worker ran it), finished earlier,
-    # claimed by another worker, failed, skipped
-    status: str = "waiting"
+    status: PassageStatus = PassageStatus.WAITING
     detail: str = ""  # the session's own status, or why it was skipped or failed
     phase: str = ""
     turns: int = 0
@@ -115,9 +108,6 @@ class Build:
         # what the next link step on each session waits for: the last step on it, or, for
         # a passage's own session, its marking as linked (a step rewrites the Session node)
         self._chain: dict[str, asyncio.Task[Any]] = {}
-        self._renewals: dict[str, asyncio.Task[None]] = {}  # claims held, kept alive
-        self._lost: list[DagmcaError] = []  # a claim another worker took, or that expired unrenewed
-        self._owner: asyncio.Task[Any] | None = None  # what a lost claim stops
         self.limiter: RateLimiter | None = None
         self.started = time.monotonic()
 
@@ -131,11 +121,11 @@ class Build:
             if node is None:
                 todo.append(p)
             elif node.props.get("passage_sha256") != p.sha256:
-                outcome.status = "skipped"
+                outcome.status = PassageStatus.SKIPPED
                 outcome.detail = f"session {p.id} in the store debates another text"
-            elif node.props.get("status") in FINISHED and node.props.get("linked_at"):
-                outcome.status = "finished earlier"
-                outcome.detail = str(node.props.get("status"))
+            elif SessionStatus.of(node).ended() and node.props.get("linked_at"):
+                outcome.status = PassageStatus.FINISHED_EARLIER
+                outcome.detail = SessionStatus.of(node)
             else:
                 todo.append(p)
         return todo
@@ -150,37 +140,32 @@ class Build:
         with tracing.group("build", otel=cfg.otel, content=cfg.otel_content, attributes=attrs):
             backend = await ws.backend(cfg, client)
             self.limiter = getattr(backend.client, "limiter", None)
-            await self._run(todo, BuildSessions(ws, backend, SharedResources.of(ws.store, cfg)))
+            claims = Claims(ws.store, self.worker)
+            await self._run(todo, BuildSessions(ws, backend, SharedResources.of(ws.store, cfg), claims))
 
     async def _run(self, todo: list[Passage], sessions: BuildSessions) -> None:
-        background = sessions.store
         slots = asyncio.Semaphore(self.parallel)
         tasks = {p.id: asyncio.create_task(self._session(p, sessions, slots), name=p.id) for p in todo}
         links: list[asyncio.Task[None]] = []
-        self._owner = asyncio.current_task()
         try:
-            # Linked in passage order, each when the passages before it ended; the steps
-            # on one earlier session run in that order, those on different ones at once.
-            for p in todo:
-                await tasks[p.id]
-                if self.outcomes[p.id].status == "linking":
-                    links.append(await self._schedule_link(p, sessions))
-            await asyncio.gather(*links)
-        except asyncio.CancelledError:
-            # a claim lost: nothing more is written under it, and the loss is the error
-            if self._lost and self._owner is not None and self._owner.uncancel() == 0:
-                raise self._lost[0] from None
-            raise
+            # a claim lost stops the build: nothing more is written under it, and the loss
+            # is the error
+            async with sessions.claims.guarding():
+                # Linked in passage order, each when the passages before it ended; the steps
+                # on one earlier session run in that order, those on different ones at once.
+                for p in todo:
+                    await tasks[p.id]
+                    if self.outcomes[p.id].status is PassageStatus.LINKING:
+                        links.append(await self._schedule_link(p, sessions))
+                await asyncio.gather(*links)
         finally:
-            self._owner = None  # a claim lost from here on stops nothing: the build is ending
             for task in [*tasks.values(), *links, *self._chain.values()]:
                 task.cancel()
             await asyncio.gather(*tasks.values(), *links, *self._chain.values(), return_exceptions=True)
             # every claim still held (a passage left linking when its linking stopped, the
             # link claim) is given up: another worker takes the passage over at once
-            for key in list(self._renewals):
-                await self._release(background, key)
-            await background.flush()
+            await sessions.claims.release_all()
+            await sessions.store.flush()
 
     async def _session(
         self,
@@ -190,24 +175,25 @@ class Build:
     ) -> None:
         outcome = self.outcomes[p.id]
         async with slots:
-            store = sessions.store
-            if not await self._claim(store, p.id):
-                outcome.status, outcome.detail = "claimed by another worker", ""
+            store, claims = sessions.store, sessions.claims
+            # the passage's session id is its key: a `resume` of that session is refused
+            # meanwhile; renewed until the passage is linked (or given up), not only while
+            # it runs
+            if not await claims.take(p.id):
+                outcome.status, outcome.detail = PassageStatus.CLAIMED, ""
                 return
-            # renewed until the passage is linked (or given up), not only while it runs
-            self._renewals[p.id] = self._renew(store, p.id)
             try:
                 node = await store.aread(lambda s: s.get_node(p.id))
                 if node is not None and node.props.get("linked_at"):  # by another worker meanwhile
-                    outcome.status, outcome.detail = "finished earlier", str(node.props.get("status"))
-                    await self._release(store, p.id)
+                    outcome.status, outcome.detail = PassageStatus.FINISHED_EARLIER, SessionStatus.of(node)
+                    await claims.release(p.id)
                     return
-                if node is not None and node.props.get("status") in FINISHED:
+                if node is not None and SessionStatus.of(node).ended():
                     # ended meanwhile (another worker), or earlier and not yet linked
-                    outcome.status, outcome.detail = "linking", str(node.props.get("status"))
+                    outcome.status, outcome.detail = PassageStatus.LINKING, SessionStatus.of(node)
                     return
                 cfg = stored_config(node) if node is not None else self.cfg
-                outcome.status, outcome.ran = "running", True
+                outcome.status, outcome.ran = PassageStatus.RUNNING, True
                 mode = SessionMode.RESUME if node is not None else SessionMode.NEW
                 async with sessions.open(cfg, p.id, p.text, mode, PassageEvents(outcome)) as opened:
                     outcome.meters.append(opened.state.handles.llm)
@@ -218,16 +204,16 @@ class Build:
                         out_dir=self.reports(p.id),
                     )
                 status = result.session.status
-                outcome.status = "linking" if status in FINISHED else "failed"
+                outcome.status = PassageStatus.LINKING if status.ended() else PassageStatus.FAILED
                 outcome.detail = status
             except BaseException:
-                outcome.status = "failed"
-                await self._release(store, p.id)
+                outcome.status = PassageStatus.FAILED
+                await claims.release(p.id)
                 raise
             finally:
                 outcome.ended = time.monotonic()
-            if outcome.status == "failed":
-                await self._release(store, p.id)
+            if outcome.status is PassageStatus.FAILED:
+                await claims.release(p.id)
 
     async def _schedule_link(self, p: Passage, sessions: BuildSessions) -> asyncio.Task[None]:
         """Start judging every earlier finished session's open stubs against `p`: one
@@ -236,10 +222,9 @@ class Build:
         order as the steps are made, so the graph does not depend on which step
         finishes first; an offer a session does not take is not made again."""
         store = sessions.store
-        if LINK_CLAIM not in self._renewals:  # the right to change other sessions, store-wide
-            while not await self._claim(store, LINK_CLAIM):
-                await asyncio.sleep(1.0)  # another worker is linking
-            self._renewals[LINK_CLAIM] = self._renew(store, LINK_CLAIM)
+        # the right to change other sessions, store-wide
+        while not await sessions.claims.take(LINK_CLAIM):
+            await asyncio.sleep(1.0)  # another worker is linking
         record = await store.aread(lambda s: s.get_node(p.id))
         against = node_from_record(record) if record is not None else None
         if not isinstance(against, SessionNode):
@@ -284,29 +269,9 @@ class Build:
                 self.links += result.links
                 self.checked += result.checked
             await mark_linked(sessions, against, p)
-            outcome.status = "done" if outcome.ran else "finished earlier"
+            outcome.status = PassageStatus.DONE if outcome.ran else PassageStatus.FINISHED_EARLIER
         finally:
-            await self._release(sessions.store, p.id)
-
-    async def _claim(self, store: BackgroundStore, key: str) -> bool:
-        # the passage's session id is its key: a `resume` of that session is refused meanwhile
-        return await store.aread(lambda s: take(s, key, self.worker, CLAIM_TTL_S)) == self.worker
-
-    def _renew(self, store: BackgroundStore, key: str) -> asyncio.Task[None]:
-        """The claim kept alive; lost, the build stops and raises the loss."""
-        return renewing(store, key, self.worker, self._lose, CLAIM_TTL_S, RENEW_S)
-
-    def _lose(self, exc: DagmcaError) -> None:
-        self._lost.append(exc)
-        if self._owner is not None:
-            self._owner.cancel()
-
-    async def _release(self, store: BackgroundStore, key: str) -> None:
-        renewal = self._renewals.pop(key, None)
-        if renewal is not None:
-            renewal.cancel()
-        with contextlib.suppress(Exception):
-            await store.aread(lambda s: s.release(key, self.worker))
+            await sessions.claims.release(p.id)
 
     # -- what the display and the summary read --------------------------------------------
     def totals(self) -> dict[str, int | float]:
@@ -322,8 +287,9 @@ class Build:
 
     def eta_s(self) -> float | None:
         """Seconds left, from the passages this run finished so far."""
-        ran = [o for o in self.outcomes.values() if o.ran and o.ended is not None and o.status == "done"]
-        left = sum(1 for o in self.outcomes.values() if o.status in ("waiting", "running", "linking"))
+        outcomes = self.outcomes.values()
+        ran = [o for o in outcomes if o.ran and o.ended is not None and o.status is PassageStatus.DONE]
+        left = sum(1 for o in outcomes if o.status.pending())
         if not ran or not left:
             return None
         per = (time.monotonic() - self.started) / len(ran)

@@ -21,6 +21,7 @@ from dagmca.graph import (
     NodeKind,
     NodeRecord,
     SessionNode,
+    SessionStatus,
     TensionStatus,
     node_from_record,
     utcnow,
@@ -28,22 +29,24 @@ from dagmca.graph import (
 from dagmca.llm.factory import Backend
 from dagmca.llm.metered import MeteredLLM
 from dagmca.store.background import BackgroundStore
+from dagmca.store.lease import Claims
 from dagmca.workspace import BaseWorkspace, Handed
 from dagmca.workspace.session import OpenSession, SessionMode, SharedResources, revisit_and_report
 
 LINK_CLAIM = "_link"  # the claim a worker holds while it changes other sessions
-FINISHED = frozenset({"done", "degraded", "budget_exhausted"})
 DOWN_FIX = "every finished turn is kept; run the same build again"
 
 
 @dataclass(frozen=True)
 class BuildSessions:
     """How a build opens its sessions: the workspace's lifecycle, on the build's one
-    backend, concurrency limit and spend."""
+    backend, concurrency limit and spend, under the build's claims (a passage's for its
+    own session, the link claim for the earlier sessions it links)."""
 
     ws: BaseWorkspace
     backend: Backend | Handed
     shared: SharedResources
+    claims: Claims
 
     @property
     def store(self) -> BackgroundStore:
@@ -61,6 +64,7 @@ class BuildSessions:
             backend=self.backend,
             shared=self.shared,
             fix_when_down=DOWN_FIX,
+            lease=self.claims,
         )
 
 
@@ -97,7 +101,7 @@ def finished_others(sessions: list[NodeRecord], p: Passage, skip: set[str]) -> l
     return [
         s
         for s in sessions
-        if s.id not in skip | {p.id} and s.session != PERSONA_SESSION and s.props.get("status") in FINISHED
+        if s.id not in skip | {p.id} and s.session != PERSONA_SESSION and SessionStatus.of(s).ended()
     ]
 
 

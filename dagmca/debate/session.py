@@ -24,6 +24,7 @@ from dagmca.graph import (
     GraphNode,
     SectionNode,
     SessionNode,
+    SessionStatus,
     TensionStatus,
     node_from_record,
     utcnow,
@@ -142,14 +143,18 @@ async def _run_session(state: SessionState, *, title: str, model: str) -> Sessio
         await _ledger(state)
         session.problems = _problems(state.counts)
         session.status = (
-            "budget_exhausted" if state.handles.llm.budget_hit else "degraded" if session.problems else "done"
+            SessionStatus.BUDGET_EXHAUSTED
+            if state.handles.llm.budget_hit
+            else SessionStatus.DEGRADED
+            if session.problems
+            else SessionStatus.DONE
         )
         await personas.save(state)
     except (asyncio.CancelledError, KeyboardInterrupt):
-        session.status = "interrupted"
+        session.status = SessionStatus.INTERRUPTED
         raise
     except BaseException:
-        session.status = "failed"
+        session.status = SessionStatus.FAILED
         raise
     finally:
         state.abandon()

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dagmca.evaluation.judging import PairResult
-from dagmca.graph import EVALUATION_SESSION, EdgeRecord, EdgeType, EvaluationNode, NodeRecord, edge
+from dagmca.graph import EVALUATION_SESSION, EdgeRecord, EdgeType, EvaluationNode, NodeRecord, RunStatus, edge
 from dagmca.prompts.version import PROMPT_VERSION
 
 
@@ -52,7 +52,7 @@ def evaluation_record(
         debate_prompt_version=PROMPT_VERSION,
         settings=json.dumps(settings, sort_keys=True, default=str),
         summary=json.dumps(summary or {}, sort_keys=True),
-        status="done" if summary is not None else "running",
+        status=RunStatus.DONE if summary is not None else RunStatus.RUNNING,
         **({"created_at": created_at} if created_at else {}),
     )
     return node.to_record()

@@ -40,6 +40,8 @@ from dagmca.graph import (
     ModelRole,
     NodeKind,
     NodeRecord,
+    RunStatus,
+    SessionStatus,
     node_from_record,
 )
 from dagmca.graph.calls import prompt_tokens, spent
@@ -51,9 +53,6 @@ from dagmca.workspace import ClientLike, settings_from
 __all__ = ["EvalPlan", "default_parallel", "run_eval"]
 
 T = TypeVar("T")
-# a session in one of these states has its answer (or has none for good): it is read,
-# not resumed; a running, interrupted or failed one is finished first
-ENDED = ("done", "degraded", "budget_exhausted")
 
 
 def default_parallel(cfg: SessionConfig) -> int:
@@ -98,20 +97,16 @@ class _Eval:
             reused = _ended(node)
             if reused:  # what it spent in an earlier run counts against the eval's budgets
                 self.eval_sessions.pool.charge(await self.store.aread(lambda s: s.calls(sid)))
+            elif node is None:
+                if self.eval_sessions.spent_out():  # not run: a rerun with a raised budget runs it
+                    self.skipped += 1
+                    return None
+                # under its lease: another eval of this id, or a `dagmca resume` of the
+                # session, may be writing it now (refused, nothing written)
+                await self.eval_sessions.run(cfg, sid, task.passage, task.question)
             else:
-                # written only under its lease, looked at again once held: another eval of
-                # this id, or a `dagmca resume` of the session, may be writing it now
-                async with self.eval_sessions.lease(sid):
-                    node = await self.store.aread(lambda s: s.get_node(sid))
-                    if node is None:
-                        if self.eval_sessions.spent_out():  # not run: a rerun with a raised budget runs it
-                            self.skipped += 1
-                            return None
-                        await self.eval_sessions.run(cfg, sid, task.passage, task.question)
-                    else:
-                        self.eval_sessions.pool.charge(await self.store.aread(lambda s: s.calls(sid)))
-                        if not _ended(node):
-                            await self.eval_sessions.resume(sid)
+                self.eval_sessions.pool.charge(await self.store.aread(lambda s: s.calls(sid)))
+                await self.eval_sessions.resume(sid)
         ran = ran_edge(self.plan.eval_id, sid, arm=arm.name, task=task.id, repeat=repeat, sample=sample)
         self.store.write(edges=[ran])
         tol = self.plan.tolerance
@@ -239,7 +234,7 @@ def finished(old: NodeRecord | None, plan: EvalPlan) -> bool:
     """An earlier run of this eval finished every session, answer and verdict of `plan`:
     its tasks, arms and repeats, with nothing skipped for a budget and nothing unread."""
     node = node_from_record(old) if old is not None else None
-    if not isinstance(node, EvaluationNode) or node.status != "done":
+    if not isinstance(node, EvaluationNode) or node.status is not RunStatus.DONE:
         return False
     try:
         summary = json.loads(node.summary)
@@ -254,8 +249,9 @@ def finished(old: NodeRecord | None, plan: EvalPlan) -> bool:
 
 
 def _ended(node: NodeRecord | None) -> bool:
-    """A stored session that is only read: it has its answer (or has none for good)."""
-    return node is not None and (node.kind is not NodeKind.SESSION or node.props.get("status") in ENDED)
+    """A stored session that is only read: its run ended, so it has its answer (or has
+    none for good); a running, interrupted or failed one is finished first."""
+    return node is not None and (node.kind is not NodeKind.SESSION or SessionStatus.of(node).ended())
 
 
 async def _all(work: list[Coroutine[Any, Any, T]]) -> list[T]:

@@ -10,7 +10,6 @@ itself, so two repeats need no backend (and no rate limiter) of their own."""
 from __future__ import annotations
 
 import asyncio
-from contextlib import AbstractAsyncContextManager
 
 from dagmca.config import SessionConfig
 from dagmca.errors import EndpointError
@@ -22,7 +21,6 @@ from dagmca.store.background import BackgroundStore
 from dagmca.workspace import BaseWorkspace as Workspace
 from dagmca.workspace import ClientLike, Handed
 from dagmca.workspace.backends import backend_key
-from dagmca.workspace.lease import held
 from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
 from dagmca.workspace.stored import stored_config
 
@@ -43,10 +41,6 @@ class EvalSessions:
     def pool(self) -> Pool:
         return self.shared.pool
 
-    def lease(self, session: str) -> AbstractAsyncContextManager[None]:
-        """The session's lease, as `run` and `resume` hold it: the eval writes a session
-        only while no other live process does (SessionBusy, nothing written, else)."""
-        return held(self.store, session)
 
     def spent_out(self) -> bool:
         return self.pool.over(0)
@@ -62,13 +56,14 @@ class EvalSessions:
             return self._backends[key]
 
     async def run(self, cfg: SessionConfig, session: str, passage: str | None, question: str) -> None:
-        """A new session `session` answering `question` (on `passage`); the caller holds
-        its `lease`."""
+        """A new session `session` answering `question` (on `passage`), under its lease
+        (SessionBusy, nothing written, when another live process writes it; refused
+        when another made it meanwhile)."""
         await self._go(cfg, session, passage or "", question, title_of(question, session), SessionMode.NEW)
 
     async def resume(self, session: str) -> None:
-        """A session cut short, finished with its stored settings; its finished calls
-        are replayed from the cache. The caller holds its `lease`."""
+        """A session cut short, finished with its stored settings under its lease; its
+        finished calls are replayed from the cache."""
         node = await self.store.aread(lambda s: s.get_node(session))
         assert node is not None
         cfg = stored_config(node)

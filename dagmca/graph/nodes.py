@@ -24,6 +24,7 @@ from dagmca.graph.schema import (
     TensionStatus,
     utcnow,
 )
+from dagmca.graph.status import DebateStatus, SessionStatus
 from dagmca.graph.store_nodes import (
     EvaluationNode,
     FindingNode,
@@ -68,8 +69,8 @@ class SessionNode(GraphNode):
     # the OpenTelemetry trace of its latest run, when traced (--otel): a resumed or
     # revisited session's earlier runs are traces of their own, found by dagmca.session
     trace_id: str | None = None
-    # degraded: it ran to the end, but a whole function failed (every flag, say): `problems` says which
-    status: Literal["running", "done", "degraded", "failed", "interrupted", "budget_exhausted"] = "running"
+    # degraded: `problems` says which whole function failed
+    status: SessionStatus = SessionStatus.RUNNING
     problems: list[str] = Field(default_factory=list)
     started_at: str = Field(default_factory=utcnow)
     finished_at: str | None = None
@@ -115,7 +116,7 @@ class DebateNode(GraphNode):
     protocol: str = "mca"
     rounds: int = 0
     converged: bool = False
-    status: Literal["running", "done", "failed"] = "running"
+    status: DebateStatus = DebateStatus.RUNNING
     staff: list[str] | None = None  # the routed specialists' perspectives (--router)
     # emergence metrics, set when the run ends
     revision_rate: float | None = None

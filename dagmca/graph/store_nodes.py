@@ -10,6 +10,7 @@ from pydantic import Field, model_serializer, model_validator
 
 from dagmca.graph.node_base import GraphNode, renamed
 from dagmca.graph.schema import FindingKind, NodeKind, Strict, utcnow
+from dagmca.graph.status import RunStatus
 
 # Personas belong to the store, not to a session: this is their `session` property.
 PERSONA_SESSION = "_agents"
@@ -93,7 +94,7 @@ class EvaluationNode(GraphNode):
     debate_prompt_version: str = ""  # dagmca's prompts, that its sessions ran with
     settings: str = "{}"
     summary: str = "{}"
-    status: str = "running"  # running, then done
+    status: RunStatus = RunStatus.RUNNING
 
     @model_validator(mode="before")
     @classmethod
@@ -144,7 +145,7 @@ class SwarmNode(GraphNode):
     # with --memory store: the personas' records by type when it started (JSON), which
     # seed every run's router, and a resumed run's the same
     memory: str = "{}"
-    status: str = "running"  # running, then done
+    status: RunStatus = RunStatus.RUNNING
 
 
 class TaskNode(GraphNode):

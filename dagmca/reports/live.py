@@ -21,7 +21,7 @@ from dagmca.debate.events import (
     TurnRecorded,
 )
 from dagmca.debate.state import SessionState
-from dagmca.graph import utcnow
+from dagmca.graph import DebateStatus, utcnow
 from dagmca.reports.writers import write_json
 
 # status.json is rewritten (and events.jsonl flushed) at most this often, and at every
@@ -62,7 +62,7 @@ class LiveStatus:
 
     def _follow(self, event: Event) -> None:
         if isinstance(event, BranchStarted | RoundStarted | TurnRecorded):
-            d = self.debates.setdefault(event.debate, {"state": "running", "round": 0, "turns": 0})
+            d = self.debates.setdefault(event.debate, {"state": DebateStatus.RUNNING, "round": 0, "turns": 0})
             if isinstance(event, RoundStarted):
                 d["round"] = event.number
             elif isinstance(event, TurnRecorded):
@@ -74,7 +74,7 @@ class LiveStatus:
                     "round": d["round"],
                 }
         elif isinstance(event, DebateDone):
-            self.debates.setdefault(event.debate, {"round": 0, "turns": 0})["state"] = "done"
+            self.debates.setdefault(event.debate, {"round": 0, "turns": 0})["state"] = DebateStatus.DONE
 
     def snapshot(self) -> dict[str, Any]:
         m = self.state.handles.llm.meter
@@ -86,8 +86,10 @@ class LiveStatus:
             "started_at": session.started_at if session else None,
             "updated_at": utcnow(),
             "elapsed_s": round(time.monotonic() - self.started, 2),
-            "active_debates": {k: v for k, v in self.debates.items() if v.get("state") == "running"},
-            "debates_done": sum(1 for v in self.debates.values() if v.get("state") == "done"),
+            "active_debates": {
+                k: v for k, v in self.debates.items() if v.get("state") is DebateStatus.RUNNING
+            },
+            "debates_done": sum(1 for v in self.debates.values() if v.get("state") is DebateStatus.DONE),
             "agents": self.agents,
             # how the passage goes into prompts: whole, or the long-passage path
             "passage": {

@@ -37,7 +37,6 @@ from dagmca.stability.members import Member, Sample, read_samples
 from dagmca.stability.models import AlignCost, AlignSpend, FindingRow, SampleInfo, StabilityReport, Verdicts
 from dagmca.stability.records import finding_id, finding_records
 from dagmca.workspace import BaseWorkspace, ClientLike, Handed
-from dagmca.workspace.lease import held
 from dagmca.workspace.session import SharedResources, role_window
 
 JUDGED_KINDS = (FindingKind.TENSION, FindingKind.CLAIM)  # the kinds the LLM judge reads
@@ -102,7 +101,7 @@ async def align(
     )  # fmt: skip
     if plan.dry_run:
         return report
-    async with held(store, study):
+    async with ws.lease(study):
         judged, spent = await _judged(ws, cfg, study, picked, (passage, question), client, backend, shared)
         judged += [same_answer(c) for c in scored]
         findings = [f for k in kinds for f in _findings(study, k, samples, judged)]

@@ -11,9 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from dagmca.corpus.link import FINISHED
 from dagmca.errors import UserError
-from dagmca.graph import FindingKind, NodeKind, NodeRecord, TensionStatus
+from dagmca.graph import FindingKind, NodeKind, NodeRecord, SessionStatus, TensionStatus
 from dagmca.metrics.ledger import final_claims
 from dagmca.store import require_session
 from dagmca.store.base import GraphStore
@@ -65,8 +64,8 @@ def read_samples(store: GraphStore, sessions: Sequence[str]) -> list[Sample]:
     nodes = [require_session(store, s) for s in sessions]
     _one_passage(nodes)
     for node in nodes:
-        status = str(node.props.get("status", ""))
-        if status not in FINISHED:
+        status = SessionStatus.of(node)
+        if not status.ended():
             raise UserError(
                 f"session {node.id} is not finished ({status}): a sample cut short would count as one that "
                 "found less",

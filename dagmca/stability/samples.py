@@ -20,17 +20,15 @@ from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
 from dagmca.config import SessionConfig
-from dagmca.corpus.link import FINISHED
 from dagmca.errors import UserError
-from dagmca.graph import NodeRecord
+from dagmca.graph import NodeRecord, SessionStatus
 from dagmca.llm.factory import Backend
 from dagmca.passage import title_of
 from dagmca.stability.models import SampleInfo
 from dagmca.workspace import BaseWorkspace, ClientLike, Handed
 from dagmca.workspace.backends import backend_key
-from dagmca.workspace.lease import RUNTIME, differences, held
 from dagmca.workspace.session import SessionMode, SharedResources, run_and_report
-from dagmca.workspace.stored import stored_config
+from dagmca.workspace.stored import RUNTIME, differences, stored_config
 
 Vary = Literal["seed", "temperature", "model"]
 VARIES: tuple[Vary, ...] = ("seed", "temperature", "model")
@@ -154,27 +152,26 @@ class SampleRuns:
         self, i: int, cfg: SessionConfig, sid: str, text: str, question: str | None
     ) -> SampleInfo:
         store = self.ws.store
-        async with held(store, sid):
-            node = await store.aread(lambda s: s.get_node(sid))
-            if node is not None:
-                _same_sample(node, cfg, text, question)
-            status = str(node.props.get("status", "")) if node is not None else ""
-            model = str(node.props.get("model", "")) if node is not None else ""
-            ran = status not in FINISHED
-            if ran:
-                mode = SessionMode.NEW if node is None else SessionMode.RESUME
-                run_cfg = cfg if node is None else _resumed(node, cfg)
-                opened = self.ws.open_session(
-                    run_cfg, session_id=sid, passage=text, question=question, mode=mode,
-                    backend=await self.backend(run_cfg), shared=self.shared,
-                    fix_when_down="every finished call is kept; the same command again goes on",
+        node = await store.aread(lambda s: s.get_node(sid))
+        if node is not None:
+            _same_sample(node, cfg, text, question)
+        status = SessionStatus.of(node) if node is not None else SessionStatus.RUNNING
+        model = str(node.props.get("model", "")) if node is not None else ""
+        ran = not status.ended()
+        if ran:  # under its lease, taken when the session opens
+            mode = SessionMode.NEW if node is None else SessionMode.RESUME
+            run_cfg = cfg if node is None else _resumed(node, cfg)
+            opened = self.ws.open_session(
+                run_cfg, session_id=sid, passage=text, question=question, mode=mode,
+                backend=await self.backend(run_cfg), shared=self.shared,
+                fix_when_down="every finished call is kept; the same command again goes on",
+            )  # fmt: skip
+            async with opened as s:
+                result = await run_and_report(
+                    s.state, title=title_of(question or text, sid), model=s.model,
+                    out_dir=self.ws.reports_dir(sid),
                 )  # fmt: skip
-                async with opened as s:
-                    result = await run_and_report(
-                        s.state, title=title_of(question or text, sid), model=s.model,
-                        out_dir=self.ws.reports_dir(sid),
-                    )  # fmt: skip
-                status, model = result.session.status, s.model
+            status, model = result.session.status, s.model
         return SampleInfo(
             session=sid, sample=i + 1, model=model, seed=cfg.seed,
             temperature=cfg.temperature, status=status, ran=ran,

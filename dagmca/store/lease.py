@@ -1,11 +1,13 @@
-"""One writer per session: a lease on the session's id, held in the store's claims
-(the ones `build` takes on its passages, whose key is the same session id), so that a
-second `run`, `resume`, `revisit`, `ledger` or `delete` of a session another live
-process writes is refused instead of interleaving its writes.
+"""One writer per session, and one worker per passage of a build: claims on keys in the
+store, each taken in one transaction, renewed while held and given up when done. A
+session's lease is the claim whose key is its id (so that a second `run`, `resume`,
+`revisit`, `ledger` or `delete` of a session another live process writes is refused
+instead of interleaving its writes); a build's passage claims are the same claims (a
+passage's key is its session's id), and so is the build's right to link.
 
-A holder renews its lease while it works; one that stopped renewing loses it after
-`LEASE_TTL_S`, and one of this machine whose process is gone loses it at once. A
-renewal the store fails (a busy SQLite file, say) is tried again; a lease lost (another
+A holder renews its claims while it works; one that stopped renewing loses them after
+`LEASE_TTL_S`, and one of this machine whose process is gone loses them at once. A
+renewal the store fails (a busy SQLite file, say) is tried again; a claim lost (another
 holder has it, or it expired unrenewed) stops the holder's work with the loss raised,
 so that no two processes write at once."""
 
@@ -17,7 +19,8 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Any
 
 from dagmca.errors import DagmcaError, SessionBusy, StoreError
 from dagmca.store.background import BackgroundStore
@@ -138,3 +141,92 @@ def renewing(
             raise
 
     return asyncio.create_task(run(), name=f"lease {key}")
+
+
+class Claims:
+    """The claims one holder keeps in a store: a build's (its passages', and the right to
+    link), or a session's lease alone (`held`). Each is taken in one transaction and
+    renewed from then until it is released; when one is lost, the work `guarding` runs
+    is cancelled and the loss raised in its place."""
+
+    def __init__(self, store: BackgroundStore, holder: str | None = None) -> None:
+        self.store = store
+        self.holder = holder or holder_id()
+        self._renewals: dict[str, asyncio.Task[None]] = {}
+        self._lost: list[DagmcaError] = []
+        self._guarded: asyncio.Task[Any] | None = None
+
+    def holds(self, key: str) -> bool:
+        return key in self._renewals
+
+    async def take(self, key: str) -> bool:
+        """Claim `key` (taken over from a dead holder) and keep it renewed; False, with
+        nothing taken, when another live holder has it."""
+        return await self._take(key) == self.holder
+
+    async def acquire(self, key: str) -> None:
+        """Claim `key`, or SessionBusy naming the live process that has it."""
+        found = await self._take(key)
+        if found != self.holder:
+            raise SessionBusy(key, holder_name(found) if found else "another process")
+
+    async def _take(self, key: str) -> str:
+        if key in self._renewals:
+            return self.holder
+        found = await self.store.aread(lambda s: take(s, key, self.holder))
+        if found == self.holder:
+            self._renewals[key] = renewing(self.store, key, self.holder, self._lose)
+        return found
+
+    async def release(self, key: str) -> None:
+        """Give `key` up: another holder may take it at once (one not held: nothing)."""
+        renewal = self._renewals.pop(key, None)
+        if renewal is None:
+            return
+        renewal.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await renewal
+        with contextlib.suppress(Exception):  # its expiry frees it anyway
+            await self.store.aread(lambda s: s.release(key, self.holder))
+
+    async def release_all(self) -> None:
+        for key in list(self._renewals):
+            await self.release(key)
+
+    @contextlib.asynccontextmanager
+    async def guarding(self) -> AsyncIterator[None]:
+        """The block, stopped when one of these claims is lost: cancelled, with the loss
+        (SessionBusy or StoreError, a one-line error) raised in its place."""
+        owner = asyncio.current_task()
+        assert owner is not None
+        if self._lost:
+            raise self._lost[0]
+        self._guarded = owner
+        try:
+            yield
+        except asyncio.CancelledError:
+            if self._lost and owner.uncancel() == 0:
+                raise self._lost[0] from None
+            raise
+        finally:
+            self._guarded = None  # a claim lost from here on stops nothing
+
+    def _lose(self, exc: DagmcaError) -> None:
+        self._lost.append(exc)
+        if self._guarded is not None:
+            self._guarded.cancel()
+
+
+@contextlib.asynccontextmanager
+async def held(store: BackgroundStore, key: str) -> AsyncIterator[Claims]:
+    """The lease on `key` (a session's id, a study's) for this process while the block
+    runs, renewed as it goes: SessionBusy, nothing done, when another live process holds
+    it; the block stopped with the loss raised when it is lost. It is given up after
+    every write queued inside has reached the store."""
+    claims = Claims(store)
+    await claims.acquire(key)
+    try:
+        async with claims.guarding():
+            yield claims
+    finally:
+        await claims.release_all()

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from dagmca.graph.schema import EdgeType, JSONScalar, NodeKind, NodeRecord
+from dagmca.graph.status import RunStatus
 from dagmca.graph.store_nodes import SWARM_SESSION, SnapshotNode, SwarmNode, TaskNode, TrackRecord
 from dagmca.store.base import GraphStore
 from dagmca.swarm.metrics import Snapshot
@@ -51,7 +52,7 @@ def swarm_record(
     routers: list[str],
     repeats: int,
     settings: dict[str, Any],
-    status: str = "running",
+    status: RunStatus = RunStatus.RUNNING,
     summary: dict[str, Any] | None = None,
     memory: Records | None = None,
 ) -> NodeRecord:

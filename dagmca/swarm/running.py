@@ -18,6 +18,7 @@ from dagmca.config import SessionConfig
 from dagmca.debate.contexts import persona_id
 from dagmca.executor import preflight
 from dagmca.graph.nodes import node_from_record
+from dagmca.graph.status import RunStatus
 from dagmca.graph.store_nodes import PersonaNode
 from dagmca.llm.base import Completer
 from dagmca.similarity import Embedder
@@ -148,7 +149,7 @@ async def run_swarm(
         plan.routers,
         plan.repeats,
         settings_of(plan),
-        "budget_exhausted" if report.unmade else "done",
+        RunStatus.BUDGET_EXHAUSTED if report.unmade else RunStatus.DONE,
         summary,
         memory,
     )

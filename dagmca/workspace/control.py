@@ -13,7 +13,6 @@ from dagmca.llm.factory import Backend
 from dagmca.store import require_session
 from dagmca.workspace.backends import ClientLike, Handed
 from dagmca.workspace.core import BaseWorkspace
-from dagmca.workspace.lease import held
 from dagmca.workspace.session import SessionMode, SharedResources
 from dagmca.workspace.stored import stored_config
 
@@ -34,24 +33,23 @@ async def control_ledger(
     `shared`: an evaluation's, so the calls count against its limits and budget. The
     ControlTrace gives the claims, how many were left untraced, and their shares."""
     store = ws.store
-    async with held(store, session):
-        node = await store.aread(lambda s: require_session(s, session))
-        await store.aread(lambda s: require_session(s, against))
-        if await store.aread(lambda s: s.get_node(f"{session}/final")) is None:
+    node = await store.aread(lambda s: require_session(s, session))
+    await store.aread(lambda s: require_session(s, against))
+    cfg = settings or stored_config(node)
+    if cfg.ledger_mode() == "off":  # the control is asked for, whatever the run said
+        cfg = cfg.model_copy(update={"ledger": "final"})
+    asked = str(node.props["question"]) if node.props.get("question") else None
+    opened = ws.open_session(
+        cfg,
+        session_id=session,
+        passage=str(node.props["passage"]),
+        question=asked,
+        mode=SessionMode.REVISIT,
+        client=client,
+        backend=backend,
+        shared=shared,
+    )
+    async with opened as s:
+        if await store.aread(lambda st: st.get_node(f"{session}/final")) is None:
             raise UserError(f"session {session} has no final answer to trace", f"`dagmca resume {session}`")
-        cfg = settings or stored_config(node)
-        if cfg.ledger_mode() == "off":  # the control is asked for, whatever the run said
-            cfg = cfg.model_copy(update={"ledger": "final"})
-        asked = str(node.props["question"]) if node.props.get("question") else None
-        opened = ws.open_session(
-            cfg,
-            session_id=session,
-            passage=str(node.props["passage"]),
-            question=asked,
-            mode=SessionMode.REVISIT,
-            client=client,
-            backend=backend,
-            shared=shared,
-        )
-        async with opened as s:
-            return await control_session(s.state, against)
+        return await control_session(s.state, against)

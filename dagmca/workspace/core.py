@@ -11,48 +11,28 @@ local model server, one rate limiter). Nothing here prints or exits: failures ar
 from __future__ import annotations
 
 import asyncio
-import contextlib
-from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar, Unpack, cast
+from typing import TYPE_CHECKING, TypeVar, Unpack
 
 from dagmca.config import SessionConfig
 from dagmca.config.overrides import Overrides
 from dagmca.debate.events import EventSink
-from dagmca.debate.session import SessionResult, ledger_session
-from dagmca.errors import EndpointError, UserError
-from dagmca.graph import NodeKind, NodeRecord
-from dagmca.llm.base import EndpointDown
+from dagmca.errors import UserError
+from dagmca.graph import NodeKind
 from dagmca.llm.factory import Backend
 from dagmca.passage import check_text, title_of
 from dagmca.similarity import Embedder
 from dagmca.similarity.choose import make_embedder
-from dagmca.store import open_store, require_session, resolve_store
+from dagmca.store import open_store, resolve_store
 from dagmca.store.background import BackgroundStore
 from dagmca.store.base import GraphStore
 from dagmca.workspace.backends import Backends, ClientLike, Handed
-from dagmca.workspace.inputs import (
-    BUDGETS,
-    MAX_QUESTION_BYTES,
-    SettingsLike,
-    given_store,
-    settings_from,
-    spend_of,
-)
-from dagmca.workspace.lease import continuable, finished, held
-from dagmca.workspace.reading import Reading
-from dagmca.workspace.results import LedgerReport, RevisitResult, RunResult
-from dagmca.workspace.session import (
-    Display,
-    OpenSession,
-    SessionMode,
-    SharedResources,
-    revisit_and_report,
-    run_and_report,
-    session_state,
-)
-from dagmca.workspace.stored import new_session_id, reports_dir, stored_config
+from dagmca.workspace.inputs import MAX_QUESTION_BYTES, SettingsLike, given_store, settings_from
+from dagmca.workspace.reopening import Reopening
+from dagmca.workspace.results import RunResult
+from dagmca.workspace.session import run_and_report
+from dagmca.workspace.stored import continues, new_session_id
 
 if TYPE_CHECKING:
     import neo4j
@@ -60,7 +40,7 @@ if TYPE_CHECKING:
 W = TypeVar("W", bound="BaseWorkspace")
 
 
-class BaseWorkspace(Reading):
+class BaseWorkspace(Reopening):
     """A store opened for running and reading sessions (use `dagmca.Workspace`, which
     adds builds, evaluations and asking). `store`: a file path (the embedded SQLite
     store, created when missing), a bolt:// or neo4j:// URI, your own `neo4j.Driver`
@@ -152,13 +132,6 @@ class BaseWorkspace(Reading):
         self._opened()
         return await self._backends.get(settings, client)
 
-    def reports_dir(self, session: str) -> Path:
-        return (
-            self._reports / session
-            if self._reports is not None
-            else reports_dir(self.location, session, None)
-        )
-
     # -- running -----------------------------------------------------------------------
     async def run(
         self,
@@ -186,203 +159,17 @@ class BaseWorkspace(Reading):
         asked = check_text(question, MAX_QUESTION_BYTES, "question") if question is not None else None
         background, _ = self._opened()
         session_id = session or new_session_id(text or asked or "")
-        # under the session's lease, so that no other process makes the same id meanwhile
-        async with held(background, session_id):
-            found = await background.aread(lambda s: s.get_node(session_id))
-            if found is not None:
-                if session is None or found.kind is not NodeKind.SESSION:
-                    raise UserError(f"{session_id!r} already exists in {self.location}", "choose another id")
-                continuable(found, cfg, (text, asked), self.location)  # else says what differs
-                return await self._resume(found, cfg, client, events, out_dir)
-            folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
-            name = title or title_of(asked or text, session_id)
+        found = await background.aread(lambda s: s.get_node(session_id))
+        if found is not None and session is not None and found.kind is NodeKind.SESSION:
+            continues(found, cfg, (text, asked), self.location)  # else says what differs
+            return await self._resume(found, cfg, client, events, out_dir)
+        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session_id)
+        name = title or title_of(asked or text, session_id)
 
-            opened = self.open_session(
-                cfg, session_id=session_id, passage=text, question=asked, client=client, events=events
-            )
-            async with opened as s:
-                result = await run_and_report(s.state, title=name, model=s.model, out_dir=folder)
-                return self._result(result, s, folder)
-
-    async def resume(
-        self,
-        session: str,
-        *,
-        settings: SessionConfig | None = None,
-        client: ClientLike | None = None,
-        events: EventSink | None = None,
-        out_dir: str | Path | None = None,
-        **overrides: Unpack[Overrides],
-    ) -> RunResult:
-        """Finish a session that was killed, interrupted or stopped: finished calls are
-        replayed from the cache, the rest asked. `overrides` may move the endpoint or
-        raise a budget; a session that spent its budget needs a raised one. `settings`:
-        the whole settings to resume with instead of the stored ones (the CLI resolves
-        them itself)."""
-        async with held(self._opened()[0], session):
-            node, cfg = await self._stored(session, overrides, settings)
-            if str(node.props.get("status", "")) == "done":
-                raise UserError(f"session {session} is already done; nothing to resume")
-            return await self._resume(node, cfg, client, events, out_dir)
-
-    async def _resume(
-        self,
-        node: NodeRecord,
-        cfg: SessionConfig,
-        client: ClientLike | None,
-        events: EventSink | None,
-        out_dir: str | Path | None,
-    ) -> RunResult:
-        session = node.id
-        text, title = str(node.props["passage"]), str(node.props.get("title", session))
-        asked = str(node.props["question"]) if node.props.get("question") else None
-        folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
-
-        mode = SessionMode.RESUME
+        # NEW refuses an id taken meanwhile: checked under the session's lease
         opened = self.open_session(
-            cfg, session_id=session, passage=text, question=asked, mode=mode, client=client, events=events
+            cfg, session_id=session_id, passage=text, question=asked, client=client, events=events
         )
         async with opened as s:
-            result = await run_and_report(s.state, title=title, model=s.model, out_dir=folder)
+            result = await run_and_report(s.state, title=name, model=s.model, out_dir=folder)
             return self._result(result, s, folder)
-
-    async def revisit(
-        self,
-        session: str,
-        *,
-        passage: str | None = None,
-        settings: SessionConfig | None = None,
-        client: ClientLike | None = None,
-        events: EventSink | None = None,
-        out_dir: str | Path | None = None,
-        **overrides: Unpack[Overrides],
-    ) -> RevisitResult:
-        """Judge a finished session's open stubs against new context (`passage`, else
-        its own final answer), explore the relevant ones and integrate again."""
-        background, _ = self._opened()
-        async with held(background, session):
-            finished(await background.aread(lambda s: require_session(s, session)))
-            node, cfg = await self._stored(session, overrides, settings)
-            new_text = check_text(passage, cfg.max_passage_bytes) if passage is not None else None
-            final = await background.aread(lambda s: s.get_node(f"{session}/final"))
-            context = new_text or (str(final.props.get("text", "")) if final else "")
-            if not context:
-                raise UserError(f"session {session} has no final answer to revisit against", "pass a passage")
-            folder = Path(out_dir) if out_dir is not None else self.reports_dir(session)
-            asked = str(node.props["question"]) if node.props.get("question") else None
-
-            text = new_text or str(node.props["passage"])
-            mode = SessionMode.REVISIT
-            opened = self.open_session(
-                cfg, session_id=session, passage=text, question=asked, mode=mode, client=client, events=events
-            )
-            async with opened as s:
-                r = await revisit_and_report(s.state, context=context, out_dir=folder)
-                spend = spend_of(s.state.handles.llm)
-                return RevisitResult(session, r.checked, list(r.superseded), list(r.explored), r.final, spend)
-
-    async def ledger(
-        self,
-        session: str,
-        *,
-        settings: SessionConfig | None = None,
-        events: EventSink | None = None,
-        client: ClientLike | None = None,
-        **overrides: Unpack[Overrides],
-    ) -> LedgerReport:
-        """Trace a finished session's claims (the emergence ledger) with its own settings
-        and `overrides` (a `ledger` mode, a raised budget): what is already traced is
-        kept, the rest asked of the judge role. A session that ran with the ledger off is
-        traced as `ledger="final"`. `settings`: the whole settings instead of the stored
-        ones."""
-        async with held(self._opened()[0], session):
-            node, cfg = await self._stored(session, overrides, settings)
-            if await self.store.aread(lambda s: s.get_node(f"{session}/final")) is None:
-                raise UserError(
-                    f"session {session} has no final answer to trace",
-                    f"`dagmca resume {session}` finishes it",
-                )
-            if cfg.ledger_mode() == "off":  # asked for by this call, whatever the run said
-                cfg = cfg.model_copy(update={"ledger": "final"})
-
-            text = str(node.props["passage"])
-            opened = self.open_session(
-                cfg, session_id=session, passage=text, mode=SessionMode.REVISIT, client=client, events=events
-            )
-            async with opened as s:
-                traced = await ledger_session(s.state)
-                return await self._claims(session, traced.untraced, spend_of(s.state.handles.llm).calls)
-
-    def _result(self, result: SessionResult, opened: OpenSession, out_dir: Path) -> RunResult:
-        spend = spend_of(opened.state.handles.llm)
-        problems = list(result.session.problems)
-        return RunResult(result.session, result.final, spend, self.location, out_dir, problems)
-
-    async def _stored(
-        self, session: str, overrides: Mapping[str, object], settings: SessionConfig | None = None
-    ) -> tuple[Any, SessionConfig]:
-        background, _ = self._opened()
-        node = await background.aread(lambda s: require_session(s, session))
-        stored = stored_config(node)
-        given = {k: v for k, v in overrides.items() if v is not None}
-        cfg = settings if settings is not None else settings_from(stored, given)
-        raised = any(k in given for k in BUDGETS) or any(
-            getattr(cfg, k) != getattr(stored, k) for k in BUDGETS
-        )
-        if str(node.props.get("status", "")) == "budget_exhausted" and not raised:
-            raise UserError(
-                f"session {node.id} ended with its budget spent; nothing more can be asked within it",
-                "raise a budget: max_llm_calls, max_tokens or max_cost_usd",
-            )
-        return node, cfg
-
-    @contextlib.asynccontextmanager
-    async def open_session(
-        self,
-        settings: SessionConfig,
-        *,
-        session_id: str,
-        passage: str,
-        question: str | None = None,
-        mode: SessionMode = SessionMode.NEW,
-        client: ClientLike | None = None,
-        backend: Backend | Handed | None = None,
-        shared: SharedResources | None = None,
-        events: EventSink | None = None,
-        fix_when_down: str | None = None,
-    ) -> AsyncIterator[OpenSession]:
-        """One session of this workspace, ready to run: what `run`, `resume`, `revisit`,
-        `ledger`, a build and an eval each do inside it. The caller holds the session's
-        lease (`run` and the others do). `backend`: one the caller already has (else the
-        workspace's for `settings`, or `client` wrapped); `shared`: the concurrency limit
-        and spend of the group it runs in (a build's, an eval's; else its own). An
-        endpoint that goes down is an `EndpointError` whose fix is `fix_when_down`
-        (default: resume the session); every finished turn is kept either way."""
-        background, embedder = self._opened()
-        backend = backend or await self._backends.get(settings, client)
-        group = shared or SharedResources.alone(background, settings)
-        try:
-            async with session_state(
-                settings,
-                client=backend.client,
-                session_id=session_id,
-                passage=passage,
-                embedder=embedder,
-                shared=group,
-                mode=mode,
-                events=events,
-                question=question,
-            ) as state:
-                # a live view (the CLI's progress) also reads the meter between events
-                live = callable(getattr(events, "start", None)) and callable(getattr(events, "stop", None))
-                display = cast(Display, events) if live else None
-                if display is not None:
-                    display.start(state.handles.llm.meter)
-                try:
-                    yield OpenSession(state, backend.model)
-                finally:
-                    if display is not None:
-                        display.stop()
-        except EndpointDown as exc:
-            fix = f"every finished turn is kept; `dagmca resume {session_id} --store {self.location}` goes on"
-            raise EndpointError(str(exc), fix_when_down or fix) from None

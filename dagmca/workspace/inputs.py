@@ -29,7 +29,9 @@ def settings_from(settings: SettingsLike, overrides: Mapping[str, object] | None
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"]) or "settings"
-        raise SettingsError(f"setting {key}: {first['msg']}", "see `dagmca config show`") from None
+        raise SettingsError(
+            f"setting {key}: {first['msg']}", "see `dagmca config show`", setting=key
+        ) from None
 
 
 def options_from(kind: type[M], given: M | Mapping[str, Any] | None) -> M:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from dagmca.config import SessionConfig
 from dagmca.graph import (
     ClaimNode,
     EdgeRecord,
@@ -13,6 +14,7 @@ from dagmca.graph import (
     NodeKind,
     NodeRecord,
     SessionNode,
+    SessionStatus,
     Strict,
     node_from_record,
 )
@@ -78,8 +80,14 @@ class RunResult:
         return self.session.id
 
     @property
-    def status(self) -> str:
+    def status(self) -> SessionStatus:
         return self.session.status
+
+    @property
+    def settings(self) -> SessionConfig:
+        """The settings the session ran with (a resumed one's own, with what the resume
+        was told to change)."""
+        return SessionConfig.model_validate_json(self.session.config)
 
 
 @dataclass(frozen=True)

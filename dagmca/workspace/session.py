@@ -2,8 +2,9 @@
 around the workspace's store thread, embedder and backend, and closed cleanly however
 the session ends; and the reports written beside the graph when it does.
 
-`Workspace.open_session` is the one way in: a new run, a resume, a revisit, a ledger
-trace, a corpus build's sessions and an evaluation's all open their session here."""
+`Workspace.open_session` (`dagmca.workspace.opening`) is the one way in: a new run, a
+resume, a revisit, a ledger trace, a corpus build's sessions and an evaluation's all
+open their session there."""
 
 from __future__ import annotations
 
@@ -34,12 +35,15 @@ from dagmca.store.background import BackgroundStore
 
 
 class SessionMode(StrEnum):
-    """How a session's earlier runs count against its budgets."""
+    """What a session is opened for, which says what must be stored under its id and how
+    its earlier runs count against its budgets."""
 
-    NEW = "new"  # nothing ran before
-    RESUME = "resume"  # the earlier runs' calls are replayed from the cache, charged as replayed
-    # a finished session worked on again (a revisit, a ledger trace, a build's link step):
-    # what its earlier runs spent is charged at once
+    NEW = "new"  # nothing ran before: nothing is stored under its id
+    # a session cut short, taken up again (not done): the earlier runs' calls are replayed
+    # from the cache, charged as replayed
+    RESUME = "resume"
+    # a session whose run ended, worked on again (a revisit, a ledger trace, a build's link
+    # step): what its earlier runs spent is charged at once
     REVISIT = "revisit"
 
 

@@ -124,7 +124,7 @@ is null is not stored (Neo4j drops null properties, and the embedded store does 
 
 
 def page_schema() -> str:
-    from dagmca.graph import nodes, schema
+    from dagmca.graph import nodes, schema, status
 
     out = [HEADER, "# Graph schema\n", SCHEMA_INTRO]
     out.append("## Node kinds\n")
@@ -172,6 +172,9 @@ def page_schema() -> str:
         out.append(table(["type", "pattern", "meaning"], rows))
     out.append("## Property values\n")
     for cls in (
+        status.SessionStatus,
+        status.DebateStatus,
+        status.RunStatus,
         schema.DebateOrigin,
         schema.TensionStatus,
         schema.TensionCategory,

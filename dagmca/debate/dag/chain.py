@@ -23,7 +23,7 @@ from dagmca.debate.dag import merging
 from dagmca.debate.dag.board import BranchBoard
 from dagmca.debate.outcomes import DebateOutcome
 from dagmca.debate.state import SessionState
-from dagmca.graph import DebateNode, TensionNode
+from dagmca.graph import DebateNode, DebateStatus, TensionNode
 from dagmca.llm.gate import ranked
 
 # the branches selected from one debate (or one revisit), on the board they share
@@ -92,7 +92,7 @@ class Chain:
         await asyncio.wait([s.task for s in family])
         if any(s.task.cancelled() or s.task.exception() is not None for s in family):
             return []  # the chain stops on that failure
-        finished = [s.branch for s in family if s.branch.status == "done"]
+        finished = [s.branch for s in family if s.branch.status is DebateStatus.DONE]
         return await merging.judged(self.state, [(finished, family[0].board.parent)])
 
     async def commit_all(self) -> list[merging.Judged]:

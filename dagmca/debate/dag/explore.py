@@ -27,6 +27,7 @@ from dagmca.debate.state import SessionState
 from dagmca.graph import (
     DebateNode,
     DebateOrigin,
+    DebateStatus,
     EdgeType,
     GraphNode,
     Role,
@@ -132,7 +133,7 @@ class Explorer:
         debate.degenerate = any(t.degenerate and t.text == source for t in outcome.turns)
         debate.rounds = outcome.rounds
         debate.converged = outcome.converged
-        debate.status = "done" if outcome.resolution else "failed"
+        debate.status = DebateStatus.DONE if outcome.resolution else DebateStatus.FAILED
         st.graph.waiting.discard(debate.id)
         st.write([debate])
         st.graph.outcomes[debate.id] = outcome
