@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
@@ -40,6 +41,8 @@ DECISIONS = set(EmbedPhase) - {EmbedPhase.FLAGS, EmbedPhase.VISIBILITY, EmbedPha
 class GatedEmbedder(HashingEmbedder):
     """Records every encode's texts, on which thread; with a `gate`, each encode waits
     for it; with `per_text`, each takes that long a text, as a model's does."""
+
+    encodes_inline = False  # stands for a model the thread encodes
 
     def __init__(self, gate: threading.Event | None = None, per_text: float = 0.0) -> None:
         super().__init__()
@@ -149,6 +152,8 @@ def test_a_references_comparison_does_not_jump_the_queue() -> None:
 
 def test_a_failed_encode_fails_the_checks_waiting_on_it() -> None:
     class Broken(HashingEmbedder):
+        encodes_inline = False
+
         def _encode(self, texts: list[str]) -> np.ndarray:
             raise RuntimeError("the model would not load")
 
@@ -184,7 +189,7 @@ def test_sessions_sharing_an_embedder_each_count_their_own() -> None:
     assert first.hits + second.hits == e.counts.hits
 
 
-def run_session(store: SQLiteStore, tmp_path: Path, embedder: GatedEmbedder) -> SessionState:
+def run_session(store: SQLiteStore, tmp_path: Path, embedder: HashingEmbedder) -> SessionState:
     """A scripted session with branches, on a fake model that takes a while to answer."""
     cfg = SessionConfig(
         llm="fake", cache=False, agent_memory="session", cpp=3, depth=2, rounds=2,
@@ -228,6 +233,8 @@ def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
         for p, t in late
     ), late
     assert set(counts.wait_s) & {p.value for p in DECISIONS} <= {"stubs", "convergence"}, counts.wait_s
+    # a branch's references are compared once it is over, from texts embedded meanwhile
+    assert not [t for p, t in embedder.awaited if p is EmbedPhase.VISIBILITY], embedder.awaited
     # on the Session node, and so in `dagmca metrics` (its table and --json)
     node = store.get_node("s1")
     assert node is not None
@@ -236,3 +243,33 @@ def test_a_sessions_checks_find_their_vectors_ready_and_it_counts_them(
     assert m.embedding == counts
     assert m.model_dump(mode="json")["embedding"]["embedded"] == counts.embedded
     assert f"{counts.embedded:,} texts embedded, {counts.hits:,} cache hits" in embedding_text(m.embedding)
+
+
+class LookupRecorder(HashingEmbedder):
+    """The hashing embedder, a table lookup as the default embedder is (it encodes what a
+    check misses where the check runs), recording which checks looked vectors up."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.lookups: Counter[EmbedPhase] = Counter()
+
+    async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str], phase: EmbedPhase) -> T:
+        self.lookups[phase] += 1
+        return await super()._off_loop(fn, texts, phase)
+
+
+@pytest.mark.slow  # a whole session with branches
+def test_no_check_of_a_session_awaits_an_embedding(store: SQLiteStore, tmp_path: Path) -> None:
+    """With a table-lookup embedder, no check waits for the embedding thread: an
+    observer's new question, a synthesis, a root output's sentences and the ledger's
+    claims (texts a call has just written) are encoded where the check runs; a branch's
+    references are compared once it is over, from texts embedded ahead. Counted by the
+    session, not timed."""
+    embedder = LookupRecorder()
+    state = run_session(store, tmp_path, embedder)
+    embedder.close()
+    checks = {EmbedPhase.FLAGS, EmbedPhase.VISIBILITY, EmbedPhase.CONVERGENCE, EmbedPhase.LEDGER}
+    assert checks <= set(embedder.lookups), embedder.lookups
+    counts = state.counts.embed_counts
+    assert counts.hits > 0 and counts.embedded > 0
+    assert (counts.waits, counts.wait_s) == (0, {}), "a check awaited the embedding thread"

@@ -15,6 +15,8 @@ from dagmca.store.sqlite import SQLiteStore
 
 
 class RecordingEmbedder(HashingEmbedder):
+    encodes_inline = False  # stands for a model the thread encodes
+
     def __init__(self) -> None:
         super().__init__()
         self.threads: set[str] = set()
@@ -51,6 +53,8 @@ def test_async_embeddings_run_on_the_embedders_thread_and_match_the_sync_ones() 
 class BatchRecordingEmbedder(HashingEmbedder):
     """Records the size of every encode; with a `gate`, each encode waits for it (an
     encode as slow as the test wants)."""
+
+    encodes_inline = False  # stands for a model the thread encodes
 
     def __init__(self, gate: threading.Event | None = None) -> None:
         super().__init__()

@@ -3,7 +3,11 @@
 `warm_up` starts loading the model there as soon as a run begins; `prefetch` queues
 texts the moment they exist, and the `a…` methods compare vectors on the event loop
 once they are at hand, awaiting any that are not without blocking it (a model load
-takes seconds; an encode, milliseconds). Each distinct text is encoded once per process.
+takes seconds; an encode, milliseconds). An embedder whose encode is a table lookup
+(`encodes_inline`) encodes what a check misses where the check runs, once loaded: a text
+a call has just written and a check needs at once cannot be embedded ahead, and the trip
+to the thread and back would keep the check waiting longer than the lookup takes. Each
+distinct text is encoded once per process.
 With `keep_in(store)`, the vectors are also kept in the store's cache, so a resumed or
 repeated session encodes nothing it encoded before. Its implementations: `minilm.py`
 (the model in plain torch), `static.py`, `onnx.py` and `hashing.py` (for tests).
@@ -27,6 +31,11 @@ from dagmca.similarity.counts import EmbedCounts, EmbedPhase
 from dagmca.similarity.queue import EmbedQueue
 
 T = TypeVar("T")
+
+# what a check encodes where it runs, at most, with an embedder that `encodes_inline`: a
+# new question, a synthesis and its pieces, a root output's sentences (a few table
+# lookups each); a larger set (the ledger's sentences, a corpus) goes to the thread
+INLINE_CHARS = 8_000
 
 # all-MiniLM-L6-v2 reads at most 256 word pieces (about 180 words) and drops the rest:
 # a longer text is compared piece by piece, each piece within that
@@ -74,6 +83,10 @@ class Embedder(ABC):
     only that."""
 
     name = "embedder"  # what its vectors are keyed on in a kept cache
+    # Its encode is a table lookup, safe beside the thread's (no lock), a fraction of a
+    # millisecond for a check's few texts: a check encodes the texts it misses where it
+    # runs instead of awaiting the thread. A transformer's stays on the thread.
+    encodes_inline = False
 
     def __init__(self) -> None:
         self._kept: VectorStore | None = None
@@ -90,6 +103,10 @@ class Embedder(ABC):
 
     def _prepare(self) -> None:  # noqa: B027 - optional hook: most embedders need nothing
         """Load what encoding needs (a model); called under the lock before encoding."""
+
+    def _loaded(self) -> bool:
+        """Whether `_encode` may run without `_prepare` (the model is loaded)."""
+        return True
 
     def _thread(self) -> ThreadPoolExecutor:
         if self._pool is None:
@@ -198,13 +215,26 @@ class Embedder(ABC):
             self._encode_missing(list(dict.fromkeys(texts)))
         return np.stack([self._cache[t] for t in texts])
 
+    def _encode_here(self, texts: list[str]) -> None:
+        """Into the cache, on the calling thread: the vectors of `texts` (not in it), for
+        an embedder that `encodes_inline`. Not under the lock, which the thread may hold
+        through a batch; the texts the queue holds too are found encoded when it reaches
+        them (or, caught mid-batch, encoded twice: the same vector)."""
+        self._count(embedded=len(self._queue.unknown(texts)))
+        for text, vec in zip(texts, self._encode(texts), strict=True):
+            self._cache[text] = vec
+        self._keep(texts)
+
     async def _off_loop(self, fn: Callable[[], T], texts: Sequence[str], phase: EmbedPhase) -> T:
         """`fn` (a product of `texts`' vectors, microseconds) on the loop, once they are
-        at hand; the time awaited for them, by `phase`."""
+        at hand (encoded here, for an embedder that `encodes_inline`); the time awaited
+        for them, by `phase`."""
         distinct = list(dict.fromkeys(texts))
-        hits = sum(t in self._cache for t in distinct)
-        self._count(hits=hits)
-        if hits < len(distinct):
+        missing = [t for t in distinct if t not in self._cache]
+        self._count(hits=len(distinct) - len(missing))
+        if missing and self.encodes_inline and self._loaded() and sum(map(len, missing)) <= INLINE_CHARS:
+            self._encode_here(missing)
+        elif missing:
             counting = [c for c in (self.counts, session_counts.current()) if c is not None]
             for counts in counting:
                 counts.began(phase)

@@ -16,6 +16,8 @@ class HashingEmbedder(Embedder):
     Texts sharing words are similar; texts sharing none are orthogonal.
     """
 
+    encodes_inline = True
+
     def __init__(self, dims: int = 512) -> None:
         super().__init__()
         self.dims = dims

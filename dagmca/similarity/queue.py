@@ -69,6 +69,13 @@ class EmbedQueue:
             self._waiters.append((set(missing), done.get_loop(), done))
         return added
 
+    def unknown(self, texts: Sequence[str]) -> list[str]:
+        """Those of `texts` neither encoded nor queued (nor being encoded): the ones a
+        caller encoding them itself has new."""
+        with self._lock:
+            known = (self._encoded, self._urgent, self._ahead, self._encoding)
+            return [t for t in texts if not any(t in k for k in known)]
+
     def take(self) -> list[str] | None:
         """The thread's next batch: every urgent text, else a few queued ahead; None
         when the queue is empty (the drain ends)."""

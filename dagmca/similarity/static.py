@@ -63,6 +63,8 @@ class StaticEmbedder(Embedder):
     """Token vectors averaged: the table distilled from MiniLM (the shipped one, or the
     model folder given)."""
 
+    encodes_inline = True  # the mean of a few table rows
+
     def __init__(self, folder: Path | None = None) -> None:
         super().__init__()
         self._folder = folder or SHIPPED
@@ -102,6 +104,9 @@ class StaticEmbedder(Embedder):
         self._unknown = tokenizer.token_to_id("[UNK]")
         self._table = dequantize(load_file(str(folder / "model.safetensors")))
         self._tokenizer = tokenizer
+
+    def _loaded(self) -> bool:
+        return self._tokenizer is not None  # set last, after the table
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         assert self._table is not None  # _prepare ran

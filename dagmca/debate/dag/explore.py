@@ -41,6 +41,9 @@ from dagmca.metrics.session import CONTENT
 from dagmca.similarity import pieces
 from dagmca.similarity.counts import EmbedPhase
 
+# a branch's turn, the branches it cites and their outputs it could see when it was made
+Referable = tuple[TurnNode, list[str], dict[str, str]]
+
 
 class Explorer:
     """The DAG of one session below a debate: its debates, branches and revisits."""
@@ -76,15 +79,15 @@ class Explorer:
         frame = st.prompts.frame(debate, background)
         monitor = Monitor(st, debate, frame)
 
-        references: list[asyncio.Task[None]] = []
+        references: list[Referable] = []
 
         async def on_turn(turn: TurnNode) -> None:
             await monitor.on_turn(turn)
             if board is not None:
-                # what the turn could reference is taken now; the comparison runs beside
-                # the debate (an encode must not hold up the next phase)
+                # what the turn could reference is taken now; it is compared once the
+                # debate is over, when its texts have long been embedded ahead
                 cited, visible = board.cited(turn.debate, turn.text), board.visible_outputs(turn.debate)
-                references.append(asyncio.create_task(self._references(turn, cited, visible)))
+                references.append((turn, cited, visible))
 
         def on_round(number: int, output: str) -> None:
             monitor.on_round_end()
@@ -125,8 +128,9 @@ class Explorer:
         if outcome.resolution:
             said = _contributions(outcome).values()
             st.handles.embedder.prefetch([outcome.resolution, *pieces(outcome.resolution), *said], soon=True)
-        st.beside += references  # edges nothing decides on: the debate does not wait for them
         await monitor.drain()
+        if references:  # edges nothing decides on: the debate does not wait for them
+            st.beside.append(asyncio.create_task(self._references(references)))
         debate.resolution = outcome.resolution
         debate.resolution_parts = outcome.parts.to_json() if outcome.parts is not None else None
         source = outcome.source or outcome.resolution
@@ -140,7 +144,12 @@ class Explorer:
         st.handles.emit(DebateDone(debate=debate.id, origin=debate.origin.value))
         return outcome
 
-    async def _references(self, turn: TurnNode, cited: list[str], visible: dict[str, str]) -> None:
+    async def _references(self, turns: list[Referable]) -> None:
+        """A finished branch's REFERENCES, turn by turn, in the order they were made."""
+        for turn, cited, visible in turns:
+            await self._references_of(turn, cited, visible)
+
+    async def _references_of(self, turn: TurnNode, cited: list[str], visible: dict[str, str]) -> None:
         """A branch REFERENCES another when one of its turns cites it by tag ([B2]) or
         closely echoes the other's output visible when the turn was made. Debate to
         debate, so two branches that cite each other form a cycle of reference (allowed:

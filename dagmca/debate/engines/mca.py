@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from dagmca.debate.engines.convergence import no_change
+from dagmca.debate.engines.convergence import no_change, sentences
 from dagmca.debate.engines.engine import Engine
 from dagmca.debate.outcomes import MCAOutcome, SignalEvent
 from dagmca.graph import Phase, RoundNode, TurnNode
@@ -88,6 +88,10 @@ class MCAEngine(Engine[MCAOutcome]):
         # 4. root observes
         if not single:
             await self._phase([self._observe(tree.root, rnd)])
+        if cfg.convergence == "embedding" and cfg.rounds > 1:
+            # the convergence check reads the root's output sentence by sentence after
+            # the reflections and signals: queued now, it is embedded while they are asked
+            self.state.handles.embedder.prefetch(sentences(self._text(tree.root.name)), soon=True)
         # (second seed) every agent reflects; critical signals make parents re-broadcast
         if cfg.self_reflect:
             await self._reflect(rnd)

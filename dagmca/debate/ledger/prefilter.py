@@ -44,6 +44,11 @@ def units(text: str) -> list[str]:
     return list(dict.fromkeys([*out, *pieces(text)]))
 
 
+def compared(pool: Sequence[Said]) -> list[str]:
+    """What `candidates` compares claims with: each distinct text's units."""
+    return [u for text in dict.fromkeys(s.text.strip() for s in pool) for u in units(text)]
+
+
 async def candidates(
     embedder: Embedder, claims: Sequence[str], pool: Sequence[Said], threshold: float, cap: int
 ) -> list[list[Candidate]]:

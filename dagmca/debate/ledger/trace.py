@@ -19,7 +19,7 @@ import numpy as np
 
 from dagmca.debate.ledger.claims import split
 from dagmca.debate.ledger.lineage import claim_node, lineage, sha
-from dagmca.debate.ledger.prefilter import Candidate, candidates
+from dagmca.debate.ledger.prefilter import Candidate, candidates, compared
 from dagmca.debate.ledger.texts import MIN_WORDS, Said, before, said
 from dagmca.debate.ledger.verdicts import Verdict
 from dagmca.debate.state import SessionState
@@ -88,11 +88,24 @@ NEAREST = 6  # the passage's sentences given to the judge for a claim, when it r
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+")
 
 
+def passage_sentences(passage: Said) -> list[str]:
+    return [s for s in _SENTENCE.split(" ".join(passage.text.split())) if len(s.split()) >= MIN_WORDS]
+
+
+def compared_with(state: SessionState, sources: Sequence[Said], passage: Said | None) -> list[str]:
+    """What `sources_of` compares a text's claims with: the sources' units, and the
+    passage's (its sentences, when its prompts carry a map)."""
+    if passage is None:
+        return compared(sources)
+    sections = state.prompts.passage_mode == "sections"
+    return [*compared(sources), *(passage_sentences(passage) if sections else compared([passage]))]
+
+
 async def nearest(state: SessionState, claims: Sequence[str], passage: Said) -> list[list[Candidate]]:
     """For each claim, the passage's NEAREST sentences to it (by embedding; the judge
     decides), word for word and in the passage's order, as text 0: what the judge reads
     of the passage is what its quote is checked against."""
-    sentences = [s for s in _SENTENCE.split(" ".join(passage.text.split())) if len(s.split()) >= MIN_WORDS]
+    sentences = passage_sentences(passage)
     if not claims or not sentences:
         return [[] for _ in claims]
     vecs = await state.handles.embedder.aembed([*claims, *sentences], phase=EmbedPhase.LEDGER)
@@ -154,6 +167,8 @@ async def _trace(
     if mine and len(mine) >= next(iter(mine.values())).of:
         result.kept += len(mine)
         return
+    # what the claims are compared with, embedded while the call splits them out
+    state.handles.embedder.prefetch(compared_with(state, sources, passage))
     claims = await split(state, frame, target)
     if claims is None:
         result.untraced += 1
