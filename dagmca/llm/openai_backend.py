@@ -267,9 +267,8 @@ class OpenAIBackend(LLMClient):
             kwargs["reasoning_effort"] = self.reasoning_effort
         if seed is not None:
             kwargs["seed"] = seed
-        if self.sampling:
-            kwargs["extra_body"] = dict(self.sampling)
-        return kwargs
+        # the server's own sampling keys, beside the API's (the SDK's extra_body)
+        return kwargs | self.sampling
 
     def _wire(
         self, messages: list[Message], schema: type[BaseModel] | None, mode: StructuredMode
