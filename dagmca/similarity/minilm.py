@@ -50,7 +50,7 @@ class MiniLM:
         """Unit-length vectors, one row per text."""
         torch = self._torch
         # sentence-transformers strips each text before tokenizing it
-        ids = [e.ids for e in self.tokenizer.encode_batch([t.strip() for t in texts])]
+        ids = [e.ids for e in self.tokenizer.encode_batch_fast([t.strip() for t in texts])]
         order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
         for start in range(0, len(order), BATCH):

@@ -122,7 +122,7 @@ class OnnxMiniLMEmbedder(Embedder):
     def _encode(self, texts: list[str]) -> np.ndarray:
         assert self._session is not None  # _prepare ran
         # sentence-transformers strips each text before tokenizing it
-        ids = [e.ids for e in self._tokenizer.encode_batch([t.strip() for t in texts])]
+        ids = [e.ids for e in self._tokenizer.encode_batch_fast([t.strip() for t in texts])]
         order = sorted(range(len(texts)), key=lambda i: -len(ids[i]))
         out = np.zeros((len(texts), 384), dtype=np.float32)
         for start in range(0, len(order), BATCH):

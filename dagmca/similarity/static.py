@@ -111,7 +111,7 @@ class StaticEmbedder(Embedder):
     def _encode(self, texts: list[str]) -> np.ndarray:
         assert self._table is not None  # _prepare ran
         out = np.zeros((len(texts), self._table.shape[1]), dtype=np.float32)
-        for row, found in enumerate(self._tokenizer.encode_batch(texts, add_special_tokens=False)):
+        for row, found in enumerate(self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)):
             ids = [i for i in found.ids if i != self._unknown]
             if ids:
                 out[row] = self._table[ids].mean(axis=0)
