@@ -267,8 +267,9 @@ class OpenAIBackend(LLMClient):
             kwargs["reasoning_effort"] = self.reasoning_effort
         if seed is not None:
             kwargs["seed"] = seed
-        # the server's own sampling keys, beside the API's (the SDK's extra_body)
-        return kwargs | self.sampling
+        if self.sampling:
+            kwargs["extra_body"] = dict(self.sampling)
+        return kwargs
 
     def _wire(
         self, messages: list[Message], schema: type[BaseModel] | None, mode: StructuredMode

@@ -28,23 +28,18 @@ def make_client(base_url: str | None, api_key: str, timeout_s: float) -> AsyncOp
 
 
 async def post_chat(
-    client: AsyncOpenAI, messages: list[Message], body: dict[str, Any]
+    client: AsyncOpenAI, messages: list[Message], kwargs: dict[str, Any]
 ) -> tuple[str, str, Usage]:
     """One try: the reply's text, finish reason and usage. Status errors are the
     client's (`openai.APIStatusError` and kin, whose response carries Retry-After); a
     body that is not a completion is a `RetryableFault`.
 
-    Posted by the client's own `post` (its base URL, key, headers, timeout, transport
-    and errors, as for any request it makes) with the chat-completions body as the API
-    defines it, which `body` and `messages` already are: plain JSON. Through
-    `chat.completions.create` the same bytes go out, after a walk of every message and
-    schema against the SDK's typed parameters that changes nothing in them and cost the
-    event loop about a millisecond a call (tests/test_openai_body.py compares the
-    two). The reply is read as bytes, for the three fields used, rather than as the
-    SDK's typed model of it, which an endpoint's extensions or omissions (a missing
-    `usage`, a `null` content) would not fit alike."""
-    raw = await client.post("/chat/completions", body={"messages": messages, **body}, cast_to=bytes)
-    return read_completion(raw)
+    Sent by `chat.completions.create` through `with_raw_response`: the reply is read as
+    bytes, for the three fields used, rather than as the SDK's typed model of it, which
+    an endpoint's extensions or omissions (a missing `usage`, a `null` content) would
+    not fit alike."""
+    raw = await client.chat.completions.with_raw_response.create(messages=messages, **kwargs)  # type: ignore[arg-type]
+    return read_completion(raw.content)
 
 
 def read_completion(raw: bytes) -> tuple[str, str, Usage]:
